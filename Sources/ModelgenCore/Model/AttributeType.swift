@@ -1,0 +1,48 @@
+/// The attribute types of the model format.
+public enum AttributeType: String, CaseIterable, Sendable, Hashable {
+    case string, bool, int16, int32, int64, float, double, decimal, date, binary, uuid, uri, transformable
+
+    /// The Swift type of a property of this type (transformable: the attribute's `swiftType`).
+    public var swiftTypeName: String? {
+        switch self {
+        case .string: return "String"
+        case .bool: return "Bool"
+        case .int16: return "Int16"
+        case .int32: return "Int32"
+        case .int64: return "Int64"
+        case .float: return "Float"
+        case .double: return "Double"
+        case .decimal: return "Decimal"
+        case .date: return "Date"
+        case .binary: return "Data"
+        case .uuid: return "UUID"
+        case .uri: return "URL"
+        case .transformable: return nil
+        }
+    }
+
+    /// int16, int32, int64.
+    public var isInteger: Bool { integerBounds != nil }
+
+    /// Integers, floating point and decimal.
+    public var isNumeric: Bool { isInteger || self == .float || self == .double || self == .decimal }
+
+    /// The smallest and largest value of an integer type.
+    public var integerBounds: ClosedRange<Int64>? {
+        switch self {
+        case .int16: return Int64(Int16.min)...Int64(Int16.max)
+        case .int32: return Int64(Int32.min)...Int64(Int32.max)
+        case .int64: return Int64.min...Int64.max
+        default: return nil
+        }
+    }
+
+    /// Types whose `min`/`max` bound the length (string: characters, binary: bytes) rather than the value.
+    public var boundsAreLengths: Bool { self == .string || self == .binary }
+
+    /// Types that accept `min`/`max` at all.
+    public var acceptsBounds: Bool { isNumeric || boundsAreLengths || self == .date }
+
+    /// Types whose values can be ordered by a sort descriptor or `<`.
+    public var isOrderable: Bool { isNumeric || self == .string || self == .date || self == .bool || self == .uuid }
+}

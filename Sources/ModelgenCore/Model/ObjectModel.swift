@@ -1,0 +1,192 @@
+import ModelgenPredicate
+
+/// A model file, parsed: the Core Data–style object model with every value's source position.
+///
+/// Produced by `ModelParser`; checked by `ModelValidator`. Collections keep declaration order.
+public struct ObjectModel: Sendable {
+    /// The model name (`Blog`); the generated model type is `<name>Model`.
+    public var name: Located<String>
+    /// The format version (only 1 exists).
+    public var formatVersion: Int
+    /// File-wide generation defaults.
+    public var options: ModelOptions
+    /// Entities in declaration order.
+    public var entities: [Entity]
+    /// Named fetch request templates in declaration order.
+    public var fetchRequests: [FetchRequestTemplate]
+    /// Named subsets of entities.
+    public var configurations: [Configuration]
+    /// The path of the model file, as given.
+    public var sourcePath: String
+
+    /// The entity with this name, if any.
+    public func entity(named name: String) -> Entity? {
+        entities.first { $0.name.value == name }
+    }
+}
+
+/// The `options:` section: file-wide generation defaults that CLI flags override.
+public struct ModelOptions: Sendable {
+    /// Default codegen mode for entities (`class` when absent).
+    public var codegen: Located<CodegenMode>?
+    /// Access level of generated declarations (`internal` when absent).
+    public var access: Located<AccessLevel>?
+    /// Extra modules to import in generated files.
+    public var imports: [Located<String>] = []
+
+    /// Empty options.
+    public init() {}
+}
+
+/// A list of property names with its position: one uniqueness constraint or one index.
+public struct PropertyNameList: Sendable, Hashable {
+    /// The names, in order.
+    public var names: [Located<String>]
+    /// Where the list is written.
+    public var location: SourceLocation
+}
+
+/// A `userInfo` entry: free-form key and scalar value.
+public struct UserInfoEntry: Sendable, Hashable {
+    public var key: Located<String>
+    public var value: Located<String>
+}
+
+/// An entity: a class of managed objects.
+public struct Entity: Sendable {
+    /// The entity name, an upper-camel Swift identifier.
+    public var name: Located<String>
+    /// The parent entity's name.
+    public var parent: Located<String>?
+    /// The Swift class name when it differs from the entity name.
+    public var className: Located<String>?
+    /// Abstract entities have no instances of their own.
+    public var isAbstract: Bool = false
+    /// The codegen mode when set on the entity (else the model's default).
+    public var codegen: Located<CodegenMode>?
+    /// Attributes in declaration order.
+    public var attributes: [Attribute] = []
+    /// Relationships in declaration order.
+    public var relationships: [Relationship] = []
+    /// Fetched properties in declaration order.
+    public var fetchedProperties: [FetchedProperty] = []
+    /// Uniqueness constraints.
+    public var uniquenessConstraints: [PropertyNameList] = []
+    /// Fetch indexes.
+    public var indexes: [PropertyNameList] = []
+    /// Free-form key/values for templates and the runtime description.
+    public var userInfo: [UserInfoEntry] = []
+    /// A doc comment for the generated class.
+    public var doc: String?
+
+    /// The Swift class name: `class` if set, else the entity name.
+    public var swiftClassName: String { className?.value ?? name.value }
+
+    /// The names and positions of every property the entity itself declares, in declaration order.
+    public var declaredPropertyNames: [Located<String>] {
+        attributes.map(\.name) + relationships.map(\.name) + fetchedProperties.map(\.name)
+    }
+}
+
+/// An attribute: a stored (or transient) value of a scalar type.
+public struct Attribute: Sendable {
+    public var name: Located<String>
+    public var type: Located<AttributeType>
+    public var isOptional: Bool = false
+    /// Where `optional: true` or the `?` of the short form is written.
+    public var optionalLocation: SourceLocation?
+    public var defaultValue: Located<AttributeValue>?
+    public var minimum: Located<AttributeValue>?
+    public var maximum: Located<AttributeValue>?
+    public var regex: Located<String>?
+    /// A RawRepresentable type (string/integer attributes) or the value type of a transformable attribute.
+    public var swiftType: Located<String>?
+    /// A named value transformer for a transformable attribute (Codable when nil).
+    public var transformer: Located<String>?
+    public var allowsExternalStorage: Located<Bool>?
+    public var isTransient: Bool = false
+    /// A derivation expression, recomputed on save.
+    public var derivation: ParsedExpression?
+    public var renamingIdentifier: Located<String>?
+    public var userInfo: [UserInfoEntry] = []
+    public var doc: String?
+}
+
+/// What a relationship says about its inverse.
+public enum InverseDeclaration: Sendable, Hashable {
+    /// No `inverse` key: a warning (model both directions).
+    case unspecified
+    /// `inverse: none`: explicitly one-way.
+    case none(SourceLocation)
+    /// `inverse: name`.
+    case named(Located<String>)
+}
+
+/// A relationship to another entity.
+public struct Relationship: Sendable {
+    public var name: Located<String>
+    public var destination: Located<String>
+    public var isToMany: Bool = false
+    /// Where `ordered: true` is written, if it is.
+    public var ordered: Located<Bool>?
+    public var inverse: InverseDeclaration = .unspecified
+    public var deleteRule: Located<DeleteRule>?
+    public var isOptional: Bool = true
+    public var minCount: Located<Int>?
+    public var maxCount: Located<Int>?
+    public var isTransient: Bool = false
+    public var userInfo: [UserInfoEntry] = []
+    public var doc: String?
+
+    /// True for an ordered to-many relationship.
+    public var isOrdered: Bool { ordered?.value ?? false }
+    /// The delete rule, nullify when not written.
+    public var effectiveDeleteRule: DeleteRule { deleteRule?.value ?? .nullify }
+}
+
+/// A fetched property: a weak, one-way relationship evaluated by a fetch.
+public struct FetchedProperty: Sendable {
+    public var name: Located<String>
+    public var destination: Located<String>
+    public var predicate: ParsedPredicate?
+    public var sortDescriptors: [ParsedSortDescriptor] = []
+    public var userInfo: [UserInfoEntry] = []
+    public var doc: String?
+}
+
+/// A named fetch request template (top-level `fetchRequests:`).
+public struct FetchRequestTemplate: Sendable {
+    public var name: Located<String>
+    public var entity: Located<String>
+    public var predicate: ParsedPredicate?
+    public var sortDescriptors: [ParsedSortDescriptor] = []
+    public var limit: Located<Int>?
+    public var offset: Located<Int>?
+    public var doc: String?
+}
+
+/// A named configuration: a subset of the model's entities.
+public struct Configuration: Sendable {
+    public var name: Located<String>
+    public var entities: [Located<String>]
+}
+
+/// A predicate string and its syntax tree.
+public struct ParsedPredicate: Sendable {
+    /// The string with positions.
+    public var source: EmbeddedSource
+    /// The syntax tree.
+    public var predicate: Predicate
+}
+
+/// A derivation expression string and its syntax tree.
+public struct ParsedExpression: Sendable {
+    public var source: EmbeddedSource
+    public var expression: Expression
+}
+
+/// A sort descriptor string and its parsed form.
+public struct ParsedSortDescriptor: Sendable {
+    public var source: EmbeddedSource
+    public var descriptor: SortDescriptorSyntax
+}

@@ -1,0 +1,178 @@
+import Yams
+
+/// Reads YAML nodes as the schema expects them, turning every mismatch into a
+/// diagnostic at the node's position. Also bounds the work an alias-heavy
+/// document can cause: every node read spends from a budget proportional to
+/// the file size, so an alias bomb ends in one error within milliseconds.
+final class NodeReader {
+    let file: String
+    private(set) var diagnostics = DiagnosticList()
+    private var budget: Int
+    private(set) var budgetExhausted = false
+
+    init(file: String, byteCount: Int) {
+        self.file = file
+        // A document without aliases has fewer nodes than bytes; aliases may at most double the walk.
+        budget = 2 * byteCount + 10_000
+    }
+
+    func location(_ node: Node) -> SourceLocation {
+        let mark = node.mark
+        return SourceLocation(file: file, line: mark?.line ?? 1, column: mark?.column ?? 1)
+    }
+
+    func error(_ message: String, at node: Node, notes: [Diagnostic.Note] = []) {
+        diagnostics.error(message, at: location(node), notes: notes)
+    }
+
+    func error(_ message: String, at location: SourceLocation, notes: [Diagnostic.Note] = []) {
+        diagnostics.error(message, at: location, notes: notes)
+    }
+
+    func warning(_ message: String, at location: SourceLocation, notes: [Diagnostic.Note] = []) {
+        diagnostics.warning(message, at: location, notes: notes)
+    }
+
+    /// Spends one unit of the node budget; false (after one diagnostic) once it is exhausted.
+    func spend(_ node: Node) -> Bool {
+        if budgetExhausted { return false }
+        budget -= 1
+        if budget < 0 {
+            budgetExhausted = true
+            error("aliases expand to too many nodes (more than twice the file's size); the document is refused", at: node)
+            return false
+        }
+        return true
+    }
+
+    private func kindName(_ node: Node) -> String {
+        switch node {
+        case .scalar(let s): return s.string.isEmpty && s.style == .plain ? "nothing" : "a scalar"
+        case .mapping: return "a mapping"
+        case .sequence: return "a list"
+        case .alias: return "an alias"
+        }
+    }
+
+    // MARK: Mappings
+
+    /// One entry of a mapping: its key text and nodes.
+    struct Entry {
+        var key: String
+        var keyNode: Node
+        var value: Node
+        var keyLocation: SourceLocation
+    }
+
+    /// The entries of a mapping node, or nil (with an error) if it is not a mapping.
+    /// Keys must be scalars; with `allowedKeys`, unknown keys are reported (with a suggestion) and dropped.
+    func entries(of node: Node, _ what: String, allowedKeys: [String]? = nil) -> [Entry]? {
+        guard spend(node) else { return nil }
+        guard case .mapping(let mapping) = node else {
+            error("expected a mapping for \(what), found \(kindName(node))", at: node)
+            return nil
+        }
+        var result: [Entry] = []
+        result.reserveCapacity(mapping.count)
+        for (keyNode, value) in mapping {
+            guard spend(keyNode) else { return nil }
+            guard case .scalar(let scalar) = keyNode else {
+                error("expected a name as key in \(what), found \(kindName(keyNode))", at: keyNode)
+                continue
+            }
+            let key = scalar.string
+            if let allowedKeys, !allowedKeys.contains(key) {
+                let allowed = allowedKeys.joined(separator: ", ")
+                var notes: [Diagnostic.Note] = []
+                if let suggestion = Suggestions.closest(to: key, in: allowedKeys) {
+                    notes.append(.init("did you mean '\(suggestion)'?"))
+                }
+                let extra = key == "<<" ? " (YAML merge keys are not supported)" : ""
+                error("unknown key '\(key)' in \(what)\(extra); allowed keys: \(allowed)", at: keyNode, notes: notes)
+                continue
+            }
+            result.append(Entry(key: key, keyNode: keyNode, value: value, keyLocation: location(keyNode)))
+        }
+        return result
+    }
+
+    // MARK: Scalars
+
+    /// The text of a scalar node; nil (with an error) for a collection or an empty value.
+    func string(_ node: Node, _ what: String, allowEmpty: Bool = false) -> Located<String>? {
+        guard spend(node) else { return nil }
+        guard case .scalar(let scalar) = node else {
+            error("expected a single value for \(what), found \(kindName(node))", at: node)
+            return nil
+        }
+        if scalar.string.isEmpty && (scalar.style == .plain || !allowEmpty) {
+            error("expected a value for \(what), found nothing", at: node)
+            return nil
+        }
+        return Located(scalar.string, at: location(node))
+    }
+
+    /// `true` or `false`, nothing else.
+    func bool(_ node: Node, _ what: String) -> Located<Bool>? {
+        guard let text = string(node, what) else { return nil }
+        switch text.value {
+        case "true": return Located(true, at: text.location)
+        case "false": return Located(false, at: text.location)
+        default:
+            let lowered = text.value.lowercased()
+            let guess = ["yes", "y", "on", "1", "true"].contains(lowered) ? "true"
+                : ["no", "n", "off", "0", "false"].contains(lowered) ? "false" : nil
+            let notes = guess.map { [Diagnostic.Note("did you mean '\($0)'?")] } ?? []
+            error("expected 'true' or 'false' for \(what), found '\(text.value)'", at: node, notes: notes)
+            return nil
+        }
+    }
+
+    /// A non-negative decimal integer.
+    func count(_ node: Node, _ what: String) -> Located<Int>? {
+        guard let text = string(node, what) else { return nil }
+        guard !text.value.isEmpty, text.value.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), let value = Int(text.value) else {
+            error("expected a non-negative whole number for \(what), found '\(text.value)'", at: node)
+            return nil
+        }
+        return Located(value, at: text.location)
+    }
+
+    /// One of an enumeration's raw values, with a suggestion when misspelt.
+    func choice<E: RawRepresentable & CaseIterable>(_ node: Node, _ what: String, as type: E.Type) -> Located<E>?
+    where E.RawValue == String {
+        guard let text = string(node, what) else { return nil }
+        if let value = E(rawValue: text.value) { return Located(value, at: text.location) }
+        let options = E.allCases.map(\.rawValue)
+        let notes = Suggestions.note(for: text.value, in: options).map { [Diagnostic.Note($0)] } ?? []
+        error("unknown \(what) '\(text.value)'; expected one of: \(options.joined(separator: ", "))", at: node, notes: notes)
+        return nil
+    }
+
+    // MARK: Lists
+
+    /// The items of a list node; nil (with an error) if it is not a list.
+    func items(of node: Node, _ what: String) -> [Node]? {
+        guard spend(node) else { return nil }
+        guard case .sequence(let sequence) = node else {
+            error("expected a list for \(what), found \(kindName(node))", at: node)
+            return nil
+        }
+        return Array(sequence)
+    }
+
+    /// A list of scalar strings.
+    func strings(_ node: Node, _ what: String) -> [Located<String>]? {
+        guard let items = items(of: node, what) else { return nil }
+        return items.compactMap { string($0, "an item of \(what)") }
+    }
+
+    /// A `userInfo` mapping: names to scalar values.
+    func userInfo(_ node: Node, _ what: String) -> [UserInfoEntry] {
+        guard let entries = entries(of: node, "userInfo of \(what)") else { return [] }
+        return entries.compactMap { entry in
+            guard let value = string(entry.value, "userInfo '\(entry.key)' of \(what)", allowEmpty: true) else { return nil }
+            return UserInfoEntry(key: Located(entry.key, at: entry.keyLocation), value: value)
+        }
+    }
+}

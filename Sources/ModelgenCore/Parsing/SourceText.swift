@@ -1,0 +1,81 @@
+import Foundation
+
+/// The text of a model file, checked for what YAML itself cannot report well:
+/// emptiness, binary content, invalid UTF-8 and tab indentation.
+public struct SourceText: Sendable {
+    /// The path as given.
+    public let path: String
+    /// The decoded text (a UTF-8 byte order mark removed).
+    public let text: String
+    /// The UTF-8 size of the file in bytes.
+    public let byteCount: Int
+
+    /// Decodes file bytes, or returns the diagnostics that make the file unusable.
+    public static func decode(_ data: Data, path: String) -> Result<SourceText, DiagnosticList> {
+        var diagnostics = DiagnosticList()
+        let start = SourceLocation(file: path, line: 1, column: 1)
+        var bytes = [UInt8](data)
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }
+
+        if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) {
+            diagnostics.error("the model file is empty; expected a mapping with 'model:' and 'entities:'", at: start)
+            return .failure(diagnostics)
+        }
+        // Walk the bytes once: find the first invalid UTF-8 sequence or control byte, with its line and column.
+        var line = 1, column = 1, i = 0
+        while i < bytes.count {
+            let b = bytes[i]
+            let length: Int
+            switch b {
+            case 0x0A: line += 1; column = 1; i += 1; continue
+            case 0x09, 0x0D, 0x20...0x7E: length = 1
+            case 0x00...0x1F, 0x7F:
+                let here = SourceLocation(file: path, line: line, column: column)
+                diagnostics.error(String(format: "binary data: control byte 0x%02X; a model file is UTF-8 text", b), at: here)
+                return .failure(diagnostics)
+            case 0xC2...0xDF: length = 2
+            case 0xE0...0xEF: length = 3
+            case 0xF0...0xF4: length = 4
+            default: length = 0
+            }
+            var valid = length > 0 && i + length <= bytes.count
+            if valid && length > 1 {
+                for k in 1..<length where bytes[i + k] & 0xC0 != 0x80 { valid = false }
+                if valid {
+                    let second = bytes[i + 1]
+                    if (b == 0xE0 && second < 0xA0) || (b == 0xED && second > 0x9F) ||
+                        (b == 0xF0 && second < 0x90) || (b == 0xF4 && second > 0x8F) { valid = false }
+                }
+            }
+            if !valid {
+                let here = SourceLocation(file: path, line: line, column: column)
+                diagnostics.error(String(format: "invalid UTF-8 (byte 0x%02X); save the model file as UTF-8", b), at: here)
+                return .failure(diagnostics)
+            }
+            i += length
+            column += 1
+        }
+        let text = String(decoding: bytes, as: UTF8.self)
+        return .success(SourceText(path: path, text: text, byteCount: bytes.count))
+    }
+
+    /// Tabs in the indentation of any line: YAML indents with spaces only.
+    func tabIndentationDiagnostics() -> [Diagnostic] {
+        var result: [Diagnostic] = []
+        var lineNumber = 0
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            lineNumber += 1
+            var column = 1
+            for scalar in line.unicodeScalars {
+                if scalar == "\t" {
+                    result.append(Diagnostic(.error, "tab character in indentation; YAML indents with spaces only",
+                                             at: SourceLocation(file: path, line: lineNumber, column: column)))
+                    break
+                }
+                if scalar != " " { break }
+                column += 1
+            }
+        }
+        return result
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+
+extension ModelValidator {
+    func checkAttribute(_ attribute: Attribute, in entity: Entity) {
+        let name = attribute.name.value
+        let type = attribute.type.value
+        let what = "attribute '\(entity.name.value).\(name)'"
+        checkPropertyName(attribute.name, kind: "attribute", in: entity)
+
+        if type.isNumeric && attribute.isOptional && !attribute.isTransient {
+            warning("optional numeric \(what): SQL NULL compares unlike 0 in predicates and sorts; prefer a non-optional attribute with a default",
+                    at: attribute.optionalLocation ?? attribute.name.location,
+                    notes: [.init("use 'default: 0' and drop the optional, or run with --strict to make this an error")])
+        }
+
+        // swiftType, transformer, externalStorage: each only where it means something.
+        if let swiftType = attribute.swiftType {
+            if !(type == .string || type.isInteger || type == .transformable) {
+                error("'swiftType' applies to string, integer and transformable attributes, not \(type.rawValue)", at: swiftType.location)
+            } else if !SwiftNames.isTypeExpression(swiftType.value) {
+                error("'swiftType' '\(swiftType.value)' is not a Swift type name", at: swiftType.location)
+            }
+        } else if type == .transformable {
+            error("transformable \(what) needs 'swiftType' (a Codable type, or the type its transformer produces)", at: attribute.type.location)
+        }
+        if let transformer = attribute.transformer {
+            if type != .transformable {
+                error("'transformer' applies to transformable attributes only, not \(type.rawValue)", at: transformer.location)
+            } else if !SwiftNames.isTypeExpression(transformer.value) {
+                error("'transformer' '\(transformer.value)' is not a Swift type name", at: transformer.location)
+            }
+        }
+        if let external = attribute.allowsExternalStorage, external.value, type != .binary {
+            error("'externalStorage' applies to binary attributes only, not \(type.rawValue)", at: external.location)
+        }
+        if let regex = attribute.regex, type != .string {
+            error("'regex' applies to string attributes only, not \(type.rawValue)", at: regex.location)
+        }
+        if let renaming = attribute.renamingIdentifier, renaming.value == name {
+            warning("renamingIdentifier '\(renaming.value)' is the attribute's own name; it names the former name, for migration", at: renaming.location)
+        }
+
+        checkBounds(attribute, what: what)
+        if let derivation = attribute.derivation { checkDerivation(derivation, of: attribute, in: entity) }
+    }
+
+    private func checkBounds(_ attribute: Attribute, what: String) {
+        let type = attribute.type.value
+        // min <= max.
+        if let min = attribute.minimum, let max = attribute.maximum,
+           let low = min.value.comparableNumber, let high = max.value.comparableNumber, low > high {
+            error("min \(min.value) is greater than max \(max.value) in \(what)", at: min.location,
+                  notes: [.init("max is here", at: max.location)])
+        }
+        // The default lies within the bounds (lengths for string and binary).
+        if let value = attribute.defaultValue {
+            let measure: Decimal?
+            switch value.value {
+            case .string(let s): measure = Decimal(s.count)
+            default: measure = type.boundsAreLengths ? nil : value.value.comparableNumber
+            }
+            let unit = type == .string ? " characters" : ""
+            if let measure, let min = attribute.minimum?.value.comparableNumber, measure < min {
+                error("default '\(value.value)' of \(what) is below its min \(attribute.minimum!.value)\(unit)", at: value.location)
+            }
+            if let measure, let max = attribute.maximum?.value.comparableNumber, measure > max {
+                error("default '\(value.value)' of \(what) is above its max \(attribute.maximum!.value)\(unit)", at: value.location)
+            }
+        }
+        // The regex compiles, and the default matches it.
+        if let regex = attribute.regex, type == .string {
+            do {
+                let expression = try NSRegularExpression(pattern: regex.value)
+                if case .string(let text)? = attribute.defaultValue?.value {
+                    let range = NSRange(text.startIndex..., in: text)
+                    let match = expression.firstMatch(in: text, options: [.anchored], range: range)
+                    if match?.range != range {
+                        error("default '\(text)' of \(what) does not match its regex '\(regex.value)'", at: attribute.defaultValue!.location)
+                    }
+                }
+            } catch {
+                self.error("regex '\(regex.value)' of \(what) does not compile", at: regex.location)
+            }
+        }
+    }
+}

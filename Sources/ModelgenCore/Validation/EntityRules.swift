@@ -1,0 +1,142 @@
+extension ModelValidator {
+    func checkModel() {
+        let name = model.name
+        if !name.value.isEmpty && (!SwiftNames.isIdentifier(name.value) || SwiftNames.keywords.contains(name.value)) {
+            error("model name '\(name.value)' is not a Swift identifier; it names the generated type '\(name.value)Model'", at: name.location)
+        }
+        for module in model.options.imports where !module.value.split(separator: ".", omittingEmptySubsequences: false)
+            .allSatisfy({ SwiftNames.isIdentifier(String($0)) }) {
+            error("'\(module.value)' is not a module name to import", at: module.location)
+        }
+        if model.entities.isEmpty && !diagnostics.hasErrors {
+            warning("the model declares no entities", at: name.location)
+        }
+
+        // Entity names and class names are unique; class names also differ from the generated model type.
+        var entityNames: [String: SourceLocation] = [:]
+        var classNames: [String: (entity: String, location: SourceLocation)] = [:]
+        let modelTypeName = name.value + "Model"
+        for entity in model.entities {
+            if let first = entityNames[entity.name.value] {
+                error("entity '\(entity.name.value)' is declared twice", at: entity.name.location,
+                      notes: [.init("first declared here", at: first)])
+                continue
+            }
+            entityNames[entity.name.value] = entity.name.location
+            let classLocation = entity.className?.location ?? entity.name.location
+            let className = entity.swiftClassName
+            if let other = classNames[className] {
+                error("entities '\(other.entity)' and '\(entity.name.value)' have the same class name '\(className)'; each entity needs its own class",
+                      at: classLocation, notes: [.init("'\(other.entity)' uses the class here", at: other.location)])
+            } else {
+                classNames[className] = (entity.name.value, classLocation)
+            }
+            if className == modelTypeName {
+                error("class name '\(className)' collides with the generated model type '\(modelTypeName)'", at: classLocation)
+            }
+        }
+    }
+
+    func checkEntity(_ entity: Entity) {
+        checkTypeName(entity.name, kind: "entity name")
+        if let className = entity.className { checkTypeName(className, kind: "class name") }
+
+        if let parent = entity.parent {
+            if parent.value == entity.name.value {
+                error("entity '\(entity.name.value)' names itself as its parent (an inheritance cycle)", at: parent.location)
+            } else {
+                requireEntity(parent, "parent of '\(entity.name.value)'")
+            }
+        }
+
+        // One name per property within the entity, across attributes, relationships and fetched properties.
+        var seen: [String: SourceLocation] = [:]
+        for name in entity.declaredPropertyNames {
+            if let first = seen[name.value] {
+                error("property '\(name.value)' is declared twice in entity '\(entity.name.value)'", at: name.location,
+                      notes: [.init("first declared here", at: first)])
+            } else {
+                seen[name.value] = name.location
+            }
+        }
+        // A subentity may not redeclare what an ancestor declares.
+        for ancestor in graph.ancestors(of: entity.name.value) {
+            for name in entity.declaredPropertyNames {
+                if let inherited = ancestor.declaredPropertyNames.first(where: { $0.value == name.value }) {
+                    error("property '\(name.value)' of '\(entity.name.value)' redeclares '\(name.value)' inherited from '\(ancestor.name.value)'; a subentity cannot override an inherited property",
+                          at: name.location, notes: [.init("declared in '\(ancestor.name.value)' here", at: inherited.location)])
+                }
+            }
+        }
+        for list in entity.uniquenessConstraints {
+            checkPropertyList(list, in: entity, what: "uniqueness constraint", allowsToOne: false)
+        }
+        for list in entity.indexes {
+            checkPropertyList(list, in: entity, what: "index", allowsToOne: true)
+        }
+    }
+
+    private func checkTypeName(_ name: Located<String>, kind: String) {
+        let text = name.value
+        if !SwiftNames.isIdentifier(text) || SwiftNames.keywords.contains(text) {
+            error("\(kind) '\(text)' is not a Swift identifier", at: name.location)
+        } else if !SwiftNames.startsUpperCase(text) {
+            error("\(kind) '\(text)' must start with an upper-case letter", at: name.location,
+                  notes: [.init("did you mean '\(text.prefix(1).uppercased() + text.dropFirst())'?")])
+        } else if SwiftNames.reservedTypeNames.contains(text) {
+            error("\(kind) '\(text)' collides with a type of the runtime or the Swift standard library that generated code uses; choose another name",
+                  at: name.location)
+        }
+    }
+
+    private func checkPropertyList(_ list: PropertyNameList, in entity: Entity, what: String, allowsToOne: Bool) {
+        if list.names.isEmpty {
+            error("empty \(what) in '\(entity.name.value)'; list at least one attribute", at: list.location)
+        }
+        var seen: Set<String> = []
+        for name in list.names {
+            if !seen.insert(name.value).inserted {
+                error("'\(name.value)' appears twice in one \(what)", at: name.location)
+                continue
+            }
+            switch graph.property(name.value, in: entity.name.value) {
+            case .attribute(let attribute, _):
+                if attribute.isTransient {
+                    error("transient attribute '\(name.value)' cannot be part of \(what == "index" ? "an index" : "a uniqueness constraint"): it is never stored", at: name.location)
+                }
+            case .relationship(let relationship, _) where allowsToOne && !relationship.isToMany:
+                break
+            case .some(let other):
+                error("\(what) in '\(entity.name.value)' names \(other.kindName) '\(name.value)'; only \(allowsToOne ? "attributes and to-one relationships" : "attributes") can be used",
+                      at: name.location)
+            case nil:
+                let notes = Suggestions.note(for: name.value, in: graph.propertyNames(in: entity.name.value)).map { [Diagnostic.Note($0)] } ?? []
+                error("\(what) in '\(entity.name.value)' names unknown attribute '\(name.value)'", at: name.location, notes: notes)
+            }
+        }
+    }
+
+    /// Reports each entity on an inheritance cycle, at its `parent:` value.
+    func checkInheritanceCycles() {
+        var reported: Set<String> = []
+        for entity in model.entities {
+            var chain: [Entity] = []
+            var index: [String: Int] = [:]
+            var current: Entity? = entity
+            while let e = current, index[e.name.value] == nil {
+                index[e.name.value] = chain.count
+                chain.append(e)
+                current = e.parent.flatMap { graph.entity($0.value) }
+            }
+            guard let repeated = current, let start = index[repeated.name.value] else { continue }
+            let cycle = Array(chain[start...])
+            guard cycle.count > 1 else { continue } // a self-parent is reported by checkEntity
+            let names = (cycle.map(\.name.value) + [cycle[0].name.value]).joined(separator: " → ")
+            for member in cycle where reported.insert(member.name.value).inserted {
+                if let parent = member.parent {
+                    error("inheritance cycle: \(names)", at: parent.location)
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,91 @@
+/// A `$VARIABLE` of a fetch request template with the type inferred for it.
+public struct TemplateVariable: Sendable, Hashable {
+    /// The name as written, without `$` (`MIN_LIKES`).
+    public var name: String
+    /// The Swift parameter name of the generated helper (`minLikes`).
+    public var parameterName: String
+    /// The inferred type.
+    public var type: PredicateValueType
+}
+
+/// What validation found: diagnostics, and facts later stages need (inferred variable types).
+public struct ValidationResult: Sendable {
+    /// Errors and warnings, in the order found.
+    public var diagnostics: [Diagnostic]
+    /// The variables of each fetch request template, by template name, in order of first use.
+    public var templateVariables: [String: [TemplateVariable]]
+
+    /// True when an error was found.
+    public var hasErrors: Bool { diagnostics.hasErrors }
+}
+
+/// Checks a parsed model against every rule of the model format and what
+/// Xcode's model editor refuses: names, inheritance, attribute values and
+/// bounds, relationship inverses, predicates and derivations resolved against
+/// the entity graph. Reports all problems, each at its position.
+public final class ModelValidator {
+    let model: ObjectModel
+    let graph: EntityGraph
+    var diagnostics = DiagnosticList()
+    var templateVariables: [String: [TemplateVariable]] = [:]
+
+    private init(_ model: ObjectModel) {
+        self.model = model
+        graph = EntityGraph(model)
+    }
+
+    /// Validates a model.
+    public static func validate(_ model: ObjectModel) -> ValidationResult {
+        let validator = ModelValidator(model)
+        validator.run()
+        return ValidationResult(diagnostics: validator.diagnostics.all, templateVariables: validator.templateVariables)
+    }
+
+    private func run() {
+        checkModel()
+        for entity in model.entities {
+            checkEntity(entity)
+            for attribute in entity.attributes { checkAttribute(attribute, in: entity) }
+            for relationship in entity.relationships { checkRelationship(relationship, in: entity) }
+            for property in entity.fetchedProperties { checkFetchedProperty(property, in: entity) }
+        }
+        checkInheritanceCycles()
+        for template in model.fetchRequests { checkFetchRequest(template) }
+        checkConfigurations()
+    }
+
+    // MARK: Helpers shared by the rules
+
+    func error(_ message: String, at location: SourceLocation, notes: [Diagnostic.Note] = []) {
+        diagnostics.error(message, at: location, notes: notes)
+    }
+
+    func warning(_ message: String, at location: SourceLocation, notes: [Diagnostic.Note] = []) {
+        diagnostics.warning(message, at: location, notes: notes)
+    }
+
+    /// Reports an unknown entity name with a suggestion; true when the entity exists.
+    @discardableResult
+    func requireEntity(_ name: Located<String>, _ role: String) -> Bool {
+        if graph.entity(name.value) != nil { return true }
+        let notes = Suggestions.note(for: name.value, in: model.entities.map(\.name.value)).map { [Diagnostic.Note($0)] } ?? []
+        error("unknown entity '\(name.value)' named as \(role)", at: name.location, notes: notes)
+        return false
+    }
+
+    /// The rules every property name follows: a lower-camel Swift identifier that is not a runtime member.
+    func checkPropertyName(_ name: Located<String>, kind: String, in entity: Entity) {
+        let text = name.value
+        if !SwiftNames.isIdentifier(text) {
+            error("\(kind) name '\(text)' is not a Swift identifier (letters, digits and '_', not starting with a digit)", at: name.location)
+        } else if !SwiftNames.startsLowerCase(text) {
+            let suggestion = text.prefix(1).lowercased() + text.dropFirst()
+            error("\(kind) name '\(text)' must start with a lower-case letter (as in Core Data)", at: name.location,
+                  notes: [.init("did you mean '\(suggestion)'?")])
+        }
+        if SwiftNames.reservedPropertyNames.contains(text) {
+            error("\(kind) name '\(text)' collides with the runtime's own member '\(text)' of ManagedObject; choose another name",
+                  at: name.location)
+        }
+    }
+}

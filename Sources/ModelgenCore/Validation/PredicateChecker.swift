@@ -1,0 +1,322 @@
+import ModelgenPredicate
+
+/// Resolves every key path of a predicate against the entity graph, checks
+/// operand types, and infers a type for every `$VARIABLE`. Errors point at the
+/// column inside the predicate string.
+struct PredicateChecker {
+    /// Which `$VARIABLES` a predicate may use.
+    enum VariablePolicy {
+        /// A fetched property: only `$FETCH_SOURCE`, an object of the owning entity.
+        case fetchSource(owner: String)
+        /// A fetch request template: any variable but `$FETCH_SOURCE`; types are inferred.
+        case inferred
+    }
+
+    private let validator: ModelValidator
+    private let entity: String
+    private let source: EmbeddedSource
+    private let policy: VariablePolicy
+    private(set) var variables: [(name: String, type: PredicateValueType)] = []
+    private var variableIndex: [String: Int] = [:]
+
+    init(validator: ModelValidator, entity: String, source: EmbeddedSource, policy: VariablePolicy) {
+        self.validator = validator
+        self.entity = entity
+        self.source = source
+        self.policy = policy
+    }
+
+    private var graph: EntityGraph { validator.graph }
+
+    private func error(_ message: String, at range: SourceRange, notes: [Diagnostic.Note] = []) {
+        validator.error(message, at: source.location(atOffset: range.start), notes: notes)
+    }
+
+    // MARK: Operands
+
+    /// An operand: a known type, or a variable whose type is not known yet.
+    private enum Operand {
+        case typed(PredicateValueType)
+        case unknownVariable(String)
+        /// Already reported.
+        case invalid
+    }
+
+    /// Resolves a key path from `start`; nil after reporting an error.
+    func resolveKeyPath(_ components: [KeyPathComponent], from start: String, purpose: KeyPathPurpose) -> PredicateValueType? {
+        var entityName: String? = start
+        var result = PredicateValueType.object(entity: start)
+        var crossesToMany = false
+        var index = 0
+        while index < components.count {
+            let component = components[index]
+            switch component.kind {
+            case .key(let key):
+                guard let current = entityName else {
+                    error("key path continues past attribute '\(components[index - 1].text)': attributes have no keys", at: component.range)
+                    return nil
+                }
+                guard let property = graph.property(key, in: current) else {
+                    let notes = Suggestions.note(for: key, in: graph.propertyNames(in: current)).map { [Diagnostic.Note($0)] } ?? []
+                    error("unknown key '\(key)' on entity '\(current)'", at: component.range, notes: notes)
+                    return nil
+                }
+                switch property {
+                case .attribute(let attribute, _):
+                    if attribute.isTransient && purpose != .derivation {
+                        error("transient attribute '\(key)' is never stored, so \(purpose.usage) cannot use it", at: component.range)
+                        return nil
+                    }
+                    result = .attribute(attribute.type.value, swiftType: attribute.swiftType?.value)
+                    entityName = nil
+                case .relationship(let relationship, _):
+                    if relationship.isToMany {
+                        if purpose == .sort {
+                            error("sort key path crosses to-many relationship '\(key)'; sort by attributes reached through to-one relationships", at: component.range)
+                            return nil
+                        }
+                        crossesToMany = true
+                    }
+                    entityName = relationship.destination.value
+                    guard graph.entity(relationship.destination.value) != nil else { return nil } // reported elsewhere
+                    result = .object(entity: relationship.destination.value)
+                case .fetchedProperty:
+                    error("fetched property '\(key)' cannot be used in \(purpose.usage): it is not stored", at: component.range)
+                    return nil
+                }
+            case .collectionOperator(let name):
+                guard crossesToMany, let current = entityName else {
+                    error("'@\(name)' needs a to-many relationship before it", at: component.range)
+                    return nil
+                }
+                if name == CollectionOperator.count.rawValue {
+                    guard index == components.count - 1 else {
+                        error("'@count' ends a key path", at: components[index + 1].range)
+                        return nil
+                    }
+                    return .attribute(.int64, swiftType: nil)
+                }
+                guard index + 2 == components.count, case .key(let key) = components[index + 1].kind else {
+                    error("'@\(name)' is followed by one attribute of '\(current)', as in '@\(name).likes'", at: component.range)
+                    return nil
+                }
+                guard case .attribute(let attribute, _)? = graph.property(key, in: current) else {
+                    error("'@\(name)' needs an attribute of '\(current)'; '\(key)' is not one", at: components[index + 1].range)
+                    return nil
+                }
+                let type = attribute.type.value
+                let accepted = name == "min" || name == "max" ? (type.isNumeric || type == .date) : type.isNumeric
+                guard accepted else {
+                    error("'@\(name)' cannot aggregate \(type.rawValue) attribute '\(key)'", at: components[index + 1].range)
+                    return nil
+                }
+                return .attribute(name == "avg" ? .double : type, swiftType: nil)
+            }
+            index += 1
+        }
+        return crossesToMany ? .collection(result) : result
+    }
+
+    enum KeyPathPurpose {
+        case predicate, sort, derivation
+        var usage: String {
+            switch self {
+            case .predicate: return "a fetch predicate"
+            case .sort: return "a sort descriptor"
+            case .derivation: return "a derivation"
+            }
+        }
+    }
+
+    private mutating func operand(_ expression: Expression) -> Operand {
+        switch expression.kind {
+        case .keyPath(let components):
+            return resolveKeyPath(components, from: entity, purpose: .predicate).map(Operand.typed) ?? .invalid
+        case .evaluatedObject:
+            return .typed(.object(entity: entity))
+        case .variable(let name):
+            switch policy {
+            case .fetchSource(let owner):
+                if name == "FETCH_SOURCE" { return .typed(.object(entity: owner)) }
+                error("a fetched property's predicate can use only $FETCH_SOURCE, not $\(name); use a fetch request template for parameters", at: expression.range)
+                return .invalid
+            case .inferred:
+                if name == "FETCH_SOURCE" {
+                    error("$FETCH_SOURCE exists only in fetched properties' predicates", at: expression.range)
+                    return .invalid
+                }
+                if let index = variableIndex[name] { return .typed(variables[index].type) }
+                return .unknownVariable(name)
+            }
+        case .string: return .typed(.stringLiteral)
+        case .number: return .typed(expression.isIntegerLiteral ? .integerLiteral : .floatLiteral)
+        case .bool: return .typed(.boolLiteral)
+        case .null: return .typed(.null)
+        case .aggregate(let items):
+            var element: PredicateValueType?
+            for item in items {
+                switch operand(item) {
+                case .typed(let type):
+                    if let known = element, !compatible(known, type) {
+                        error("aggregate mixes \(known) and \(type)", at: item.range)
+                        return .invalid
+                    }
+                    if element == nil || element == .null { element = type }
+                case .unknownVariable(let name):
+                    error("cannot infer the type of $\(name) inside an aggregate; compare it with a key path instead", at: item.range)
+                    return .invalid
+                case .invalid:
+                    return .invalid
+                }
+            }
+            return .typed(.collection(element ?? .null))
+        case .function(let name, _):
+            error("functions such as '\(name)' are not part of fetch predicates", at: expression.range)
+            return .invalid
+        }
+    }
+
+    private mutating func bind(_ name: String, to type: PredicateValueType, at range: SourceRange) {
+        let concrete = type.concrete
+        if concrete == .null {
+            error("cannot infer the type of $\(name) from NIL; compare it with a key path", at: range)
+            return
+        }
+        if let index = variableIndex[name] {
+            if variables[index].type != concrete {
+                error("$\(name) is used as \(variables[index].type) and as \(concrete); a variable has one type", at: range)
+            }
+            return
+        }
+        variableIndex[name] = variables.count
+        variables.append((name, concrete))
+    }
+
+    // MARK: Compatibility
+
+    func compatible(_ a: PredicateValueType, _ b: PredicateValueType) -> Bool {
+        if a == .null || b == .null { return true }
+        switch (a, b) {
+        case (.object(let x), .object(let y)): return graph.areRelated(x, y)
+        case (.collection(let x), .collection(let y)): return compatible(x, y)
+        default: return a.family == b.family
+        }
+    }
+
+    // MARK: Predicates
+
+    mutating func check(_ predicate: Predicate) {
+        switch predicate {
+        case .constant: break
+        case .not(let inner, _): check(inner)
+        case .and(let items, _), .or(let items, _): items.forEach { check($0) }
+        case .comparison(let comparison): check(comparison)
+        }
+    }
+
+    private mutating func check(_ c: Comparison) {
+        var left = operand(c.left)
+        var right = operand(c.right)
+        if case .invalid = left { return }
+        if case .invalid = right { return }
+
+        // ANY / ALL / NONE take a to-many key path and compare its elements.
+        if c.modifier != .direct {
+            guard case .typed(.collection(let element)) = left else {
+                error("\(c.modifier.rawValue) needs a key path through a to-many relationship on its left", at: c.range)
+                return
+            }
+            left = .typed(element)
+        } else if case .typed(.collection) = left, c.operator != .contains {
+            error("'\(c.left)' crosses a to-many relationship: write ANY, ALL or NONE before it, or use @count", at: c.left.range)
+            return
+        }
+        if case .typed(.collection) = right, c.operator != .in, c.operator != .between {
+            error("'\(c.right)' is a collection; only IN and BETWEEN take a collection on the right", at: c.right.range)
+            return
+        }
+
+        switch c.operator {
+        case .in:
+            // Right: a collection of values like the left one (aggregate, $VARIABLE or to-many key path).
+            switch (left, right) {
+            case (.typed(let l), .unknownVariable(let name)): bind(name, to: .collection(l), at: c.right.range)
+            case (.unknownVariable(let name), .typed(.collection(let element))): bind(name, to: element, at: c.left.range)
+            case (.typed(let l), .typed(.collection(let element))):
+                if !compatible(l, element) { mismatch(c, l, .collection(element)) }
+            case (.typed, .typed(let r)):
+                error("IN needs a collection on its right, found \(r)", at: c.right.range)
+            default:
+                error("cannot infer the types of both sides of IN; compare a key path with a $VARIABLE", at: c.range)
+            }
+            return
+        case .between:
+            switch (left, right) {
+            case (.typed(let l), .unknownVariable(let name)):
+                guard l.isOrderable else { error("BETWEEN needs an orderable value, not \(l)", at: c.left.range); return }
+                bind(name, to: .collection(l), at: c.right.range)
+            case (.typed(let l), .typed(.collection(let element))):
+                if case .aggregate(let items) = c.right.kind, items.count != 2 {
+                    error("BETWEEN takes two bounds, as in {1, 10}; found \(items.count)", at: c.right.range)
+                } else if !l.isOrderable {
+                    error("BETWEEN needs an orderable value, not \(l)", at: c.left.range)
+                } else if !compatible(l, element) {
+                    mismatch(c, l, .collection(element))
+                }
+            default:
+                error("BETWEEN takes a key path on its left and {LOW, HIGH} or a $VARIABLE on its right", at: c.range)
+            }
+            return
+        case .contains:
+            if case .typed(.collection(let element)) = left {
+                switch right {
+                case .unknownVariable(let name): bind(name, to: element, at: c.right.range)
+                case .typed(let r): if !compatible(element, r) { mismatch(c, .collection(element), r) }
+                case .invalid: break
+                }
+                return
+            }
+        default:
+            break
+        }
+
+        // Plain comparisons: bind unknown variables to the other side's type, then compare.
+        switch (left, right) {
+        case (.unknownVariable(let a), .unknownVariable(let b)):
+            error("cannot infer the types of $\(a) and $\(b) compared with each other; compare each with a key path", at: c.range)
+            return
+        case (.typed(let l), .unknownVariable(let name)):
+            bind(name, to: l, at: c.right.range)
+            right = .typed(l)
+        case (.unknownVariable(let name), .typed(let r)):
+            bind(name, to: r, at: c.left.range)
+            left = .typed(r)
+        default:
+            break
+        }
+        guard case .typed(let l) = left, case .typed(let r) = right else { return }
+
+        if c.operator.isStringOperator {
+            if !(l.isString || l == .null) || !(r.isString || r == .null) {
+                let culprit = l.isString ? c.right : c.left
+                error("\(c.operator.rawValue) compares strings; '\(culprit)' is \(l.isString ? r : l)", at: culprit.range)
+            }
+            return
+        }
+        if !compatible(l, r) {
+            mismatch(c, l, r)
+            return
+        }
+        if c.operator.isOrdering && (!l.isOrderable || !r.isOrderable) && l != .null && r != .null {
+            error("\(c.operator.rawValue) needs values that have an order; \(l.isOrderable ? r : l) has none", at: c.operatorRange)
+            return
+        }
+        if !c.options.isEmpty && !(l.isString || r.isString) {
+            error("comparison options \(c.options.text) apply to strings only", at: c.operatorRange)
+        }
+    }
+
+    private func mismatch(_ c: Comparison, _ l: PredicateValueType, _ r: PredicateValueType) {
+        error("type mismatch: '\(c.left)' is \(l) but '\(c.right)' is \(r)", at: c.right.range)
+    }
+}

@@ -1,0 +1,101 @@
+/// Swift naming rules the validator applies to names that become Swift code.
+public enum SwiftNames {
+    /// Swift keywords: allowed as property names (the emitter escapes them with backticks), never as type names.
+    public static let keywords: Set<String> = [
+        "associatedtype", "borrowing", "class", "consuming", "deinit", "enum", "extension", "fileprivate", "func",
+        "import", "init", "inout", "internal", "let", "nonisolated", "open", "operator", "package", "private",
+        "precedencegroup", "protocol", "public", "rethrows", "static", "struct", "subscript", "typealias", "var",
+        "break", "case", "catch", "continue", "default", "defer", "do", "else", "fallthrough", "for", "guard", "if",
+        "in", "repeat", "return", "throw", "switch", "where", "while", "Any", "as", "await", "false", "is", "nil",
+        "self", "Self", "super", "throws", "true", "try", "_",
+    ]
+
+    /// Members of `ManagedObject` (and of Swift/Foundation objects) that a modeled property must not shadow:
+    /// the runtime's behaviour relies on them, as Core Data forbids overriding the same.
+    public static let reservedPropertyNames: Set<String> = [
+        "entity", "objectID", "managedObjectContext", "isInserted", "isUpdated", "isDeleted", "isFault",
+        "hasChanges", "description", "hash", "hashValue", "self", "class", "superclass", "zone", "isProxy",
+        "primitiveValue", "setPrimitiveValue", "value", "setValue", "changedValues", "committedValues",
+        "awakeFromInsert", "awakeFromFetch", "didTurnIntoFault", "willSave", "didSave", "validateForInsert",
+        "validateForUpdate", "validateForDelete", "validateValue",
+    ]
+
+    /// Type names an entity or class may not take: the runtime's own types and the Swift and Foundation
+    /// types generated code names, which a class of that name would shadow.
+    public static let reservedTypeNames: Set<String> = [
+        // ModelgenRuntime
+        "ManagedObject", "ManagedObjectContext", "ManagedContainer", "ManagedObjectModel", "Managed",
+        "EntityDescription", "AttributeDescription", "RelationshipDescription", "FetchedPropertyDescription",
+        "PropertyDescription", "FetchRequest", "FetchRequestTemplate", "ObjectID", "SortDescriptor", "Predicate",
+        "PersistentStore", "MergePolicy", "ValidationError", "SaveError", "ModelgenRuntime",
+        // Swift and Foundation types used by generated code
+        "Any", "AnyObject", "Self", "Type", "Protocol", "String", "Bool", "Int", "Int16", "Int32", "Int64",
+        "Float", "Double", "Decimal", "Date", "Data", "UUID", "URL", "Set", "Array", "Dictionary", "Optional",
+        "Never", "Void", "Error", "Result", "Sendable", "Hashable", "Equatable", "Codable", "Foundation", "Swift",
+    ]
+
+    /// True for a Swift identifier: a letter or `_`, then letters, digits or `_` (no keyword check).
+    public static func isIdentifier(_ name: String) -> Bool {
+        guard let first = name.unicodeScalars.first else { return false }
+        guard first == "_" || first.properties.isAlphabetic else { return false }
+        return name.unicodeScalars.allSatisfy { $0 == "_" || $0.properties.isAlphabetic || ("0"..."9").contains($0) }
+    }
+
+    /// True when the first character is an upper-case letter.
+    public static func startsUpperCase(_ name: String) -> Bool {
+        name.unicodeScalars.first.map { $0.properties.isUppercase } ?? false
+    }
+
+    /// True when the first character is a lower-case letter.
+    public static func startsLowerCase(_ name: String) -> Bool {
+        name.unicodeScalars.first.map { $0.properties.isLowercase } ?? false
+    }
+
+    /// True for a Swift type written as a type name: `Name`, `Module.Name`, `Name<Arg, …>`, `[T]`, `[K: V]`, `T?`.
+    public static func isTypeExpression(_ text: String) -> Bool {
+        var scalars = Array(text.unicodeScalars.filter { $0 != " " })[...]
+        func type() -> Bool {
+            if scalars.first == "[" {
+                scalars = scalars.dropFirst()
+                guard type() else { return false }
+                if scalars.first == ":" {
+                    scalars = scalars.dropFirst()
+                    guard type() else { return false }
+                }
+                guard scalars.first == "]" else { return false }
+                scalars = scalars.dropFirst()
+            } else {
+                repeat {
+                    let name = scalars.prefix { $0 == "_" || $0.properties.isAlphabetic || ("0"..."9").contains($0) }
+                    guard !name.isEmpty, isIdentifier(String(String.UnicodeScalarView(name))) else { return false }
+                    scalars = scalars.dropFirst(name.count)
+                    if scalars.first == "<" {
+                        scalars = scalars.dropFirst()
+                        repeat {
+                            guard type() else { return false }
+                        } while scalars.first == "," && { scalars = scalars.dropFirst(); return true }()
+                        guard scalars.first == ">" else { return false }
+                        scalars = scalars.dropFirst()
+                    }
+                } while scalars.first == "." && { scalars = scalars.dropFirst(); return true }()
+            }
+            while scalars.first == "?" { scalars = scalars.dropFirst() }
+            return true
+        }
+        return type() && scalars.isEmpty
+    }
+
+    /// The Swift parameter name of a `$VARIABLE`: `MIN_LIKES` → `minLikes`, `name` → `name`, `tagIDs` → `tagIDs`.
+    public static func parameterName(forVariable variable: String) -> String {
+        let parts = variable.split(separator: "_").map(String.init)
+        guard !parts.isEmpty else { return variable }
+        let isScreaming = !variable.contains(where: \.isLowercase)
+        if parts.count == 1 && !isScreaming {
+            return parts[0].prefix(1).lowercased() + parts[0].dropFirst()
+        }
+        return parts.enumerated().map { index, part in
+            let lower = isScreaming ? part.lowercased() : part
+            return index == 0 ? lower.prefix(1).lowercased() + lower.dropFirst() : lower.prefix(1).uppercased() + lower.dropFirst()
+        }.joined()
+    }
+}

@@ -1,0 +1,76 @@
+/// One step of a key path: a key (`author`, `name`) or a collection operator (`@count`).
+public struct KeyPathComponent: Hashable, Sendable {
+    /// What a component names.
+    public enum Kind: Hashable, Sendable {
+        /// A property name.
+        case key(String)
+        /// A collection operator, without the `@`: `count`, `sum`, `avg`, `min`, `max`.
+        case collectionOperator(String)
+    }
+
+    /// The key or operator.
+    public var kind: Kind
+    /// Where the component is written.
+    public var range: SourceRange
+
+    /// Creates a component.
+    public init(_ kind: Kind, range: SourceRange) {
+        self.kind = kind
+        self.range = range
+    }
+
+    /// The text as written in a key path (`name`, `@count`).
+    public var text: String {
+        switch kind {
+        case .key(let name): return name
+        case .collectionOperator(let name): return "@" + name
+        }
+    }
+}
+
+/// The collection operators the predicate language knows.
+public enum CollectionOperator: String, CaseIterable, Sendable {
+    case count, sum, avg, min, max
+}
+
+/// A value-producing expression: the operands of a comparison, and derivation expressions.
+public struct Expression: Hashable, Sendable {
+    /// The kinds of expression.
+    public indirect enum Kind: Hashable, Sendable {
+        /// A key path evaluated on the object (`author.lastName`, `tags.@count`).
+        case keyPath([KeyPathComponent])
+        /// `SELF`: the object itself.
+        case evaluatedObject
+        /// `$NAME`: substituted before evaluation.
+        case variable(String)
+        /// A string literal.
+        case string(String)
+        /// A decimal number literal as written (`-3`, `2.5`, `1e3`); `isInteger` tells which.
+        case number(String)
+        /// `TRUE`/`YES` or `FALSE`/`NO`.
+        case bool(Bool)
+        /// `NIL` or `NULL`.
+        case null
+        /// `{a, b, c}`: a literal collection (right side of `IN`, `BETWEEN`).
+        case aggregate([Expression])
+        /// A function: `now()`, `lowercase:(title)`, `uppercase:(x)`, `canonical:(x)`.
+        case function(String, [Expression])
+    }
+
+    /// What the expression is.
+    public var kind: Kind
+    /// Where it is written.
+    public var range: SourceRange
+
+    /// Creates an expression.
+    public init(_ kind: Kind, range: SourceRange) {
+        self.kind = kind
+        self.range = range
+    }
+
+    /// True for a number literal without fraction or exponent.
+    public var isIntegerLiteral: Bool {
+        if case .number(let text) = kind { return !text.contains(where: { ".eE".contains($0) }) }
+        return false
+    }
+}

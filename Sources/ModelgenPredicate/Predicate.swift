@@ -1,0 +1,131 @@
+/// The comparison operators of the predicate language.
+public enum ComparisonOperator: String, Hashable, Sendable, CaseIterable {
+    case equal = "=="
+    case notEqual = "!="
+    case lessThan = "<"
+    case lessThanOrEqual = "<="
+    case greaterThan = ">"
+    case greaterThanOrEqual = ">="
+    case between = "BETWEEN"
+    case `in` = "IN"
+    case contains = "CONTAINS"
+    case beginsWith = "BEGINSWITH"
+    case endsWith = "ENDSWITH"
+    case like = "LIKE"
+    case matches = "MATCHES"
+
+    /// True for the operators that work on strings (`BEGINSWITH`, `LIKE`, …).
+    public var isStringOperator: Bool {
+        switch self {
+        case .beginsWith, .endsWith, .like, .matches: return true
+        case .contains: return true
+        default: return false
+        }
+    }
+
+    /// True for `< <= > >=`.
+    public var isOrdering: Bool {
+        switch self {
+        case .lessThan, .lessThanOrEqual, .greaterThan, .greaterThanOrEqual: return true
+        default: return false
+        }
+    }
+}
+
+/// `[c]`, `[d]`, `[cd]` after a string comparison.
+public struct ComparisonOptions: OptionSet, Hashable, Sendable {
+    public let rawValue: UInt8
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+    /// `[c]`: case-insensitive.
+    public static let caseInsensitive = ComparisonOptions(rawValue: 1)
+    /// `[d]`: diacritic-insensitive.
+    public static let diacriticInsensitive = ComparisonOptions(rawValue: 2)
+
+    /// The options as written, `[cd]`, or the empty string.
+    public var text: String {
+        if isEmpty { return "" }
+        return "[" + (contains(.caseInsensitive) ? "c" : "") + (contains(.diacriticInsensitive) ? "d" : "") + "]"
+    }
+}
+
+/// `ANY`, `ALL`, `NONE` before a comparison whose left side crosses a to-many relationship.
+public enum ComparisonModifier: String, Hashable, Sendable {
+    case direct = ""
+    case any = "ANY"
+    case all = "ALL"
+    case none = "NONE"
+}
+
+/// One comparison: `[modifier] left operator[options] right`.
+public struct Comparison: Hashable, Sendable {
+    public var modifier: ComparisonModifier
+    public var left: Expression
+    public var `operator`: ComparisonOperator
+    public var options: ComparisonOptions
+    public var right: Expression
+    /// Where the operator (with its options) is written.
+    public var operatorRange: SourceRange
+    /// The whole comparison, modifier included.
+    public var range: SourceRange
+
+    /// Creates a comparison.
+    public init(modifier: ComparisonModifier, left: Expression, operator: ComparisonOperator,
+                options: ComparisonOptions, right: Expression, operatorRange: SourceRange, range: SourceRange) {
+        self.modifier = modifier
+        self.left = left
+        self.operator = `operator`
+        self.options = options
+        self.right = right
+        self.operatorRange = operatorRange
+        self.range = range
+    }
+}
+
+/// A parsed predicate: the abstract syntax tree of an NSPredicate-format string.
+public indirect enum Predicate: Hashable, Sendable {
+    /// `TRUEPREDICATE` / `FALSEPREDICATE`.
+    case constant(Bool, SourceRange)
+    case comparison(Comparison)
+    case not(Predicate, SourceRange)
+    case and([Predicate], SourceRange)
+    case or([Predicate], SourceRange)
+
+    /// Where the predicate is written.
+    public var range: SourceRange {
+        switch self {
+        case .constant(_, let r), .not(_, let r), .and(_, let r), .or(_, let r): return r
+        case .comparison(let c): return c.range
+        }
+    }
+
+    /// Every comparison in the predicate, in source order.
+    public var comparisons: [Comparison] {
+        switch self {
+        case .constant: return []
+        case .comparison(let c): return [c]
+        case .not(let p, _): return p.comparisons
+        case .and(let ps, _), .or(let ps, _): return ps.flatMap(\.comparisons)
+        }
+    }
+
+    /// The names of the `$VARIABLES` the predicate uses, in order of first use.
+    public var variableNames: [String] {
+        var seen: Set<String> = []
+        var names: [String] = []
+        func visit(_ e: Expression) {
+            switch e.kind {
+            case .variable(let name):
+                if seen.insert(name).inserted { names.append(name) }
+            case .aggregate(let items), .function(_, let items):
+                items.forEach(visit)
+            default:
+                break
+            }
+        }
+        for c in comparisons {
+            visit(c.left)
+            visit(c.right)
+        }
+        return names
+    }
+}

@@ -1,0 +1,65 @@
+import ArgumentParser
+import Foundation
+import ModelgenCore
+
+extension DiagnosticFormat: ExpressibleByArgument {}
+
+/// Reads model files and prints their diagnostics: shared by the commands that check models.
+struct ModelFileChecker {
+    var format: DiagnosticFormat
+    var strict: Bool
+
+    /// The worst outcome of a run: 0 fine, 1 model errors, 2 I/O errors.
+    private(set) var exitStatus: Int32 = 0
+    private var sources: [String: [Substring]] = [:]
+
+    init(format: DiagnosticFormat, strict: Bool) {
+        self.format = format
+        self.strict = strict
+    }
+
+    /// Checks one file, printing its diagnostics; the parsed model when it has no errors.
+    mutating func check(path: String) -> ModelCheck? {
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            printLine("error: cannot read '\(path)': \(Self.reason(error))")
+            exitStatus = max(exitStatus, 2)
+            return nil
+        }
+        let result = ModelCheck.run(data: data, path: path, strict: strict)
+        let showExcerpt = format == .text && isatty(STDERR_FILENO) == 1
+        let lines = showExcerpt ? String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false) : []
+        let renderer = DiagnosticRenderer(format: format, sourceLine: { file, line in
+            guard file == path, line >= 1, line <= lines.count else { return nil }
+            return String(lines[line - 1]).trimmingCharacters(in: CharacterSet(charactersIn: "\r"))
+        })
+        for diagnostic in result.diagnostics {
+            write(renderer.render(diagnostic))
+        }
+        if result.hasErrors { exitStatus = max(exitStatus, 1) }
+        return result.hasErrors ? nil : result
+    }
+
+    /// Text diagnostics go to stderr (as compilers do); json and github to stdout, for tools to read.
+    private func write(_ text: String) {
+        let handle = format == .text ? FileHandle.standardError : FileHandle.standardOutput
+        handle.write(Data(text.utf8))
+    }
+
+    private func printLine(_ text: String) {
+        FileHandle.standardError.write(Data((text + "\n").utf8))
+    }
+
+    static func reason(_ error: Error) -> String {
+        let nsError = error as NSError
+        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError {
+            return String(cString: strerror(Int32(underlying.code)))
+        }
+        if nsError.domain == NSCocoaErrorDomain && nsError.code == NSFileReadNoSuchFileError {
+            return "no such file"
+        }
+        return nsError.localizedDescription
+    }
+}
