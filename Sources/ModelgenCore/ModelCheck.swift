@@ -8,6 +8,8 @@ public struct ModelCheck: Sendable {
     public var diagnostics: [Diagnostic]
     /// Inferred template variables (empty when the model did not parse).
     public var templateVariables: [String: [TemplateVariable]]
+    /// The YAML tree the model was read from (see `SyntaxTree`).
+    public var syntaxTree: SyntaxTree?
 
     /// True when an error was found.
     public var hasErrors: Bool { diagnostics.hasErrors }
@@ -26,7 +28,7 @@ public struct ModelCheck: Sendable {
         var seen: Set<Diagnostic> = []
         diagnostics = diagnostics.sortedByLocation().filter { seen.insert($0).inserted }
         if strict { diagnostics = diagnostics.promotingWarnings() }
-        return ModelCheck(model: parsed.model, diagnostics: diagnostics, templateVariables: variables)
+        return ModelCheck(model: parsed.model, diagnostics: diagnostics, templateVariables: variables, syntaxTree: parsed.syntaxTree)
     }
 
     /// Parses and validates model text.

@@ -1,1 +1,108 @@
-print("b")
+// `make bench`: times `modelgen validate` on synthetic models of 100 / 1,000 / 5,000 entities
+// (15 attributes and 3 relationships each) beside a parse-only time of the same file.
+//
+// usage: modelgen-bench PATH_TO_RELEASE_MODELGEN [ENTITY_COUNTS...]
+import Foundation
+import ModelgenCore
+import Yams
+
+/// A valid synthetic model: entity i links `up` to i+1 (inverse `down`) and one-way `peers` to i+7.
+func syntheticModel(entities n: Int) -> String {
+    let types = ["string", "int16", "int32", "int64", "double", "float", "bool", "date", "decimal", "uuid", "uri", "binary", "string", "int64", "date"]
+    var out = "# Synthetic benchmark model: \(n) entities.\nmodel: Bench\noptions:\n  codegen: class\nentities:\n"
+    for i in 0..<n {
+        out += "  Entity\(i):\n    attributes:\n"
+        for (k, type) in types.enumerated() {
+            switch type {
+            case "int16", "int32", "int64": out += "      field\(k): { type: \(type), default: 0, min: 0, max: 1000 }\n"
+            case "double", "float", "decimal": out += "      field\(k): { type: \(type), default: 0 }\n"
+            case "bool": out += "      field\(k): { type: bool, default: false }\n"
+            case "string": out += k == 0 ? "      field\(k): { type: string, min: 1, max: 200, regex: '^[a-z]+$' }\n" : "      field\(k): string\n"
+            default: out += "      field\(k): \(type)?\n"
+            }
+        }
+        out += "    relationships:\n"
+        out += "      up: { destination: Entity\((i + 1) % n), inverse: down }\n"
+        out += "      down: { destination: Entity\((i + n - 1) % n), toMany: true, inverse: up, deleteRule: cascade }\n"
+        out += "      peers: { destination: Entity\((i + 7) % n), toMany: true, inverse: none }\n"
+        out += "    unique: [[field0]]\n"
+    }
+    out += "fetchRequests:\n"
+    for i in stride(from: 0, to: n, by: 10) {
+        out += "  query\(i):\n    entity: Entity\(i)\n    predicate: 'field0 ==[c] $NAME AND field3 >= $MIN AND up.field1 > 2 AND ANY down.field12 BEGINSWITH \"a\"'\n    sort: [field7 desc, field0]\n"
+    }
+    return out
+}
+
+func median(_ samples: [Double]) -> Double {
+    let sorted = samples.sorted()
+    return sorted[sorted.count / 2]
+}
+
+func time(runs: Int, _ body: () throws -> Void) rethrows -> Double {
+    var samples: [Double] = []
+    for _ in 0..<runs {
+        let start = DispatchTime.now().uptimeNanoseconds
+        try body()
+        samples.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+    }
+    return median(samples)
+}
+
+/// Runs a command with posix_spawn (Foundation's Process adds 20–30 ms here) and returns its exit status.
+func spawnAndWait(_ argv: [String]) -> Int32 {
+    var pid: pid_t = 0
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+    let cArguments = argv.map { strdup($0) } + [nil]
+    defer { cArguments.forEach { free($0) } }
+    guard posix_spawn(&pid, argv[0], &actions, nil, cArguments, environ) == 0 else { return -1 }
+    var status: Int32 = 0
+    waitpid(pid, &status, 0)
+    return (status >> 8) & 0xFF
+}
+
+let arguments = CommandLine.arguments
+guard arguments.count >= 2 else {
+    FileHandle.standardError.write(Data("usage: modelgen-bench PATH_TO_MODELGEN [ENTITY_COUNTS...]\n".utf8))
+    exit(2)
+}
+let binary = arguments[1]
+let counts = arguments.count > 2 ? arguments[2...].compactMap { Int($0) } : [100, 1_000, 5_000]
+let directory = FileManager.default.temporaryDirectory.appendingPathComponent("modelgen-bench-\(getpid())")
+try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+// MODELGEN_BENCH_KEEP=1 keeps the synthetic models (for profiling) and prints where they are.
+let keep = ProcessInfo.processInfo.environment["MODELGEN_BENCH_KEEP"] == "1"
+defer { if keep { print("models kept in \(directory.path)") } else { try? FileManager.default.removeItem(at: directory) } }
+
+print("modelgen validate, release build, median of runs (ms)")
+print("entities   size      parse-only  parse+model   parse+validate  modelgen validate  validate/parse")
+print("                     (Yams)      (in process)  (in process)    (whole process)")
+for n in counts {
+    let text = syntheticModel(entities: n)
+    let file = directory.appendingPathComponent("Bench\(n).model.yaml")
+    try text.write(to: file, atomically: true, encoding: .utf8)
+    let data = try Data(contentsOf: file)
+    let runs = n >= 5_000 ? 5 : 11
+
+    let check = ModelCheck.run(data: data, path: file.path)
+    guard !check.hasErrors else {
+        print("synthetic model has errors:\n" + check.diagnostics.prefix(5).map(\.description).joined(separator: "\n"))
+        exit(1)
+    }
+    let parseOnly = try time(runs: runs) {
+        let parser = try Parser(yaml: String(decoding: data, as: UTF8.self), resolver: .basic, constructor: .default, encoding: .utf8)
+        _ = try parser.singleRoot()
+    }
+    let parseModel = time(runs: runs) { _ = ModelParser.parse(data: data, path: file.path) }
+    let inProcess = time(runs: runs) { _ = ModelCheck.run(data: data, path: file.path) }
+    let endToEnd = time(runs: runs) {
+        guard spawnAndWait([binary, "validate", file.path]) == 0 else { fatalError("modelgen validate failed on \(file.path)") }
+    }
+    let size = String(format: "%.1f MB", Double(data.count) / 1e6)
+    print(String(format: "%8d   %-8@  %10.1f  %12.1f  %14.1f  %17.1f  %14.2f",
+                 n, size as NSString, parseOnly, parseModel, inProcess, endToEnd, endToEnd / parseOnly))
+}
+print("goal: modelgen validate of 1,000 entities <= 200 ms, most of it parsing")

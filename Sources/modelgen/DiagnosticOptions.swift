@@ -39,6 +39,8 @@ struct ModelFileChecker {
             write(renderer.render(diagnostic))
         }
         if result.hasErrors { exitStatus = max(exitStatus, 1) }
+        // The process ends soon: keep the trees instead of freeing them one node at a time.
+        _ = Unmanaged.passRetained(ResultBox(result))
         return result.hasErrors ? nil : result
     }
 
@@ -62,4 +64,10 @@ struct ModelFileChecker {
         }
         return nsError.localizedDescription
     }
+}
+
+/// Holds a check result that is deliberately never released (see `SyntaxTree`).
+private final class ResultBox {
+    let result: ModelCheck
+    init(_ result: ModelCheck) { self.result = result }
 }

@@ -56,7 +56,7 @@ enum AttributeValueParser {
             return .success(.decimal(value, text: text))
         case .date:
             guard let date = parseISO8601(text) else {
-                return .failure(Problem(message: "expected an ISO 8601 date ('2024-05-01' or '2024-05-01T09:30:00Z'), found '\(text)'"))
+                return .failure(Problem(message: "expected an ISO 8601 date ('2024-05-01') or date-time with a zone ('2024-05-01T09:30:00Z'), found '\(text)'"))
             }
             return .success(.date(date))
         case .uuid:
@@ -109,6 +109,11 @@ enum AttributeValueParser {
 
     /// ISO 8601: a full date (midnight GMT) or a date-time with a zone (`Z` or `±hh:mm`), optional fractional seconds.
     static func parseISO8601(_ text: String) -> Date? {
+        // A date-time must say its zone: a wall-clock time alone is not an instant.
+        if text.contains("T") {
+            let zoned = text.hasSuffix("Z") || text.range(of: #"[+-][0-9]{2}:?[0-9]{2}$"#, options: .regularExpression) != nil
+            guard zoned else { return nil }
+        }
         let formatter = ISO8601DateFormatter()
         formatter.timeZone = TimeZone(identifier: "GMT")
         let attempts: [ISO8601DateFormatter.Options] = [

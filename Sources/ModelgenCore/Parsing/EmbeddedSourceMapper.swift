@@ -18,18 +18,19 @@ final class EmbeddedSourceMapper {
     /// The scalars of a 1-based line, without its line break; nil past the end.
     private func line(_ number: Int) -> [Unicode.Scalar]? {
         if let cachedLine, cachedLine.number == number { return cachedLine.scalars }
+        let utf8 = text.utf8
         if lineStarts == nil {
-            var starts = [text.startIndex]
-            var index = text.startIndex
-            while let newline = text[index...].firstIndex(of: "\n") {
-                index = text.index(after: newline)
+            var starts = [utf8.startIndex]
+            var index = utf8.startIndex
+            while let newline = utf8[index...].firstIndex(of: UInt8(ascii: "\n")) {
+                index = utf8.index(after: newline)
                 starts.append(index)
             }
             lineStarts = starts
         }
         guard let starts = lineStarts, number >= 1, number <= starts.count else { return nil }
-        let end = number < starts.count ? text.index(before: starts[number]) : text.endIndex
-        var scalars = Array(text[starts[number - 1]..<end].unicodeScalars)
+        let end = number < starts.count ? utf8.index(before: starts[number]) : utf8.endIndex
+        var scalars = Array(Substring(utf8[starts[number - 1]..<end]).unicodeScalars)
         if scalars.last == "\r" { scalars.removeLast() }
         cachedLine = (number, scalars)
         return scalars

@@ -8,6 +8,15 @@ public struct ParseResult: Sendable {
     public var model: ObjectModel?
     /// Every problem found while parsing, in the order found.
     public var diagnostics: [Diagnostic]
+    /// The YAML tree the model was read from, kept so a short-lived process can skip freeing it.
+    var syntaxTree: SyntaxTree?
+}
+
+/// The composed YAML of a model file. Holding on to it until exit lets a command-line run skip
+/// tearing down a large tree, as compilers skip freeing their ASTs (clang's `-disable-free`).
+public final class SyntaxTree: @unchecked Sendable {
+    let root: Node
+    init(_ root: Node) { self.root = root }
 }
 
 /// Reads a model file (`*.model.yaml`) into an `ObjectModel`: every key of the
@@ -16,16 +25,16 @@ public struct ParseResult: Sendable {
 public struct ModelParser {
     /// The keys each mapping of the format allows.
     enum Keys {
-        static let topLevel = ["model", "formatVersion", "options", "entities", "fetchRequests", "configurations"]
-        static let options = ["codegen", "access", "imports"]
-        static let entity = ["abstract", "parent", "class", "codegen", "attributes", "relationships",
-                             "fetchedProperties", "unique", "indexes", "userInfo", "doc"]
-        static let attribute = ["type", "optional", "default", "transient", "min", "max", "regex", "swiftType",
-                                "transformer", "externalStorage", "derived", "renamingIdentifier", "userInfo", "doc"]
-        static let relationship = ["destination", "toMany", "ordered", "inverse", "deleteRule", "optional",
-                                   "min", "max", "transient", "userInfo", "doc"]
-        static let fetchedProperty = ["destination", "predicate", "sort", "userInfo", "doc"]
-        static let fetchRequest = ["entity", "predicate", "sort", "limit", "offset", "doc"]
+        static let topLevel = KeySet(["model", "formatVersion", "options", "entities", "fetchRequests", "configurations"])
+        static let options = KeySet(["codegen", "access", "imports"])
+        static let entity = KeySet(["abstract", "parent", "class", "codegen", "attributes", "relationships",
+                             "fetchedProperties", "unique", "indexes", "userInfo", "doc"])
+        static let attribute = KeySet(["type", "optional", "default", "transient", "min", "max", "regex", "swiftType",
+                                "transformer", "externalStorage", "derived", "renamingIdentifier", "userInfo", "doc"])
+        static let relationship = KeySet(["destination", "toMany", "ordered", "inverse", "deleteRule", "optional",
+                                   "min", "max", "transient", "userInfo", "doc"])
+        static let fetchedProperty = KeySet(["destination", "predicate", "sort", "userInfo", "doc"])
+        static let fetchRequest = KeySet(["entity", "predicate", "sort", "limit", "offset", "doc"])
     }
 
     /// The format versions this modelgen reads.
@@ -59,7 +68,7 @@ public struct ModelParser {
         case .success(let root):
             let parser = ModelParser(source: source)
             let model = parser.model(root, path: source.path)
-            return ParseResult(model: model, diagnostics: parser.reader.diagnostics.all)
+            return ParseResult(model: model, diagnostics: parser.reader.diagnostics.all, syntaxTree: SyntaxTree(root))
         }
     }
 
@@ -203,8 +212,7 @@ public struct ModelParser {
         }
 
         guard let entries = reader.entries(of: item.value, what, allowedKeys: Keys.attribute) else { return nil }
-        let byKey = Dictionary(entries.map { ($0.key, $0) }, uniquingKeysWith: { a, _ in a })
-        guard let typeEntry = byKey["type"] else {
+        guard let typeEntry = entries.first(where: { $0.key == "type" }) else {
             reader.error("missing required key 'type' in \(what)", at: item.keyLocation)
             return nil
         }

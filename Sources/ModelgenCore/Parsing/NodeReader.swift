@@ -1,5 +1,15 @@
 import Yams
 
+/// The keys a mapping allows: a set to look keys up, the declared order to list them in messages.
+struct KeySet: Sendable {
+    let ordered: [String]
+    let set: Set<String>
+    init(_ keys: [String]) {
+        ordered = keys
+        set = Set(keys)
+    }
+}
+
 /// Reads YAML nodes as the schema expects them, turning every mismatch into a
 /// diagnostic at the node's position. Also bounds the work an alias-heavy
 /// document can cause: every node read spends from a budget proportional to
@@ -59,39 +69,39 @@ final class NodeReader {
     /// One entry of a mapping: its key text and nodes.
     struct Entry {
         var key: String
-        var keyNode: Node
         var value: Node
         var keyLocation: SourceLocation
     }
 
     /// The entries of a mapping node, or nil (with an error) if it is not a mapping.
     /// Keys must be scalars; with `allowedKeys`, unknown keys are reported (with a suggestion) and dropped.
-    func entries(of node: Node, _ what: String, allowedKeys: [String]? = nil) -> [Entry]? {
+    func entries(of node: Node, _ what: @autoclosure () -> String, allowedKeys: KeySet? = nil) -> [Entry]? {
         guard spend(node) else { return nil }
         guard case .mapping(let mapping) = node else {
-            error("expected a mapping for \(what), found \(kindName(node))", at: node)
+            error("expected a mapping for \(what()), found \(kindName(node))", at: node)
             return nil
         }
         var result: [Entry] = []
         result.reserveCapacity(mapping.count)
-        for (keyNode, value) in mapping {
+        for index in mapping.indices {
+            let (keyNode, value) = mapping[index]
             guard spend(keyNode) else { return nil }
             guard case .scalar(let scalar) = keyNode else {
-                error("expected a name as key in \(what), found \(kindName(keyNode))", at: keyNode)
+                error("expected a name as key in \(what()), found \(kindName(keyNode))", at: keyNode)
                 continue
             }
             let key = scalar.string
-            if let allowedKeys, !allowedKeys.contains(key) {
-                let allowed = allowedKeys.joined(separator: ", ")
+            if let allowedKeys, !allowedKeys.set.contains(key) {
+                let allowed = allowedKeys.ordered.joined(separator: ", ")
                 var notes: [Diagnostic.Note] = []
-                if let suggestion = Suggestions.closest(to: key, in: allowedKeys) {
+                if let suggestion = Suggestions.closest(to: key, in: allowedKeys.ordered) {
                     notes.append(.init("did you mean '\(suggestion)'?"))
                 }
                 let extra = key == "<<" ? " (YAML merge keys are not supported)" : ""
-                error("unknown key '\(key)' in \(what)\(extra); allowed keys: \(allowed)", at: keyNode, notes: notes)
+                error("unknown key '\(key)' in \(what())\(extra); allowed keys: \(allowed)", at: keyNode, notes: notes)
                 continue
             }
-            result.append(Entry(key: key, keyNode: keyNode, value: value, keyLocation: location(keyNode)))
+            result.append(Entry(key: key, value: value, keyLocation: location(keyNode)))
         }
         return result
     }
@@ -99,22 +109,22 @@ final class NodeReader {
     // MARK: Scalars
 
     /// The text of a scalar node; nil (with an error) for a collection or an empty value.
-    func string(_ node: Node, _ what: String, allowEmpty: Bool = false) -> Located<String>? {
+    func string(_ node: Node, _ what: @autoclosure () -> String, allowEmpty: Bool = false) -> Located<String>? {
         guard spend(node) else { return nil }
         guard case .scalar(let scalar) = node else {
-            error("expected a single value for \(what), found \(kindName(node))", at: node)
+            error("expected a single value for \(what()), found \(kindName(node))", at: node)
             return nil
         }
         if scalar.string.isEmpty && (scalar.style == .plain || !allowEmpty) {
-            error("expected a value for \(what), found nothing", at: node)
+            error("expected a value for \(what()), found nothing", at: node)
             return nil
         }
         return Located(scalar.string, at: location(node))
     }
 
     /// `true` or `false`, nothing else.
-    func bool(_ node: Node, _ what: String) -> Located<Bool>? {
-        guard let text = string(node, what) else { return nil }
+    func bool(_ node: Node, _ what: @autoclosure () -> String) -> Located<Bool>? {
+        guard let text = string(node, what()) else { return nil }
         switch text.value {
         case "true": return Located(true, at: text.location)
         case "false": return Located(false, at: text.location)
@@ -123,55 +133,55 @@ final class NodeReader {
             let guess = ["yes", "y", "on", "1", "true"].contains(lowered) ? "true"
                 : ["no", "n", "off", "0", "false"].contains(lowered) ? "false" : nil
             let notes = guess.map { [Diagnostic.Note("did you mean '\($0)'?")] } ?? []
-            error("expected 'true' or 'false' for \(what), found '\(text.value)'", at: node, notes: notes)
+            error("expected 'true' or 'false' for \(what()), found '\(text.value)'", at: node, notes: notes)
             return nil
         }
     }
 
     /// A non-negative decimal integer.
-    func count(_ node: Node, _ what: String) -> Located<Int>? {
-        guard let text = string(node, what) else { return nil }
+    func count(_ node: Node, _ what: @autoclosure () -> String) -> Located<Int>? {
+        guard let text = string(node, what()) else { return nil }
         guard !text.value.isEmpty, text.value.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), let value = Int(text.value) else {
-            error("expected a non-negative whole number for \(what), found '\(text.value)'", at: node)
+            error("expected a non-negative whole number for \(what()), found '\(text.value)'", at: node)
             return nil
         }
         return Located(value, at: text.location)
     }
 
     /// One of an enumeration's raw values, with a suggestion when misspelt.
-    func choice<E: RawRepresentable & CaseIterable>(_ node: Node, _ what: String, as type: E.Type) -> Located<E>?
+    func choice<E: RawRepresentable & CaseIterable>(_ node: Node, _ what: @autoclosure () -> String, as type: E.Type) -> Located<E>?
     where E.RawValue == String {
-        guard let text = string(node, what) else { return nil }
+        guard let text = string(node, what()) else { return nil }
         if let value = E(rawValue: text.value) { return Located(value, at: text.location) }
         let options = E.allCases.map(\.rawValue)
         let notes = Suggestions.note(for: text.value, in: options).map { [Diagnostic.Note($0)] } ?? []
-        error("unknown \(what) '\(text.value)'; expected one of: \(options.joined(separator: ", "))", at: node, notes: notes)
+        error("unknown \(what()) '\(text.value)'; expected one of: \(options.joined(separator: ", "))", at: node, notes: notes)
         return nil
     }
 
     // MARK: Lists
 
     /// The items of a list node; nil (with an error) if it is not a list.
-    func items(of node: Node, _ what: String) -> [Node]? {
+    func items(of node: Node, _ what: @autoclosure () -> String) -> [Node]? {
         guard spend(node) else { return nil }
         guard case .sequence(let sequence) = node else {
-            error("expected a list for \(what), found \(kindName(node))", at: node)
+            error("expected a list for \(what()), found \(kindName(node))", at: node)
             return nil
         }
         return Array(sequence)
     }
 
     /// A list of scalar strings.
-    func strings(_ node: Node, _ what: String) -> [Located<String>]? {
-        guard let items = items(of: node, what) else { return nil }
-        return items.compactMap { string($0, "an item of \(what)") }
+    func strings(_ node: Node, _ what: @autoclosure () -> String) -> [Located<String>]? {
+        guard let items = items(of: node, what()) else { return nil }
+        return items.compactMap { string($0, "an item of \(what())") }
     }
 
     /// A `userInfo` mapping: names to scalar values.
-    func userInfo(_ node: Node, _ what: String) -> [UserInfoEntry] {
-        guard let entries = entries(of: node, "userInfo of \(what)") else { return [] }
+    func userInfo(_ node: Node, _ what: @autoclosure () -> String) -> [UserInfoEntry] {
+        guard let entries = entries(of: node, "userInfo of \(what())") else { return [] }
         return entries.compactMap { entry in
-            guard let value = string(entry.value, "userInfo '\(entry.key)' of \(what)", allowEmpty: true) else { return nil }
+            guard let value = string(entry.value, "userInfo '\(entry.key)' of \(what())", allowEmpty: true) else { return nil }
             return UserInfoEntry(key: Located(entry.key, at: entry.keyLocation), value: value)
         }
     }

@@ -69,8 +69,10 @@ extension ModelValidator {
         }
         // The regex compiles, and the default matches it.
         if let regex = attribute.regex, type == .string {
-            do {
-                let expression = try NSRegularExpression(pattern: regex.value)
+            if regexCache[regex.value] == nil {
+                regexCache[regex.value] = .some(try? NSRegularExpression(pattern: regex.value))
+            }
+            if let expression = regexCache[regex.value] ?? nil {
                 if case .string(let text)? = attribute.defaultValue?.value {
                     let range = NSRange(text.startIndex..., in: text)
                     let match = expression.firstMatch(in: text, options: [.anchored], range: range)
@@ -78,8 +80,8 @@ extension ModelValidator {
                         error("default '\(text)' of \(what) does not match its regex '\(regex.value)'", at: attribute.defaultValue!.location)
                     }
                 }
-            } catch {
-                self.error("regex '\(regex.value)' of \(what) does not compile", at: regex.location)
+            } else {
+                error("regex '\(regex.value)' of \(what) does not compile", at: regex.location)
             }
         }
     }

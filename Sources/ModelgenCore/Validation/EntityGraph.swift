@@ -1,5 +1,5 @@
 /// A property found by name on an entity or one of its ancestors.
-enum PropertyReference {
+enum PropertyReference: Sendable {
     case attribute(Attribute, owner: String)
     case relationship(Relationship, owner: String)
     case fetchedProperty(FetchedProperty, owner: String)
@@ -29,7 +29,7 @@ enum PropertyReference {
 
 /// Entities by name, with inheritance and property lookup; safe on models with
 /// inheritance cycles and repeated names (the validator reports those).
-struct EntityGraph {
+struct EntityGraph: Sendable {
     private(set) var entities: [String: Entity] = [:]
     private var ownProperties: [String: [String: PropertyReference]] = [:]
 

@@ -51,7 +51,7 @@ extension ModelValidator {
 
         // One name per property within the entity, across attributes, relationships and fetched properties.
         var seen: [String: SourceLocation] = [:]
-        for name in entity.declaredPropertyNames {
+        for name in entity.declaredPropertyNames.sorted(by: { $0.location < $1.location }) {
             if let first = seen[name.value] {
                 error("property '\(name.value)' is declared twice in entity '\(entity.name.value)'", at: name.location,
                       notes: [.init("first declared here", at: first)])

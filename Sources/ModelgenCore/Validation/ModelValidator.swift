@@ -1,3 +1,5 @@
+import Foundation
+
 /// A `$VARIABLE` of a fetch request template with the type inferred for it.
 public struct TemplateVariable: Sendable, Hashable {
     /// The name as written, without `$` (`MIN_LIKES`).
@@ -6,6 +8,13 @@ public struct TemplateVariable: Sendable, Hashable {
     public var parameterName: String
     /// The inferred type.
     public var type: PredicateValueType
+
+    /// Creates a template variable.
+    public init(name: String, parameterName: String, type: PredicateValueType) {
+        self.name = name
+        self.parameterName = parameterName
+        self.type = type
+    }
 }
 
 /// What validation found: diagnostics, and facts later stages need (inferred variable types).
@@ -28,30 +37,34 @@ public final class ModelValidator {
     let graph: EntityGraph
     var diagnostics = DiagnosticList()
     var templateVariables: [String: [TemplateVariable]] = [:]
+    /// Compiled regexes by pattern (nil: does not compile); models repeat patterns across entities.
+    var regexCache: [String: NSRegularExpression?] = [:]
 
-    private init(_ model: ObjectModel) {
+    private init(_ model: ObjectModel, graph: EntityGraph) {
         self.model = model
-        graph = EntityGraph(model)
+        self.graph = graph
     }
 
     /// Validates a model.
     public static func validate(_ model: ObjectModel) -> ValidationResult {
-        let validator = ModelValidator(model)
+        let validator = ModelValidator(model, graph: EntityGraph(model))
         validator.run()
         return ValidationResult(diagnostics: validator.diagnostics.all, templateVariables: validator.templateVariables)
     }
 
     private func run() {
         checkModel()
-        for entity in model.entities {
-            checkEntity(entity)
-            for attribute in entity.attributes { checkAttribute(attribute, in: entity) }
-            for relationship in entity.relationships { checkRelationship(relationship, in: entity) }
-            for property in entity.fetchedProperties { checkFetchedProperty(property, in: entity) }
-        }
+        for entity in model.entities { checkEntityAndProperties(entity) }
         checkInheritanceCycles()
         for template in model.fetchRequests { checkFetchRequest(template) }
         checkConfigurations()
+    }
+
+    private func checkEntityAndProperties(_ entity: Entity) {
+        checkEntity(entity)
+        for attribute in entity.attributes { checkAttribute(attribute, in: entity) }
+        for relationship in entity.relationships { checkRelationship(relationship, in: entity) }
+        for property in entity.fetchedProperties { checkFetchedProperty(property, in: entity) }
     }
 
     // MARK: Helpers shared by the rules

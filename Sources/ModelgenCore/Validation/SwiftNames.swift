@@ -36,6 +36,20 @@ public enum SwiftNames {
 
     /// True for a Swift identifier: a letter or `_`, then letters, digits or `_` (no keyword check).
     public static func isIdentifier(_ name: String) -> Bool {
+        // ASCII fast path: the common case, without Unicode property look-ups.
+        var ascii = true
+        var first = true
+        for byte in name.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "_"): break
+            case UInt8(ascii: "0")...UInt8(ascii: "9") where !first: break
+            case 0x80...: ascii = false
+            default: return false
+            }
+            first = false
+            if !ascii { break }
+        }
+        if ascii { return !name.isEmpty }
         guard let first = name.unicodeScalars.first else { return false }
         guard first == "_" || first.properties.isAlphabetic else { return false }
         return name.unicodeScalars.allSatisfy { $0 == "_" || $0.properties.isAlphabetic || ("0"..."9").contains($0) }

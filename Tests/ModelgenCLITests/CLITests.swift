@@ -1,0 +1,131 @@
+import Foundation
+import Testing
+
+/// Runs the built `modelgen` binary as a user would.
+struct Run {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+}
+
+func modelgenBinary() -> URL {
+    // Test bundles live beside the products they test (e.g. .build/debug).
+    var directory = Bundle.main.bundleURL
+    if directory.pathExtension == "xctest" { directory.deleteLastPathComponent() }
+    let candidate = directory.appendingPathComponent("modelgen")
+    if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+    return URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("modelgen")
+}
+
+func modelgen(_ arguments: [String], in directory: URL? = nil) throws -> Run {
+    let process = Process()
+    process.executableURL = modelgenBinary()
+    process.arguments = arguments
+    if let directory { process.currentDirectoryURL = directory }
+    let out = Pipe(), err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    try process.run()
+    let stdout = out.fileHandleForReading.readDataToEndOfFile()
+    let stderr = err.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return Run(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
+}
+
+func temporaryDirectory() throws -> URL {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("modelgen-cli-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    return url
+}
+
+@Suite struct CLITests {
+    static let bad = """
+        model: Bad
+        entities:
+          Item:
+            attributes:
+              count: { type: int16, default: 70000 }
+            relationships:
+              parts: { destination: Item, tomany: true, inverse: none }
+        """
+    static let good = "model: Good\nentities:\n  Item:\n    attributes: { name: string, weight: double? }\n"
+
+    func write(_ text: String, _ name: String) throws -> URL {
+        let directory = try temporaryDirectory()
+        let file = directory.appendingPathComponent(name)
+        try text.write(to: file, atomically: true, encoding: .utf8)
+        return directory
+    }
+
+    @Test func validReportsWarningsAndExitsZero() throws {
+        let dir = try write(Self.good, "good.model.yaml")
+        let run = try modelgen(["validate", "good.model.yaml"], in: dir)
+        #expect(run.status == 0)
+        #expect(run.stderr.hasPrefix("good.model.yaml:4:47: warning: optional numeric attribute 'Item.weight'"))
+        let strict = try modelgen(["validate", "--strict", "good.model.yaml"], in: dir)
+        #expect(strict.status == 1)
+    }
+
+    @Test func errorsOfAllFilesAreReportedWithExitOne() throws {
+        let dir = try write(Self.bad, "bad.model.yaml")
+        try Self.bad.replacingOccurrences(of: "70000", with: "1").write(to: dir.appendingPathComponent("bad2.model.yaml"), atomically: true, encoding: .utf8)
+        let run = try modelgen(["validate", "bad.model.yaml", "bad2.model.yaml"], in: dir)
+        #expect(run.status == 1)
+        let lines = run.stderr.split(separator: "\n").map(String.init)
+        #expect(lines.contains("bad.model.yaml:5:38: error: invalid 'default' of attribute 'Item.count': 70000 does not fit in int16 (-32768...32767)"))
+        #expect(lines.contains { $0.hasPrefix("bad.model.yaml:7:35: error: unknown key 'tomany'") })
+        #expect(lines.contains("bad.model.yaml:7:35: note: did you mean 'toMany'?"))
+        #expect(lines.contains { $0.hasPrefix("bad2.model.yaml:7:35: error: unknown key 'tomany'") })
+        #expect(run.stdout.isEmpty)
+    }
+
+    @Test func jsonDiagnosticsAreOneObjectPerLine() throws {
+        let dir = try write(Self.bad, "bad.model.yaml")
+        let run = try modelgen(["validate", "--diagnostics", "json", "bad.model.yaml"], in: dir)
+        #expect(run.status == 1)
+        let objects = try run.stdout.split(separator: "\n").map {
+            try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any]
+        }
+        #expect(objects.count == 2)
+        #expect(objects[0]["line"] as? Int == 5 && objects[0]["column"] as? Int == 38)
+        #expect(objects[0]["severity"] as? String == "error")
+        #expect(objects[0]["file"] as? String == "bad.model.yaml")
+        #expect((objects[1]["notes"] as? [[String: Any]])?.first?["message"] as? String == "did you mean 'toMany'?")
+    }
+
+    @Test func githubDiagnosticsAreWorkflowCommands() throws {
+        let dir = try write(Self.bad, "bad.model.yaml")
+        let run = try modelgen(["validate", "--diagnostics", "github", "bad.model.yaml"], in: dir)
+        #expect(run.stdout.split(separator: "\n").first == "::error file=bad.model.yaml,line=5,col=38::invalid 'default' of attribute 'Item.count'%3A 70000 does not fit in int16 (-32768...32767)"
+            || run.stdout.split(separator: "\n").first == "::error file=bad.model.yaml,line=5,col=38::invalid 'default' of attribute 'Item.count': 70000 does not fit in int16 (-32768...32767)")
+        #expect(run.stdout.contains("%0Anote: did you mean 'toMany'?"))
+    }
+
+    @Test func unreadableFileAndUsageErrorsExitTwo() throws {
+        let missing = try modelgen(["validate", "/nonexistent/x.model.yaml"])
+        #expect(missing.status == 2)
+        #expect(missing.stderr.contains("cannot read '/nonexistent/x.model.yaml'"))
+        let usage = try modelgen(["validate", "--diagnostics", "xml", "a.model.yaml"])
+        #expect(usage.status == 2)
+        let noFiles = try modelgen(["validate"])
+        #expect(noFiles.status == 2)
+    }
+
+    @Test func generateRefusesInvalidModelsAndWritesNothing() throws {
+        let dir = try write(Self.bad, "bad.model.yaml")
+        let out = dir.appendingPathComponent("out")
+        try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
+        let run = try modelgen(["generate", "bad.model.yaml", "--output", out.path], in: dir)
+        #expect(run.status == 1)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: out.path).isEmpty)
+    }
+
+    @Test func versionAndHelp() throws {
+        let version = try modelgen(["--version"])
+        #expect(version.status == 0)
+        #expect(version.stdout.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ".").count == 3)
+        let help = try modelgen(["validate", "--help"])
+        #expect(help.stdout.contains("--diagnostics"))
+        #expect(help.stdout.contains("Examples:"))
+    }
+}

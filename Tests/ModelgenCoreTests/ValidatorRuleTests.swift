@@ -1,0 +1,305 @@
+import ModelgenCore
+import Testing
+
+/// One test per validator rule: the model it refuses (with the diagnostic, on the line given by a marker)
+/// and, beside it, the nearest model it accepts.
+@Suite struct ValidatorRuleTests {
+    struct Rule: CustomTestStringConvertible, Sendable {
+        var name: String
+        var refused: String
+        var marker: String
+        var severity: Severity = .error
+        var message: String
+        var accepted: String
+        var testDescription: String { name }
+    }
+
+    /// Two related entities and a body to put under `Post:` (indented 4 spaces).
+    static func blog(_ post: String, extra: String = "") -> String {
+        """
+        model: Blog
+        entities:
+          Author:
+            attributes: { name: string }
+            relationships:
+              posts: { destination: Post, toMany: true, inverse: author }
+          Post:
+            relationships:
+              author: { destination: Author, inverse: posts }
+        \(post)
+        \(extra)
+        """
+    }
+
+    static let rules: [Rule] = [
+        // Names
+        Rule(name: "entity names start upper-case", refused: "model: M\nentities:\n  item: { attributes: { a: string } }",
+             marker: "item:", message: "must start with an upper-case letter",
+             accepted: "model: M\nentities:\n  Item: { attributes: { a: string } }"),
+        Rule(name: "entity names are not runtime types", refused: "model: M\nentities:\n  ManagedObject: { attributes: { a: string } }",
+             marker: "ManagedObject:", message: "collides with a type of the runtime",
+             accepted: "model: M\nentities:\n  ManagedThing: { attributes: { a: string } }"),
+        Rule(name: "class names are not Swift types", refused: "model: M\nentities:\n  Item: { class: String, attributes: { a: string } }",
+             marker: "Item:", message: "collides with a type",
+             accepted: "model: M\nentities:\n  Item: { class: Thing, attributes: { a: string } }"),
+        Rule(name: "two entities cannot share a class", refused: "model: M\nentities:\n  A: { class: Thing }\n  B: { class: Thing }",
+             marker: "B:", message: "same class name 'Thing'",
+             accepted: "model: M\nentities:\n  A: { class: Thing }\n  B: { class: OtherThing }"),
+        Rule(name: "class names differ from the model type", refused: "model: Shop\nentities:\n  ShopModel: { attributes: { a: string } }",
+             marker: "ShopModel:", message: "collides with the generated model type",
+             accepted: "model: Shop\nentities:\n  ShopItem: { attributes: { a: string } }"),
+        Rule(name: "model name is an identifier", refused: "model: My Model\nentities:\n  A:",
+             marker: "model:", message: "not a Swift identifier",
+             accepted: "model: MyModel\nentities:\n  A:"),
+        Rule(name: "imports are module names", refused: "model: M\noptions: { imports: [Foundation, 'not a module'] }\nentities:\n  A:",
+             marker: "options", message: "not a module name",
+             accepted: "model: M\noptions: { imports: [Foundation, Mod.Sub] }\nentities:\n  A:"),
+        Rule(name: "attribute names start lower-case", refused: "model: M\nentities:\n  A:\n    attributes: { Name: string }",
+             marker: "attributes", message: "must start with a lower-case letter",
+             accepted: "model: M\nentities:\n  A:\n    attributes: { name: string }"),
+        Rule(name: "attribute names are identifiers", refused: "model: M\nentities:\n  A:\n    attributes: { 'first-name': string }",
+             marker: "attributes", message: "not a Swift identifier",
+             accepted: "model: M\nentities:\n  A:\n    attributes: { firstName: string, for: string, default: string }"),
+        Rule(name: "property names are not runtime members", refused: "model: M\nentities:\n  A:\n    attributes:\n      objectID: string",
+             marker: "objectID", message: "collides with the runtime's own member",
+             accepted: "model: M\nentities:\n  A:\n    attributes:\n      externalID: string"),
+        Rule(name: "relationship names are not runtime members",
+             refused: blog("    attributes: { title: string }", extra: "  Note:\n    relationships:\n      entity: { destination: Post, inverse: none }"),
+             marker: "entity:", message: "collides with the runtime's own member",
+             accepted: blog("    attributes: { title: string }", extra: "  Note:\n    relationships:\n      post: { destination: Post, inverse: none }")),
+        Rule(name: "a property name is used once per entity",
+             refused: blog("    attributes: { author: string }"), marker: "attributes: { author", message: "declared twice",
+             accepted: blog("    attributes: { authorName: string }")),
+
+        // Entities and inheritance
+        Rule(name: "parent exists", refused: "model: M\nentities:\n  Child: { parent: Parnt }\n  Parent:",
+             marker: "Child:", message: "unknown entity 'Parnt'",
+             accepted: "model: M\nentities:\n  Child: { parent: Parent }\n  Parent:"),
+        Rule(name: "an entity is not its own parent", refused: "model: M\nentities:\n  A: { parent: A }",
+             marker: "A:", message: "names itself as its parent",
+             accepted: "model: M\nentities:\n  A:"),
+        Rule(name: "inheritance has no cycles", refused: "model: M\nentities:\n  A: { parent: C }\n  B: { parent: A }\n  C: { parent: B }",
+             marker: "B:", message: "inheritance cycle: ",
+             accepted: "model: M\nentities:\n  A:\n  B: { parent: A }\n  C: { parent: B }"),
+        Rule(name: "entities are declared once", refused: "model: M\nentities:\n  A:\n  A2: { class: A }",
+             marker: "A2:", message: "same class name",
+             accepted: "model: M\nentities:\n  A:\n  A2:"),
+        Rule(name: "subentities do not redeclare inherited properties",
+             refused: "model: M\nentities:\n  Base:\n    attributes: { name: string }\n  Mid: { parent: Base }\n  Leaf:\n    parent: Mid\n    attributes: { name: string, extra: string }",
+             marker: "extra", message: "inherited from 'Base'",
+             accepted: "model: M\nentities:\n  Base:\n    attributes: { name: string }\n  Mid: { parent: Base }\n  Leaf:\n    parent: Mid\n    attributes: { nickname: string }"),
+        Rule(name: "uniqueness constraints name attributes",
+             refused: "model: M\nentities:\n  A:\n    attributes: { email: string }\n    unique: [[emial]]",
+             marker: "unique", message: "unknown attribute 'emial'",
+             accepted: "model: M\nentities:\n  A:\n    attributes: { email: string }\n    unique: [[email]]"),
+        Rule(name: "uniqueness constraints use stored attributes only",
+             refused: "model: M\nentities:\n  A:\n    attributes: { email: { type: string, transient: true } }\n    unique: [[email]]",
+             marker: "unique", message: "transient attribute 'email'",
+             accepted: "model: M\nentities:\n  A:\n    attributes: { email: { type: string } }\n    unique: [[email]]"),
+        Rule(name: "uniqueness constraints do not name relationships", refused: blog("    attributes: { title: string }\n    unique: [[author]]"),
+             marker: "unique", message: "only attributes can be used",
+             accepted: blog("    attributes: { title: string }\n    unique: [[title]]")),
+        Rule(name: "indexes may use to-one relationships, not to-many", refused: blog("    attributes: { title: string }", extra: "  Extra:\n    parent: Author\n    indexes: [[posts]]"),
+             marker: "indexes", message: "names relationship 'posts'",
+             accepted: blog("    attributes: { title: string }\n    indexes: [[author, title]]")),
+        Rule(name: "a property appears once per constraint", refused: "model: M\nentities:\n  A:\n    attributes: { a: string }\n    unique: [[a, a]]",
+             marker: "unique", message: "appears twice",
+             accepted: "model: M\nentities:\n  A:\n    attributes: { a: string, b: string }\n    unique: [[a, b]]"),
+        Rule(name: "constraints are not empty", refused: "model: M\nentities:\n  A:\n    attributes: { a: string }\n    unique: [[]]",
+             marker: "unique", message: "empty uniqueness constraint",
+             accepted: "model: M\nentities:\n  A:\n    attributes: { a: string }\n    unique: [a]"),
+
+        // Attributes
+        Rule(name: "optional numbers get a warning", refused: "model: M\nentities:\n  A:\n    attributes:\n      weight: double?",
+             marker: "weight", severity: .warning, message: "optional numeric",
+             accepted: "model: M\nentities:\n  A:\n    attributes:\n      weight: { type: double, default: 0 }\n      note: string?\n      cache: { type: double, optional: true, transient: true }"),
+        Rule(name: "swiftType applies to strings, integers and transformables",
+             refused: "model: M\nentities:\n  A:\n    attributes:\n      at: { type: date, swiftType: MyDate }",
+             marker: "at:", message: "'swiftType' applies to string, integer and transformable",
+             accepted: "model: M\nentities:\n  A:\n    attributes:\n      status: { type: int16, swiftType: Status, default: 0 }\n      kind: { type: string, swiftType: Kind, default: draft }"),
+        Rule(name: "swiftType is a Swift type", refused: "model: M\nentities:\n  A:\n    attributes:\n      tags: { type: transformable, swiftType: '[String' }",
+             marker: "tags:", message: "is not a Swift type name",
+             accepted: "model: M\nentities:\n  A:\n    attributes:\n      tags: { type: transformable, swiftType: '[String: Set<Int>]' }"),
+        Rule(name: "transformable needs swiftType", refused: "model: M\nentities:\n  A:\n    attributes:\n      color: transformable",
+             marker: "color", message: "needs 'swiftType'",
+             accepted: "model: M\nentities:\n  A:\n    attributes:\n      color: { type: transformable, swiftType: RGBColor }"),
+        Rule(name: "transformer only on transformable", refused: "model: M\nentities:\n  A:\n    attributes:\n      name: { type: string, transformer: T }",
+             marker: "name:", message: "'transformer' applies to transformable",
+             accepted: "model: M\nentities:\n  A:\n    attributes:\n      rect: { type: transformable, swiftType: Rect, transformer: RectTransformer }"),
+        Rule(name: "externalStorage only on binary", refused: "model: M\nentities:\n  A:\n    attributes:\n      name: { type: string, externalStorage: true }",
+             marker: "name:", message: "'externalStorage' applies to binary",
+             accepted: "model: M\nentities:\n  A:\n    attributes:\n      photo: { type: binary, externalStorage: true }"),
+        Rule(name: "regex only on strings", refused: "model: M\nentities:\n  A:\n    attributes:\n      n: { type: int32, regex: '[0-9]+', default: 0 }",
+             marker: "n:", message: "'regex' applies to string",
+             accepted: "model: M\nentities:\n  A:\n    attributes:\n      n: { type: string, regex: '[0-9]+' }"),
+        Rule(name: "regex compiles", refused: "model: M\nentities:\n  A:\n    attributes:\n      n: { type: string, regex: '[0-9' }",
+             marker: "n:", message: "does not compile",
+             accepted: "model: M\nentities:\n  A:\n    attributes:\n      n: { type: string, regex: '[0-9]' }"),
+        Rule(name: "default matches regex", refused: "model: M\nentities:\n  A:\n    attributes:\n      code: { type: string, regex: '[A-Z]{3}', default: abcd }",
+             marker: "code:", message: "does not match its regex",
+             accepted: "model: M\nentities:\n  A:\n    attributes:\n      code: { type: string, regex: '[A-Z]{3}', default: ABC }"),
+        Rule(name: "min is at most max", refused: "model: M\nentities:\n  A:\n    attributes:\n      r: { type: int16, min: 5, max: 1, default: 3 }",
+             marker: "r:", message: "greater than max",
+             accepted: "model: M\nentities:\n  A:\n    attributes:\n      r: { type: int16, min: 1, max: 5, default: 3 }"),
+        Rule(name: "default within bounds", refused: "model: M\nentities:\n  A:\n    attributes:\n      r: { type: double, min: 0, max: 5, default: 7.5 }",
+             marker: "r:", message: "above its max",
+             accepted: "model: M\nentities:\n  A:\n    attributes:\n      r: { type: double, min: 0, max: 5, default: 2.5 }"),
+        Rule(name: "string default within length bounds", refused: "model: M\nentities:\n  A:\n    attributes:\n      s: { type: string, min: 3, default: ab }",
+             marker: "s: { type", message: "below its min 3 characters",
+             accepted: "model: M\nentities:\n  A:\n    attributes:\n      s: { type: string, min: 3, default: abc }"),
+        Rule(name: "date bounds are ordered", refused: "model: M\nentities:\n  A:\n    attributes:\n      d: { type: date, min: '2025-01-01', max: '2024-01-01' }",
+             marker: "d:", message: "greater than max",
+             accepted: "model: M\nentities:\n  A:\n    attributes:\n      d: { type: date, min: '2024-01-01', max: '2025-01-01' }"),
+        Rule(name: "derived attributes are not transient",
+             refused: blog("    attributes:\n      title: string\n      low: { type: string, derived: 'lowercase:(title)', transient: true }"),
+             marker: "low:", message: "cannot be transient",
+             accepted: blog("    attributes:\n      title: string\n      low: { type: string, derived: 'lowercase:(title)' }")),
+        Rule(name: "derivation key paths resolve", refused: blog("    attributes:\n      title: string\n      low: { type: string, derived: 'lowercase:(titel)' }"),
+             marker: "low:", message: "unknown key 'titel'",
+             accepted: blog("    attributes:\n      title: string\n      authorName: { type: string, derived: 'author.name' }")),
+        Rule(name: "derivation types fit the attribute",
+             refused: "model: M\nentities:\n  A:\n    attributes:\n      n: { type: string, derived: 'bs.@count' }\n    relationships:\n      bs: { destination: B, toMany: true, inverse: a }\n  B:\n    relationships:\n      a: { destination: A, inverse: bs }",
+             marker: "n:", message: "gives int64",
+             accepted: "model: M\nentities:\n  A:\n    attributes:\n      n: { type: int32, derived: 'bs.@count', default: 0 }\n      t: { type: date, derived: 'now()' }\n    relationships:\n      bs: { destination: B, toMany: true, inverse: a }\n  B:\n    relationships:\n      a: { destination: A, inverse: bs }"),
+        Rule(name: "string derivation functions take strings",
+             refused: "model: M\nentities:\n  A:\n    attributes:\n      n: { type: int16, default: 0 }\n      s: { type: string, derived: 'uppercase:(n)' }",
+             marker: "s: { type", message: "needs a string",
+             accepted: "model: M\nentities:\n  A:\n    attributes:\n      n: string\n      s: { type: string, derived: 'uppercase:(n)' }"),
+        Rule(name: "derivations cross to-many only with an aggregate",
+             refused: blog("    attributes: { title: string }", extra: "  Stats:\n    parent: Author\n    attributes:\n      titles: { type: string, derived: 'posts.title' }"),
+             marker: "titles:", message: "crosses a to-many relationship",
+             accepted: blog("    attributes: { title: string, likes: { type: int64, default: 0 } }", extra: "  Stats:\n    parent: Author\n    attributes:\n      total: { type: int64, default: 0, derived: 'posts.@sum.likes' }")),
+        Rule(name: "derivation functions are known", refused: "model: M\nentities:\n  A:\n    attributes:\n      s: string\n      t: { type: string, derived: 'reverse:(s)' }",
+             marker: "t:", message: "unknown derivation function",
+             accepted: "model: M\nentities:\n  A:\n    attributes:\n      s: string\n      t: { type: string, derived: 'canonical:(s)' }"),
+
+        // Relationships
+        Rule(name: "destination exists", refused: "model: M\nentities:\n  Post:\n    relationships:\n      author: { destination: Auhtor, inverse: none }\n  Author:",
+             marker: "author:", message: "unknown entity 'Auhtor'",
+             accepted: "model: M\nentities:\n  Post:\n    relationships:\n      author: { destination: Author, inverse: none }\n  Author:"),
+        Rule(name: "missing inverse is a warning", refused: "model: M\nentities:\n  Folder:\n    relationships:\n      files: { destination: File, toMany: true }\n  File:",
+             marker: "files:", severity: .warning, message: "has no inverse",
+             accepted: "model: M\nentities:\n  Folder:\n    relationships:\n      files: { destination: File, toMany: true, inverse: none }\n  File:"),
+        Rule(name: "inverse exists", refused: "model: M\nentities:\n  A:\n    relationships:\n      b: { destination: B, inverse: aa }\n  B:\n    relationships:\n      a: { destination: A, inverse: b }",
+             marker: "b: { destination: B", message: "inverse 'aa'",
+             accepted: "model: M\nentities:\n  A:\n    relationships:\n      b: { destination: B, inverse: a }\n  B:\n    relationships:\n      a: { destination: A, inverse: b }"),
+        Rule(name: "inverse is a relationship", refused: "model: M\nentities:\n  A:\n    relationships:\n      b: { destination: B, inverse: name }\n  B:\n    attributes: { name: string }",
+             marker: "b: { destination: B", message: "is an attribute, not a relationship",
+             accepted: "model: M\nentities:\n  A:\n    relationships:\n      b: { destination: B, inverse: none }\n  B:\n    attributes: { name: string }"),
+        Rule(name: "inverse points back", refused: "model: M\nentities:\n  A:\n    relationships:\n      b: { destination: B, inverse: c }\n  B:\n    relationships:\n      c: { destination: C, inverse: none }\n  C:",
+             marker: "b: { destination: B", message: "not back to 'A'",
+             accepted: "model: M\nentities:\n  A:\n    relationships:\n      b: { destination: B, inverse: c }\n  B:\n    relationships:\n      c: { destination: A, inverse: b }\n  C:"),
+        Rule(name: "inverses name each other",
+             refused: "model: M\nentities:\n  A:\n    relationships:\n      b: { destination: B, inverse: a }\n      b2: { destination: B, inverse: none }\n  B:\n    relationships:\n      a: { destination: A, inverse: b2 }",
+             marker: "b: { destination: B", message: "inverse mismatch",
+             accepted: "model: M\nentities:\n  A:\n    relationships:\n      b: { destination: B, inverse: a }\n      b2: { destination: B, inverse: none }\n  B:\n    relationships:\n      a: { destination: A, inverse: b }"),
+        Rule(name: "inverses point back to the declaring entity or an ancestor",
+             refused: "model: M\nentities:\n  Person:\n    relationships:\n      comments: { destination: Comment, toMany: true, inverse: reader }\n  Reader: { parent: Person }\n  Comment:\n    relationships:\n      reader: { destination: Reader, inverse: comments }",
+             marker: "comments: { destination", message: "not back to 'Person'",
+             accepted: "model: M\nentities:\n  Person:\n    relationships:\n      comments: { destination: Comment, toMany: true, inverse: reader }\n  Reader: { parent: Person }\n  Comment:\n    relationships:\n      reader: { destination: Person, inverse: comments }"),
+        Rule(name: "ordered only on to-many", refused: blog("    attributes: { title: string }", extra: "  Note:\n    relationships:\n      post: { destination: Post, ordered: true, inverse: none }"),
+             marker: "post: { destination: Post, ordered", message: "'ordered' applies to to-many",
+             accepted: blog("    attributes: { title: string }", extra: "  Note:\n    relationships:\n      posts: { destination: Post, toMany: true, ordered: true, inverse: none }")),
+        Rule(name: "counts only on to-many", refused: blog("    attributes: { title: string }", extra: "  Note:\n    relationships:\n      post: { destination: Post, min: 1, inverse: none }"),
+             marker: "post: { destination: Post, min", message: "to-many relationship",
+             accepted: blog("    attributes: { title: string }", extra: "  Note:\n    relationships:\n      post: { destination: Post, optional: false, inverse: none }")),
+        Rule(name: "min count at most max count", refused: blog("    attributes: { title: string }", extra: "  Note:\n    relationships:\n      posts: { destination: Post, toMany: true, min: 3, max: 2, inverse: none }"),
+             marker: "posts: { destination: Post, toMany: true, min", message: "greater than max",
+             accepted: blog("    attributes: { title: string }", extra: "  Note:\n    relationships:\n      posts: { destination: Post, toMany: true, min: 1, max: 2, inverse: none }")),
+        Rule(name: "noAction gets a warning", refused: blog("    attributes: { title: string }", extra: "  Note:\n    relationships:\n      post: { destination: Post, deleteRule: noAction, inverse: none }"),
+             marker: "deleteRule", severity: .warning, message: "noAction",
+             accepted: blog("    attributes: { title: string }", extra: "  Note:\n    relationships:\n      post: { destination: Post, deleteRule: deny, inverse: none }")),
+        Rule(name: "delete rules are known", refused: blog("    attributes: { title: string }", extra: "  Note:\n    relationships:\n      post: { destination: Post, deleteRule: cascde, inverse: none }"),
+             marker: "deleteRule", message: "unknown delete rule 'cascde'",
+             accepted: blog("    attributes: { title: string }", extra: "  Note:\n    relationships:\n      post: { destination: Post, deleteRule: cascade, inverse: none }")),
+
+        // Fetched properties, fetch requests, predicates, configurations
+        Rule(name: "fetched properties use only $FETCH_SOURCE",
+             refused: blog("    attributes: { likes: { type: int64, default: 0 } }", extra: "  Fan:\n    parent: Author\n    fetchedProperties:\n      liked: { destination: Post, predicate: 'author == $FETCH_SOURCE AND likes > $MIN' }"),
+             marker: "liked:", message: "only $FETCH_SOURCE",
+             accepted: blog("    attributes: { likes: { type: int64, default: 0 } }", extra: "  Fan:\n    parent: Author\n    fetchedProperties:\n      liked: { destination: Post, predicate: 'author == $FETCH_SOURCE AND likes > 100', sort: [likes desc] }")),
+        Rule(name: "$FETCH_SOURCE matches the owner",
+             refused: blog("    attributes: { likes: { type: int64, default: 0 } }", extra: "  Tag:\n    fetchedProperties:\n      posts: { destination: Post, predicate: 'author == $FETCH_SOURCE' }"),
+             marker: "posts: { destination: Post, predicate", message: "type mismatch",
+             accepted: blog("    attributes: { likes: { type: int64, default: 0 } }", extra: "  Tag:\n    fetchedProperties:\n      posts: { destination: Post, predicate: 'likes > 1' }")),
+        Rule(name: "fetch requests name an entity", refused: blog("    attributes: { title: string }", extra: "fetchRequests:\n  all: { entity: Pots }"),
+             marker: "all:", message: "unknown entity 'Pots'",
+             accepted: blog("    attributes: { title: string }", extra: "fetchRequests:\n  all: { entity: Post }")),
+        Rule(name: "fetch request names are function names", refused: blog("    attributes: { title: string }", extra: "fetchRequests:\n  AllPosts: { entity: Post }"),
+             marker: "AllPosts:", message: "lower-camel Swift identifier",
+             accepted: blog("    attributes: { title: string }", extra: "fetchRequests:\n  allPosts: { entity: Post }")),
+        Rule(name: "$FETCH_SOURCE only in fetched properties", refused: blog("    attributes: { title: string }", extra: "fetchRequests:\n  mine: { entity: Post, predicate: 'author == $FETCH_SOURCE' }"),
+             marker: "mine:", message: "$FETCH_SOURCE exists only",
+             accepted: blog("    attributes: { title: string }", extra: "fetchRequests:\n  mine: { entity: Post, predicate: 'author == $AUTHOR' }")),
+        Rule(name: "a variable has one type", refused: blog("    attributes: { title: string, likes: { type: int64, default: 0 } }", extra: "fetchRequests:\n  q: { entity: Post, predicate: 'title == $X OR likes == $X' }"),
+             marker: "q:", message: "'$X' is string",
+             accepted: blog("    attributes: { title: string, likes: { type: int64, default: 0 } }", extra: "fetchRequests:\n  q: { entity: Post, predicate: 'title == $X OR title BEGINSWITH $X' }")),
+        Rule(name: "variable types are inferable", refused: blog("    attributes: { title: string }", extra: "fetchRequests:\n  q: { entity: Post, predicate: '$A == $B' }"),
+             marker: "q:", message: "cannot infer",
+             accepted: blog("    attributes: { title: string }", extra: "fetchRequests:\n  q: { entity: Post, predicate: 'title == $A' }")),
+        Rule(name: "predicate operand types match", refused: blog("    attributes: { title: string, likes: { type: int64, default: 0 } }", extra: "fetchRequests:\n  q: { entity: Post, predicate: 'likes == \"x\"' }"),
+             marker: "q:", message: "type mismatch",
+             accepted: blog("    attributes: { title: string, likes: { type: int64, default: 0 } }", extra: "fetchRequests:\n  q: { entity: Post, predicate: 'likes == 3 AND likes < 2.5 AND author.name ==[cd] \"x\"' }")),
+        Rule(name: "to-many key paths need ANY, ALL or NONE", refused: blog("    attributes: { title: string }", extra: "fetchRequests:\n  q: { entity: Author, predicate: 'posts.title == \"x\"' }"),
+             marker: "q:", message: "write ANY, ALL or NONE",
+             accepted: blog("    attributes: { title: string }", extra: "fetchRequests:\n  q: { entity: Author, predicate: 'ANY posts.title == \"x\" AND posts.@count > 1 AND NONE posts.title IN $T AND posts CONTAINS $P' }")),
+        Rule(name: "ANY needs a to-many key path", refused: blog("    attributes: { title: string }", extra: "fetchRequests:\n  q: { entity: Post, predicate: 'ANY title == \"x\"' }"),
+             marker: "q:", message: "ANY needs a key path through a to-many",
+             accepted: blog("    attributes: { title: string }", extra: "fetchRequests:\n  q: { entity: Post, predicate: 'title == \"x\"' }")),
+        Rule(name: "string operators compare strings", refused: blog("    attributes: { likes: { type: int64, default: 0 } }", extra: "fetchRequests:\n  q: { entity: Post, predicate: 'likes BEGINSWITH \"1\"' }"),
+             marker: "q:", message: "BEGINSWITH compares strings",
+             accepted: blog("    attributes: { likes: { type: int64, default: 0 } }", extra: "fetchRequests:\n  q: { entity: Post, predicate: 'author.name BEGINSWITH[c] \"1\"' }")),
+        Rule(name: "[c] applies to strings", refused: blog("    attributes: { likes: { type: int64, default: 0 } }", extra: "fetchRequests:\n  q: { entity: Post, predicate: 'likes ==[c] 3' }"),
+             marker: "q:", message: "apply to strings only",
+             accepted: blog("    attributes: { likes: { type: int64, default: 0 } }", extra: "fetchRequests:\n  q: { entity: Post, predicate: 'likes == 3' }")),
+        Rule(name: "BETWEEN takes two bounds", refused: blog("    attributes: { likes: { type: int64, default: 0 } }", extra: "fetchRequests:\n  q: { entity: Post, predicate: 'likes BETWEEN {1, 2, 3}' }"),
+             marker: "q:", message: "two bounds",
+             accepted: blog("    attributes: { likes: { type: int64, default: 0 } }", extra: "fetchRequests:\n  q: { entity: Post, predicate: 'likes BETWEEN {1, 3} OR likes BETWEEN $RANGE' }")),
+        Rule(name: "predicates use stored properties", refused: blog("    attributes: { cache: { type: string, optional: true, transient: true } }", extra: "fetchRequests:\n  q: { entity: Post, predicate: 'cache == nil' }"),
+             marker: "q:", message: "transient attribute 'cache'",
+             accepted: blog("    attributes: { cache: { type: string, optional: true } }", extra: "fetchRequests:\n  q: { entity: Post, predicate: 'cache == nil' }")),
+        Rule(name: "key paths stop at attributes", refused: blog("    attributes: { title: string }", extra: "fetchRequests:\n  q: { entity: Post, predicate: 'title.length > 3' }"),
+             marker: "q:", message: "continues past attribute",
+             accepted: blog("    attributes: { title: string }", extra: "fetchRequests:\n  q: { entity: Post, predicate: 'author.name == \"a\"' }")),
+        Rule(name: "sort keys resolve", refused: blog("    attributes: { title: string }", extra: "fetchRequests:\n  q: { entity: Post, sort: [titl desc] }"),
+             marker: "q:", message: "unknown key 'titl'",
+             accepted: blog("    attributes: { title: string }", extra: "fetchRequests:\n  q: { entity: Post, sort: [title desc, author.name] }")),
+        Rule(name: "sort keys have an order", refused: blog("    attributes: { data: binary }", extra: "fetchRequests:\n  q: { entity: Post, sort: [data] }"),
+             marker: "q:", message: "has no order",
+             accepted: blog("    attributes: { data: binary, at: date }", extra: "fetchRequests:\n  q: { entity: Post, sort: [at] }")),
+        Rule(name: "sort keys do not cross to-many", refused: blog("    attributes: { title: string }", extra: "fetchRequests:\n  q: { entity: Author, sort: [posts.title] }"),
+             marker: "q:", message: "crosses to-many",
+             accepted: blog("    attributes: { title: string }", extra: "fetchRequests:\n  q: { entity: Author, sort: [name] }")),
+        Rule(name: "configurations name entities", refused: blog("    attributes: { title: string }", extra: "configurations:\n  Cloud: [Post, Autor]"),
+             marker: "Cloud:", message: "unknown entity 'Autor'",
+             accepted: blog("    attributes: { title: string }", extra: "configurations:\n  Cloud: [Post, Author]")),
+        Rule(name: "configurations list an entity once", refused: blog("    attributes: { title: string }", extra: "configurations:\n  Cloud: [Post, Post]"),
+             marker: "Cloud:", message: "listed twice",
+             accepted: blog("    attributes: { title: string }", extra: "configurations:\n  Cloud: [Post]")),
+        Rule(name: "Default is the implicit configuration", refused: blog("    attributes: { title: string }", extra: "configurations:\n  Default: [Post]"),
+             marker: "Default:", message: "implicit configuration",
+             accepted: blog("    attributes: { title: string }", extra: "configurations:\n  Local: [Post]")),
+    ]
+
+    @Test(arguments: rules)
+    func refusesTheModelTheRuleForbids(rule: Rule) {
+        expectDiagnostic(rule.refused, rule.severity, onLineWith: rule.marker, rule.message)
+    }
+
+    @Test(arguments: rules)
+    func acceptsTheNeighbouringModel(rule: Rule) {
+        expectClean(rule.accepted)
+    }
+
+    @Test func strictTurnsWarningsIntoErrors() {
+        let yaml = "model: M\nentities:\n  A:\n    attributes:\n      weight: double?"
+        #expect(!check(yaml).hasErrors)
+        let strict = check(yaml, strict: true)
+        #expect(strict.hasErrors)
+        #expect(strict.diagnostics.first?.message.hasSuffix("[--strict]") == true)
+    }
+
+    @Test func selfInverseRelationshipsAreValid() {
+        expectClean("model: M\nentities:\n  Person:\n    relationships:\n      friends: { destination: Person, toMany: true, inverse: friends }\n      spouse: { destination: Person, inverse: spouse }")
+    }
+}

@@ -1,0 +1,97 @@
+import ModelgenPredicate
+import Testing
+
+@Suite struct PredicateParserTests {
+    @Test func parsesComparisonsWithOptionsAndVariables() throws {
+        let p = try PredicateParser.parsePredicate("author.lastName ==[c] $NAME AND likes >= $MIN_LIKES")
+        guard case .and(let items, _) = p, items.count == 2, case .comparison(let first) = items[0] else {
+            Issue.record("expected AND of two comparisons, got \(p)"); return
+        }
+        #expect(first.operator == .equal)
+        #expect(first.options == [.caseInsensitive])
+        #expect(first.left.description == "author.lastName")
+        #expect(first.left.range == SourceRange(0, 15))
+        #expect(p.variableNames == ["NAME", "MIN_LIKES"])
+    }
+
+    @Test func precedenceIsNotThenAndThenOr() throws {
+        let p = try PredicateParser.parsePredicate("a == 1 OR b == 2 AND NOT c == 3")
+        #expect(p.description == "a == 1 OR b == 2 AND NOT c == 3")
+        guard case .or(let items, _) = p else { Issue.record("expected OR at the top"); return }
+        guard case .and = items[1] else { Issue.record("expected AND below OR"); return }
+        let grouped = try PredicateParser.parsePredicate("(a == 1 OR b == 2) AND c == 3")
+        #expect(grouped.description == "(a == 1 OR b == 2) AND c == 3")
+    }
+
+    @Test func aggregatesModifiersAndCollectionOperators() throws {
+        let p = try PredicateParser.parsePredicate("ANY tags.name IN {'a', \"b\"} && comments.@count > 2 || rating BETWEEN {1, 5}")
+        let comparisons = p.comparisons
+        #expect(comparisons.count == 3)
+        #expect(comparisons[0].modifier == .any)
+        #expect(comparisons[0].operator == .in)
+        #expect(comparisons[1].left.description == "comments.@count")
+        #expect(comparisons[2].operator == .between)
+        #expect(comparisons[2].right.description == "{1, 5}")
+    }
+
+    @Test func literalsAndKeywordsAreCaseInsensitive() throws {
+        let p = try PredicateParser.parsePredicate("flag == yes and name != nil or x == -2.5e3 and not y beginswith[cd] 'it\\'s'")
+        let c = p.comparisons
+        #expect(c[0].right.kind == .bool(true))
+        #expect(c[1].right.kind == .null)
+        #expect(c[2].right.kind == .number("-2.5e3"))
+        #expect(c[3].options == [.caseInsensitive, .diacriticInsensitive])
+        #expect(c[3].right.kind == .string("it's"))
+    }
+
+    @Test func escapedKeywordIsAKey() throws {
+        let p = try PredicateParser.parsePredicate("#in == 1")
+        #expect(p.comparisons[0].left.kind == .keyPath([KeyPathComponent(.key("in"), range: SourceRange(0, 3))]))
+    }
+
+    @Test(arguments: [
+        ("title ==", 8, "expected a key path"),
+        ("title = = 'x'", 8, "expected a key path"),
+        ("title == 'x", 9, "unterminated string"),
+        ("title ~ 'x'", 6, "unexpected character"),
+        ("(a == 1", 7, "expected ')'"),
+        ("a == 1 b == 2", 7, "unexpected 'b'"),
+        ("a.@size > 1", 2, "unknown collection operator"),
+        ("a ==[x] 1", 4, "comparison options"),
+        ("AND == 1", 0, "reserved word"),
+        ("", 0, "expected a comparison"),
+    ])
+    func reportsSyntaxErrorsAtTheirOffset(text: String, offset: Int, message: String) {
+        #expect {
+            _ = try PredicateParser.parsePredicate(text)
+        } throws: { error in
+            guard let error = error as? PredicateSyntaxError else { return false }
+            return error.range.start == offset && error.message.contains(message)
+        }
+    }
+
+    @Test func parsesDerivationExpressions() throws {
+        #expect(try PredicateParser.parseExpression("posts.@count").description == "posts.@count")
+        #expect(try PredicateParser.parseExpression("lowercase:(title)").kind
+            == .function("lowercase", [Expression(.keyPath([KeyPathComponent(.key("title"), range: SourceRange(11, 16))]), range: SourceRange(11, 16))]))
+        #expect(try PredicateParser.parseExpression("now()").kind == .function("now", []))
+        #expect(throws: PredicateSyntaxError.self) { try PredicateParser.parseExpression("lowercase:(title") }
+    }
+
+    @Test func parsesSortDescriptors() throws {
+        let d = try SortDescriptorSyntax.parse("author.lastName desc")
+        #expect(d.keyPathText == "author.lastName")
+        #expect(!d.ascending)
+        #expect(try SortDescriptorSyntax.parse("title").ascending)
+        #expect(try SortDescriptorSyntax.parse("title ASC").ascending)
+        #expect(try SortDescriptorSyntax.parse("desc").keyPathText == "desc")
+        #expect(throws: PredicateSyntaxError.self) { try SortDescriptorSyntax.parse("title sideways") }
+    }
+
+    @Test func printsBackParsably() throws {
+        let text = "NONE tags.name LIKE[c] \"a*\" AND (x < 3 OR NOT y == TRUE)"
+        let p = try PredicateParser.parsePredicate(text)
+        #expect(try PredicateParser.parsePredicate(p.description).description == p.description)
+        #expect(p.description == text)
+    }
+}
