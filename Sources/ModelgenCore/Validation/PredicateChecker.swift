@@ -299,7 +299,7 @@ struct PredicateChecker {
         if c.operator.isStringOperator {
             if !(l.isString || l == .null) || !(r.isString || r == .null) {
                 let culprit = l.isString ? c.right : c.left
-                error("\(c.operator.rawValue) compares strings; '\(culprit)' is \(l.isString ? r : l)", at: culprit.range)
+                error("\(c.operator.rawValue) compares strings; \(quoted(culprit)) is \(l.isString ? r : l)", at: culprit.range)
             }
             return
         }
@@ -317,6 +317,12 @@ struct PredicateChecker {
     }
 
     private func mismatch(_ c: Comparison, _ l: PredicateValueType, _ r: PredicateValueType) {
-        error("type mismatch: '\(c.left)' is \(l) but '\(c.right)' is \(r)", at: c.right.range)
+        error("type mismatch: \(quoted(c.left)) is \(l) but \(quoted(c.right)) is \(r)", at: c.right.range)
+    }
+
+    /// An operand as text for a message: string literals keep their own quotes, the rest get single quotes.
+    private func quoted(_ e: Expression) -> String {
+        if case .string = e.kind { return e.description }
+        return "'\(e)'"
     }
 }

@@ -1,0 +1,49 @@
+# modelgen: the two commands a newcomer needs are `make example` and `make test`.
+SWIFT   ?= swift
+PREFIX  ?= /usr/local
+SHARED  ?= ../shared
+PYTHON  ?= python3
+EXAMPLES = Examples/Blog/Blog.model.yaml Examples/Graphics/Graphics.model.yaml
+
+.PHONY: all deps build example test install bench clean
+
+all: build
+
+# System packages the project needs (Debian/Ubuntu). Runs apt only when something is missing.
+deps:
+	@command -v $(PYTHON) >/dev/null || { echo "installing python3"; apt-get update -qq && apt-get install -y -qq python3; }
+
+build:
+	$(SWIFT) build
+
+# Quick start: run modelgen on the example models (prints nothing but the summary when they are valid).
+example: build
+	$(SWIFT) run -q modelgen validate $(EXAMPLES)
+	@echo "example models are valid: $(EXAMPLES)"
+
+# Unit, golden and CLI tests, then the shared invalid-model corpus against the built binary.
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+	@if [ -d "$(SHARED)/models/invalid" ]; then \
+		$(PYTHON) "$(SHARED)/tools/check-invalid-models.py" .build/debug/modelgen "$(SHARED)/models/invalid"; \
+	elif [ "$${CI:-}" = "true" ]; then \
+		echo "error: $(SHARED)/models/invalid is missing; CI needs the shared corpus" >&2; exit 1; \
+	else \
+		echo "note: $(SHARED) not found beside the repository; skipped the shared invalid-model corpus"; \
+	fi
+
+# A self-contained binary (Swift runtime linked statically) in $(PREFIX)/bin.
+install:
+	$(SWIFT) build -c release --product modelgen --static-swift-stdlib --scratch-path .build-static
+	install -d "$(PREFIX)/bin"
+	install -m 755 .build-static/release/modelgen "$(PREFIX)/bin/modelgen"
+	@echo "installed $(PREFIX)/bin/modelgen"
+
+# Release-build benchmarks with printed figures (never timed unit tests).
+bench:
+	$(SWIFT) build -c release
+	.build/release/modelgen-bench .build/release/modelgen
+
+clean:
+	rm -rf .build .build-static
