@@ -4,6 +4,26 @@ import ModelgenCore
 
 extension DiagnosticFormat: ExpressibleByArgument {}
 
+/// The model files and diagnostic options every model-checking command takes.
+struct ModelInputOptions: ParsableArguments {
+    @Argument(help: "Model files (*.model.yaml or *.model.yml).")
+    var files: [String]
+
+    @Flag(help: "Treat warnings as errors.")
+    var strict = false
+
+    @Option(help: "How to print diagnostics: text, json or github.")
+    var diagnostics: DiagnosticFormat = .text
+
+    /// Checks every file, printing diagnostics; the valid models' checks, or an `ExitCode` (1 model errors, 2 I/O).
+    func checkAll() throws -> [ModelCheck] {
+        var checker = ModelFileChecker(format: diagnostics, strict: strict)
+        let checks = files.compactMap { checker.check(path: $0) }
+        if checker.exitStatus != 0 { throw ExitCode(checker.exitStatus) }
+        return checks
+    }
+}
+
 /// Reads model files and prints their diagnostics: shared by the commands that check models.
 struct ModelFileChecker {
     var format: DiagnosticFormat
