@@ -7,6 +7,7 @@ let package = Package(
         .executable(name: "modelgen", targets: ["modelgen"]),
         .library(name: "ModelgenCore", targets: ["ModelgenCore"]),
         .library(name: "ModelgenPredicate", targets: ["ModelgenPredicate"]),
+        .library(name: "ModelgenRuntime", targets: ["ModelgenRuntime"]),
     ],
     dependencies: [
         .package(url: "https://github.com/jpsim/Yams", exact: "6.2.2"),
@@ -26,6 +27,10 @@ let package = Package(
             ]
         ),
 
+        // What generated code links against: managed objects, contexts, stores, fetching.
+        // Depends on the predicate language only (never on Yams or ArgumentParser).
+        .target(name: "ModelgenRuntime", dependencies: ["ModelgenPredicate"]),
+
         // The thin command-line front end.
         .executableTarget(
             name: "modelgen",
@@ -38,12 +43,13 @@ let package = Package(
         // `make bench`: synthetic models, timed parse-only vs validate.
         .executableTarget(
             name: "modelgen-bench",
-            dependencies: ["ModelgenCore", .product(name: "Yams", package: "Yams")]
+            dependencies: ["ModelgenCore", "ModelgenRuntime", .product(name: "Yams", package: "Yams")]
         ),
 
         .testTarget(name: "ModelgenPredicateTests", dependencies: ["ModelgenPredicate"]),
         .testTarget(name: "ModelgenCoreTests", dependencies: ["ModelgenCore"]),
         .testTarget(name: "ModelgenCLITests", dependencies: ["modelgen"]),
+        .testTarget(name: "ModelgenRuntimeTests", dependencies: ["ModelgenRuntime"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,214 @@
+import Foundation
+import ModelgenPredicate
+
+extension ManagedObjectContext {
+    /// Writes every insert, change and delete to the store in one all-or-nothing commit.
+    ///
+    /// First derived attributes are recomputed and `willSave` runs; then every inserted,
+    /// changed and deleted object is validated (model constraints, uniqueness, custom
+    /// hooks) and all failures are thrown together as one `ValidationError`, with nothing
+    /// written. Conflicts with newer saves follow `mergePolicy`.
+    public func save() throws {
+        endUndoGroup()
+        let changedObjects = updated.objects.filter { !$0.changedValues().isEmpty }
+        let insertedObjects = inserted.objects
+        let deletedObjects = deleted.objects
+        guard !insertedObjects.isEmpty || !changedObjects.isEmpty || !deletedObjects.isEmpty else { return }
+
+        for object in insertedObjects + changedObjects {
+            try recomputeDerivedAttributes(of: object)
+            object.willSave()
+        }
+        for object in deletedObjects { object.willSave() }
+
+        var failures: [ValidationError.Failure] = []
+        func collect(_ body: () throws -> Void, object: ManagedObject) {
+            do { try body() } catch let error as ValidationError {
+                failures += error.failures
+            } catch let failure as ValidationError.Failure {
+                failures.append(failure)
+            } catch {
+                failures.append(.init(object: object, key: nil, message: "\(error)"))
+            }
+        }
+        for object in insertedObjects { collect({ try object.validateForInsert() }, object: object) }
+        for object in changedObjects { collect({ try object.validateForUpdate() }, object: object) }
+        for object in deletedObjects { collect({ try object.validateForDelete() }, object: object) }
+        failures += try uniquenessFailures(insertedObjects + changedObjects)
+        if !failures.isEmpty {
+            endUndoGroup()
+            throw ValidationError(failures)
+        }
+
+        var changes = StoreChanges()
+        changes.inserted = insertedObjects.map { StoreRow(id: $0.objectID, version: 0, values: storeValues(of: $0)) }
+        changes.updated = changedObjects.map { StoreRow(id: $0.objectID, version: $0.committedVersion, values: storeValues(of: $0)) }
+        changes.deleted = deletedObjects.map { ($0.objectID, $0.committedVersion) }
+
+        let result: StoreCommitResult
+        do {
+            result = try store.commit(changes)
+        } catch let conflict as MergeConflictError {
+            switch mergePolicy {
+            case .error:
+                throw conflict
+            case .objectWins:
+                changes.force = true
+                result = try store.commit(changes)
+            case .storeWins:
+                // Drop this context's changes to the conflicting records, then save the rest.
+                let ids = Set(conflict.conflicts.map(\.id))
+                for object in changedObjects + deletedObjects where ids.contains(object.objectID) {
+                    refresh(object, mergeChanges: false)
+                }
+                changes.updated.removeAll { ids.contains($0.id) }
+                changes.deleted.removeAll { ids.contains($0.id) }
+                result = try store.commit(changes)
+            }
+        }
+        finishSave(result, inserted: insertedObjects, changed: changedObjects.filter { !$0._isFault }, deleted: deletedObjects.filter { $0._isDeleted })
+    }
+
+    private func finishSave(_ result: StoreCommitResult, inserted insertedObjects: [ManagedObject],
+                            changed: [ManagedObject], deleted deletedObjects: [ManagedObject]) {
+        for object in insertedObjects {
+            let permanent = result.permanentIDs[object.objectID] ?? object.objectID
+            registered.removeValue(forKey: object.objectID)
+            object.objectID = permanent
+            registered[permanent] = object
+            object._isInserted = false
+            object.committedVersion = result.versions[permanent] ?? 1
+            object.committedSlots = nil
+        }
+        for object in changed {
+            object._isUpdated = false
+            object.committedVersion = result.versions[object.objectID] ?? object.committedVersion
+            object.committedSlots = nil
+        }
+        // Objects registered as updated whose values ended up unchanged are clean again.
+        for object in updated where object._isUpdated {
+            object._isUpdated = false
+            object.committedSlots = nil
+        }
+        for object in deletedObjects {
+            registered.removeValue(forKey: object.objectID)
+            object._isRegistered = false
+            object.turnIntoFault()
+        }
+        inserted = ObjectList()
+        updated = ObjectList()
+        deleted = ObjectList()
+        clearUndo()
+        for object in insertedObjects + changed { object.didSave() }
+        for object in deletedObjects {
+            object.didSave()
+            object._context = nil
+        }
+    }
+
+    /// A row of stored values: transient properties left out, transformables encoded, relationships as IDs.
+    func storeValues(of object: ManagedObject) -> [StoreValue] {
+        object.entity.properties.enumerated().map { slot, property in
+            if property.isTransient { return .null }
+            let value = object._slots[slot]
+            switch value {
+            case .null:
+                if case .relationship(let r) = property { return r.isToMany ? .references([]) : .reference(nil) }
+                return .null
+            case .bool(let v): return .bool(v)
+            case .int(let v): return .int(v)
+            case .double(let v): return .double(v)
+            case .decimal(let v): return .decimal(v)
+            case .string(let v): return .string(v)
+            case .date(let v): return .date(v)
+            case .data(let v): return .data(v)
+            case .uuid(let v): return .uuid(v)
+            case .url(let v): return .url(v)
+            case .transformable(let v):
+                guard case .attribute(let a) = property, let codec = a.codec, let data = try? codec.encode(v) else { return .null }
+                return .data(data)
+            case .object(let o): return .reference(o.objectID)
+            case .objects(let list): return .references(list.objects.map(\.objectID))
+            }
+        }
+    }
+
+    /// Recomputes derived attributes (`posts.@count`, `lowercase:(title)`, `now()`) into their slots.
+    func recomputeDerivedAttributes(of object: ManagedObject) throws {
+        let evaluator = PredicateEvaluator(variables: [:])
+        for (slot, property) in object.entity.properties.enumerated() {
+            guard case .attribute(let a) = property, let derivation = a.derivation else { continue }
+            let expression: ModelgenPredicate.Expression
+            do throws(PredicateSyntaxError) {
+                expression = try PredicateParser.parseExpression(derivation)
+            } catch {
+                throw RuntimeError.invalidModel("derivation '\(derivation)' of \(object.entity.name).\(a.name): \(error.message)")
+            }
+            let value = try evaluator.value(expression, on: object)
+            let slotValue: SlotValue
+            switch (value, a.type) {
+            case (.null, _): slotValue = .null
+            case (.int(let v), .double), (.int(let v), .float): slotValue = .double(Double(v))
+            case (.int(let v), .decimal): slotValue = .decimal(Decimal(v))
+            case (.double(let v), let t) where t.isInteger: slotValue = .int(Int64(v))
+            case (.int(let v), _): slotValue = .int(v)
+            case (.double(let v), _): slotValue = .double(v)
+            case (.decimal(let v), _): slotValue = .decimal(v)
+            case (.string(let v), _): slotValue = .string(v)
+            case (.date(let v), _): slotValue = .date(v)
+            case (.bool(let v), _): slotValue = .bool(v)
+            default: slotValue = .null
+            }
+            if !slotValue.isSame(as: object._slots[slot]) {
+                object._willWrite()
+                object._slots[slot] = slotValue
+            }
+        }
+    }
+
+    /// Uniqueness constraints (own and inherited) across the store and this context's pending changes.
+    private func uniquenessFailures(_ candidates: [ManagedObject]) throws -> [ValidationError.Failure] {
+        var failures: [ValidationError.Failure] = []
+        var checked: Set<String> = []
+        for object in candidates {
+            var entity: EntityDescription? = object.entity
+            while let current = entity {
+                for constraint in current.uniquenessConstraints where checked.insert("\(current.name):\(constraint)").inserted {
+                    failures += try violations(of: constraint, declaredBy: current)
+                }
+                entity = current.parent
+            }
+        }
+        return failures
+    }
+
+    private func violations(of constraint: [String], declaredBy entity: EntityDescription) throws -> [ValidationError.Failure] {
+        let slots = constraint.compactMap { entity.slot(of: $0) }
+        guard slots.count == constraint.count else { return [] }
+        func key(_ values: [StoreValue]) -> [StoreValue]? {
+            let key = slots.map { values[$0] }
+            return key.contains(where: \.isNull) ? nil : key // NULLs never collide, as in SQL
+        }
+        var seen: [[StoreValue]: ObjectID] = [:]
+        var failures: [ValidationError.Failure] = []
+        let names = entity.selfAndDescendants.map(\.name)
+        // Saved records that this context neither changed nor deleted.
+        for id in try store.recordIDs(of: names) {
+            if let object = registered[id], object._isDeleted || object._isUpdated { continue }
+            guard let row = try store.row(for: id), let k = key(row.values) else { continue }
+            seen[k] = id
+        }
+        let pending = (updated.objects + inserted.objects).filter { $0.entity.isKind(of: entity) && !$0._isDeleted }
+        for object in pending {
+            guard let k = key(storeValues(of: object)) else { continue }
+            if let other = seen[k], other != object.objectID {
+                let values = zip(constraint, k).map { "\($0)=\($1)" }.joined(separator: ", ")
+                failures.append(.init(object: object, key: constraint.joined(separator: ","),
+                                      message: "violates uniqueness (\(values)) with \(other)"))
+            } else {
+                seen[k] = object.objectID
+            }
+        }
+        return failures
+    }
+}

@@ -1,0 +1,278 @@
+import Foundation
+
+/// A scratchpad of managed objects: inserts, changes and deletes stay here until
+/// `save()` writes them to the store at once, or `rollback()` drops them.
+/// A context and its objects are not Sendable: use them where they were made, and
+/// pass `ObjectID`s between contexts.
+public final class ManagedObjectContext {
+    /// The container the context saves to.
+    public let container: ManagedContainer
+    /// What to do when a save meets a newer save of the same records.
+    public var mergePolicy: MergePolicy = .error
+    /// Whether changes are recorded for `undo()` (on by default).
+    public var isUndoEnabled = true
+
+    /// Bumped when an undo group ends, and by save, rollback, undo, redo and reset:
+    /// an object registers its next change once per epoch.
+    @usableFromInline var _epoch: UInt64 = 1
+    var registered: [ObjectID: ManagedObject] = [:]
+    var inserted = ObjectList()
+    var updated = ObjectList()
+    var deleted = ObjectList()
+    var undoStack: [UndoGroup] = []
+    var redoStack: [UndoGroup] = []
+    var openGroup: UndoGroup?
+    var changeProcessingSuspended = 0
+    private var nextTemporaryKey: Int64 = -1
+
+    init(container: ManagedContainer) {
+        self.container = container
+    }
+
+    deinit {
+        // The objects go away with the context: tell them, and break relationship cycles.
+        for object in registered.values {
+            object.turnIntoFault()
+            object._context = nil
+        }
+        for object in inserted where !object._isRegistered { object._context = nil }
+    }
+
+    /// The model of the container.
+    public var model: ManagedObjectModel { container.model }
+    var store: any PersistentStore { container.store }
+
+    // MARK: Change sets
+
+    /// Objects inserted since the last save.
+    public var insertedObjects: [ManagedObject] { inserted.objects }
+    /// Objects changed since the last save (with values that differ from the saved ones).
+    public var updatedObjects: [ManagedObject] { updated.objects.filter { !$0.changedValues().isEmpty } }
+    /// Objects deleted since the last save.
+    public var deletedObjects: [ManagedObject] { deleted.objects }
+    /// True when a save would write something.
+    public var hasChanges: Bool { !inserted.isEmpty || !deleted.isEmpty || !updatedObjects.isEmpty }
+    /// Every object the context holds (faults included).
+    public var registeredObjects: [ManagedObject] { Array(registered.values) }
+
+    // MARK: Inserting
+
+    func nextTemporaryID(for entity: EntityDescription) -> ObjectID {
+        defer { nextTemporaryKey -= 1 }
+        return ObjectID(entityName: entity.name, key: nextTemporaryKey)
+    }
+
+    func insertableEntity(for type: ManagedObject.Type) throws -> EntityDescription {
+        guard let entity = model.entity(for: type) else {
+            throw RuntimeError.unknownEntity("\(type) is not the class of an entity of model '\(model.name)'")
+        }
+        if entity.isAbstract { throw RuntimeError.abstractEntity(entity.name) }
+        return entity
+    }
+
+    /// Creates and inserts an object of a named entity; throws for unknown or abstract entities.
+    @discardableResult
+    public func insertObject(entityName: String) throws -> ManagedObject {
+        guard let entity = model.entity(named: entityName) else { throw RuntimeError.unknownEntity(entityName) }
+        if entity.isAbstract { throw RuntimeError.abstractEntity(entity.name) }
+        let object = entity.managedClass.init(entity: entity, objectID: nextTemporaryID(for: entity), context: self, isFault: false)
+        register(inserted: object)
+        return object
+    }
+
+    func register(inserted object: ManagedObject) {
+        recordUndoImage(of: object)
+        object._isRegistered = true
+        object._isInserted = true
+        registered[object.objectID] = object
+        inserted.append(object)
+        object._trackedEpoch = _epoch
+        if !object._hasAwokenFromInsert {
+            object._hasAwokenFromInsert = true
+            object.awakeFromInsert()
+        }
+    }
+
+    // MARK: Tracking
+
+    /// Registers an object's first change in the current epoch. Returns false while change processing is off.
+    func objectWillChange(_ object: ManagedObject) {
+        if changeProcessingSuspended > 0 { return }
+        recordUndoImage(of: object)
+        if !object._isInserted && !object._isDeleted && !object._isUpdated && object._isRegistered {
+            object._isUpdated = true
+            updated.append(object)
+        }
+        if !object._isInserted && object.committedSlots == nil {
+            object.committedSlots = object._slots
+        }
+    }
+
+    /// Runs `body` with change tracking off (`awakeFromFetch`): changes made there do not dirty objects.
+    func withoutChangeProcessing(_ body: () throws -> Void) rethrows {
+        changeProcessingSuspended += 1
+        _epoch &+= 1
+        defer {
+            changeProcessingSuspended -= 1
+            _epoch &+= 1
+        }
+        try body()
+    }
+
+    // MARK: Deleting
+
+    /// Marks an object deleted and applies delete rules (cascade now; nullify now; deny checked at save).
+    /// A deleted object stays in the context until `save()`.
+    public func delete(_ object: ManagedObject) {
+        guard object._context === self, !object._isDeleted, object._isRegistered || object._isInserted else { return }
+        object.fireFaultIfNeeded()
+        recordUndoImage(of: object)
+        object._isDeleted = true
+        if object._isInserted {
+            // Never saved: it simply leaves the context.
+            object._isInserted = false
+            object._isRegistered = false
+            inserted.remove(object)
+            registered.removeValue(forKey: object.objectID)
+        } else {
+            if object._isUpdated { object._isUpdated = false; updated.remove(object) }
+            if object.committedSlots == nil { object.committedSlots = object._slots }
+            deleted.append(object)
+        }
+        for (slot, property) in object.entity.properties.enumerated() {
+            guard case .relationship(let relationship) = property else { continue }
+            let related = object.objects(inSlot: slot)
+            switch relationship.deleteRule {
+            case .nullify:
+                if let inverse = object.entity.destination(ofSlot: slot).inverseSlot {
+                    for other in related where !other._isDeleted { other.unlinkRaw(inverse, from: object) }
+                }
+            case .cascade:
+                for other in related { delete(other) }
+            case .deny, .noAction:
+                break
+            }
+        }
+    }
+
+    // MARK: Objects by ID
+
+    /// The object for an ID: the registered one, or a fault that loads on first access (not checked against the store).
+    public func object(with id: ObjectID) -> ManagedObject {
+        if let object = registered[id] { return object }
+        guard let entity = model.entity(named: id.entityName) else {
+            preconditionFailure("ModelgenRuntime: \(id) names no entity of model '\(model.name)'")
+        }
+        let object = entity.managedClass.init(entity: entity, objectID: id, context: self, isFault: true)
+        object._isRegistered = true
+        registered[id] = object
+        return object
+    }
+
+    /// The object for an ID, loaded; throws when the store has no such record.
+    public func existingObject(with id: ObjectID) throws -> ManagedObject {
+        if let object = registered[id], !object._isFault { return object }
+        guard model.entity(named: id.entityName) != nil else { throw RuntimeError.unknownEntity(id.entityName) }
+        guard try store.row(for: id) != nil else { throw RuntimeError.objectNotFound(id) }
+        let object = self.object(with: id)
+        try fulfillFault(object)
+        return object
+    }
+
+    /// Loads a fault's values from the store, then calls `awakeFromFetch` with change processing off.
+    func fulfillFault(_ object: ManagedObject) throws {
+        guard object._isFault else { return }
+        guard let row = try store.row(for: object.objectID) else { throw RuntimeError.objectNotFound(object.objectID) }
+        object._slots = try slots(from: row, entity: object.entity)
+        object.committedVersion = row.version
+        object.committedSlots = nil
+        object._isFault = false
+        withoutChangeProcessing { object.awakeFromFetch() }
+    }
+
+    func slots(from row: StoreRow, entity: EntityDescription) throws -> [SlotValue] {
+        var slots: [SlotValue] = []
+        slots.reserveCapacity(entity.properties.count)
+        for (index, property) in entity.properties.enumerated() {
+            let value = index < row.values.count ? row.values[index] : .null
+            switch property {
+            case .attribute(let a):
+                if a.isTransient {
+                    slots.append(SlotValue(a.defaultValue))
+                } else if a.type == .transformable, case .data(let data) = value, let codec = a.codec {
+                    slots.append(.transformable(try codec.decode(data)))
+                } else {
+                    if let accepts = a.acceptsRawValue, !value.isNull, !accepts(value) {
+                        throw RuntimeError.invalidStoredValue(entity: entity.name, key: a.name, value: "\(value)", swiftType: a.swiftTypeName ?? "the attribute's type")
+                    }
+                    slots.append(SlotValue(value))
+                }
+            case .relationship(let r):
+                switch value {
+                case .reference(let id?): slots.append(.object(object(with: id)))
+                case .references(let ids): slots.append(.objects(ObjectList(ids.map { object(with: $0) })))
+                default: slots.append(r.isToMany ? .objects(ObjectList()) : .null)
+                }
+            }
+        }
+        return slots
+    }
+
+    // MARK: Refreshing
+
+    /// Turns an object back into a fault. With `mergeChanges: false` its unsaved changes are dropped;
+    /// with `true` an unchanged object becomes a fault and a changed one keeps its changes over fresh store values.
+    public func refresh(_ object: ManagedObject, mergeChanges: Bool) {
+        guard object._context === self, !object._isInserted, !object._isFault else { return }
+        if mergeChanges && object._isUpdated && !object.changedValues().isEmpty {
+            guard let row = try? store.row(for: object.objectID), let fresh = try? slots(from: row, entity: object.entity) else { return }
+            let old = object.committedSlots ?? object._slots
+            for slot in fresh.indices where old[slot].isSame(as: object._slots[slot]) {
+                object._slots[slot] = fresh[slot]
+            }
+            object.committedSlots = fresh
+            object.committedVersion = row.version
+            return
+        }
+        if object._isUpdated { updated.remove(object) }
+        if object._isDeleted { deleted.remove(object); object._isDeleted = false }
+        object.turnIntoFault()
+        _epoch &+= 1
+    }
+
+    /// Drops every object and change: all objects turn into faults and leave the context.
+    public func reset() {
+        for object in registered.values {
+            object.turnIntoFault()
+            object._context = nil
+            object._isRegistered = false
+        }
+        registered = [:]
+        inserted = ObjectList()
+        updated = ObjectList()
+        deleted = ObjectList()
+        clearUndo()
+    }
+
+    /// Drops every unsaved change: inserted objects leave, changed and deleted ones get their saved values back.
+    public func rollback() {
+        endUndoGroup()
+        for object in inserted {
+            object._isInserted = false
+            object._isRegistered = false
+            object._isDeleted = true
+            registered.removeValue(forKey: object.objectID)
+        }
+        for object in updated.objects + deleted.objects {
+            if let committed = object.committedSlots { object._slots = committed }
+            object.committedSlots = nil
+            object._isUpdated = false
+            object._isDeleted = false
+        }
+        // Objects whose inverse side changed without their own change being registered keep consistency via their snapshots.
+        inserted = ObjectList()
+        updated = ObjectList()
+        deleted = ObjectList()
+        clearUndo()
+    }
+}

@@ -1,0 +1,117 @@
+/// The state of one object at a point in time: what undo and redo put back.
+struct ObjectImage {
+    let object: ManagedObject
+    let slots: [SlotValue]
+    let committedSlots: [SlotValue]?
+    let isInserted: Bool
+    let isDeleted: Bool
+    let isUpdated: Bool
+    let isRegistered: Bool
+
+    init(_ object: ManagedObject) {
+        self.object = object
+        slots = object._slots
+        committedSlots = object.committedSlots
+        isInserted = object._isInserted
+        isDeleted = object._isDeleted
+        isUpdated = object._isUpdated
+        isRegistered = object._isRegistered
+    }
+}
+
+/// The objects one undo group changed, each with its state before the group's first change to it.
+/// Images are copy-on-write copies of the slot arrays, so recording costs one copy per object per group.
+final class UndoGroup {
+    private(set) var images: [ObjectImage] = []
+    private var recorded: Set<ObjectIdentifier> = []
+
+    var isEmpty: Bool { images.isEmpty }
+
+    func record(_ object: ManagedObject) {
+        guard recorded.insert(ObjectIdentifier(object)).inserted else { return }
+        images.append(ObjectImage(object))
+    }
+}
+
+extension ManagedObjectContext {
+    func recordUndoImage(of object: ManagedObject) {
+        guard isUndoEnabled else { return }
+        if openGroup == nil { openGroup = UndoGroup() }
+        openGroup!.record(object)
+    }
+
+    /// True when there is a change to undo.
+    public var canUndo: Bool { !undoStack.isEmpty || !(openGroup?.isEmpty ?? true) }
+    /// True when there is an undone change to redo.
+    public var canRedo: Bool { !redoStack.isEmpty }
+
+    /// Ends the current undo group: the next change starts a new one. (Core Data ends a group per
+    /// run-loop event; here an event is whatever you do between calls.) `save()` also ends one.
+    public func endUndoGroup() {
+        guard let group = openGroup else { return }
+        openGroup = nil
+        if !group.isEmpty {
+            undoStack.append(group)
+            redoStack.removeAll()
+        }
+        _epoch &+= 1
+    }
+
+    /// Runs `body` as one undo group.
+    public func undoGroup(_ body: () throws -> Void) rethrows {
+        endUndoGroup()
+        defer { endUndoGroup() }
+        try body()
+    }
+
+    /// Undoes the last undo group (ending the current one first).
+    public func undo() {
+        endUndoGroup()
+        guard let group = undoStack.popLast() else { return }
+        redoStack.append(restore(group))
+        _epoch &+= 1
+    }
+
+    /// Redoes the last undone group.
+    public func redo() {
+        endUndoGroup()
+        guard let group = redoStack.popLast() else { return }
+        undoStack.append(restore(group))
+        _epoch &+= 1
+    }
+
+    /// Puts back the group's images; returns a group holding the states it replaced.
+    private func restore(_ group: UndoGroup) -> UndoGroup {
+        let current = UndoGroup()
+        for image in group.images { current.record(image.object) }
+        for image in group.images.reversed() {
+            let object = image.object
+            object._slots = image.slots
+            object.committedSlots = image.committedSlots
+            object._isInserted = image.isInserted
+            object._isDeleted = image.isDeleted
+            object._isUpdated = image.isUpdated
+            object._isRegistered = image.isRegistered
+            object._isFault = false
+            inserted.remove(object)
+            updated.remove(object)
+            deleted.remove(object)
+            if image.isInserted { inserted.append(object) }
+            if image.isUpdated { updated.append(object) }
+            if image.isDeleted && !image.isInserted && image.isRegistered { deleted.append(object) }
+            if image.isRegistered {
+                registered[object.objectID] = object
+            } else if registered[object.objectID] === object {
+                registered.removeValue(forKey: object.objectID)
+            }
+        }
+        return current
+    }
+
+    func clearUndo() {
+        openGroup = nil
+        undoStack.removeAll()
+        redoStack.removeAll()
+        _epoch &+= 1
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+
+/// A value during predicate evaluation: attribute values, objects, collections.
+enum EvaluatedValue {
+    case null
+    case bool(Bool)
+    case int(Int64)
+    case double(Double)
+    case decimal(Decimal)
+    case string(String)
+    case date(Date)
+    case data(Data)
+    case uuid(UUID)
+    case url(URL)
+    case object(ManagedObject)
+    case objectID(ObjectID)
+    case collection([EvaluatedValue])
+    case other(Any)
+
+    init(_ slot: SlotValue) {
+        switch slot {
+        case .null: self = .null
+        case .bool(let v): self = .bool(v)
+        case .int(let v): self = .int(v)
+        case .double(let v): self = .double(v)
+        case .decimal(let v): self = .decimal(v)
+        case .string(let v): self = .string(v)
+        case .date(let v): self = .date(v)
+        case .data(let v): self = .data(v)
+        case .uuid(let v): self = .uuid(v)
+        case .url(let v): self = .url(v)
+        case .transformable(let v): self = .other(v)
+        case .object(let o): self = .object(o)
+        case .objects(let list): self = .collection(list.objects.map(EvaluatedValue.object))
+        }
+    }
+
+    /// A Swift value given as a `$VARIABLE` or literal.
+    init(any value: Any?) {
+        guard let value else { self = .null; return }
+        switch value {
+        case let v as EvaluatedValue: self = v
+        case let v as ManagedObject: self = .object(v)
+        case let v as ObjectID: self = .objectID(v)
+        case let v as Bool: self = .bool(v)
+        case let v as String: self = .string(v)
+        case let v as any BinaryInteger: self = .int(Int64(v))
+        case let v as Double: self = .double(v)
+        case let v as Float: self = .double(Double(v))
+        case let v as Decimal: self = .decimal(v)
+        case let v as Date: self = .date(v)
+        case let v as Data: self = .data(v)
+        case let v as UUID: self = .uuid(v)
+        case let v as URL: self = .url(v)
+        case let v as any RawRepresentable: self = EvaluatedValue(any: v.rawValue)
+        case let v as [Any]: self = .collection(v.map { EvaluatedValue(any: $0) })
+        case let v as any Collection: self = .collection(v.map { EvaluatedValue(any: $0) })
+        default: self = .other(value)
+        }
+    }
+
+    var isNull: Bool { if case .null = self { return true } else { return false } }
+
+    /// Numbers as Double for mixed comparisons (Decimal kept exact when both sides are Decimal or Int).
+    var number: Double? {
+        switch self {
+        case .int(let v): return Double(v)
+        case .double(let v): return v
+        case .decimal(let v): return NSDecimalNumber(decimal: v).doubleValue
+        case .bool(let v): return v ? 1 : 0
+        default: return nil
+        }
+    }
+
+    var exactDecimal: Decimal? {
+        switch self {
+        case .int(let v): return Decimal(v)
+        case .decimal(let v): return v
+        default: return nil
+        }
+    }
+}

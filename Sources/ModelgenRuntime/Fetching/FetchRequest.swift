@@ -1,0 +1,104 @@
+import ModelgenPredicate
+
+/// A parsed predicate of the shared NSPredicate-format language: parse once, evaluate many times.
+public struct FetchPredicate: Sendable, CustomStringConvertible {
+    /// The syntax tree.
+    public let predicate: ModelgenPredicate.Predicate
+
+    /// Parses a predicate: `FetchPredicate("likes >= $MIN AND author.name ==[c] 'ann'")`.
+    public init(_ format: String) throws {
+        do {
+            predicate = try PredicateParser.parsePredicate(format)
+        } catch {
+            throw RuntimeError.invalidPredicate("\(error.message) at offset \(error.range.start) in '\(format)'")
+        }
+    }
+
+    /// Wraps a parsed predicate.
+    public init(_ predicate: ModelgenPredicate.Predicate) { self.predicate = predicate }
+
+    public var description: String { predicate.description }
+}
+
+/// A sort order: a key path (through to-one relationships) and a direction.
+public struct SortDescriptor: Sendable, Hashable {
+    public var keyPath: String
+    public var ascending: Bool
+
+    /// Sorts by `keyPath`.
+    public init(_ keyPath: String, ascending: Bool = true) {
+        self.keyPath = keyPath
+        self.ascending = ascending
+    }
+
+    /// Parses `"createdAt desc"`, `"title"`, `"author.name asc"`.
+    public init(parsing text: String) throws {
+        do {
+            let syntax = try SortDescriptorSyntax.parse(text)
+            self.init(syntax.keyPathText, ascending: syntax.ascending)
+        } catch {
+            throw RuntimeError.invalidPredicate("sort descriptor '\(text)': \(error.message)")
+        }
+    }
+}
+
+/// What a fetch returns.
+public enum FetchResultType: Sendable {
+    /// Objects, values loaded.
+    case objects
+    /// Objects as faults where they are not loaded yet (values load on first access).
+    case faults
+}
+
+/// A fetch of objects of an entity: predicate, sort descriptors, limit and offset, subentities.
+/// Unsaved inserts, changes and deletes of the fetching context are reflected in the results.
+public struct FetchRequest<Result: ManagedObject> {
+    public var entityName: String
+    public var predicate: FetchPredicate?
+    /// Values for the predicate's `$VARIABLES`, by name without `$`.
+    public var variables: [String: Any?] = [:]
+    public var sortDescriptors: [SortDescriptor]
+    public var fetchLimit: Int?
+    public var fetchOffset: Int = 0
+    /// A hint for stores that load in batches (the SQLite store); results are the same either way.
+    public var fetchBatchSize: Int = 0
+    /// Whether objects of subentities match too (default true: fetching `Person` returns `Author`s).
+    public var includesSubentities = true
+    public var resultType: FetchResultType = .objects
+
+    /// A request for an entity's objects.
+    public init(entityName: String, predicate: FetchPredicate? = nil, sortDescriptors: [SortDescriptor] = [],
+                fetchLimit: Int? = nil, fetchOffset: Int = 0) {
+        self.entityName = entityName
+        self.predicate = predicate
+        self.sortDescriptors = sortDescriptors
+        self.fetchLimit = fetchLimit
+        self.fetchOffset = fetchOffset
+    }
+
+    /// A request with a predicate string, parsed now.
+    public init(entityName: String, predicate format: String, variables: [String: Any?] = [:], sortDescriptors: [SortDescriptor] = []) throws {
+        self.init(entityName: entityName, predicate: try FetchPredicate(format), sortDescriptors: sortDescriptors)
+        self.variables = variables
+    }
+}
+
+extension ManagedObjectModel {
+    /// A fetch request from a named template, with values for its `$VARIABLES`.
+    public func fetchRequest<Result: ManagedObject>(fromTemplate name: String, variables: [String: Any?] = [:],
+                                                    as type: Result.Type = Result.self) throws -> FetchRequest<Result> {
+        guard let template = fetchRequestTemplates[name] else { throw RuntimeError.invalidModel("no fetch request template '\(name)'") }
+        var request = FetchRequest<Result>(entityName: template.entityName,
+                                           sortDescriptors: try template.sortDescriptors.map { try SortDescriptor(parsing: $0) },
+                                           fetchLimit: template.fetchLimit, fetchOffset: template.fetchOffset ?? 0)
+        if let format = template.predicate {
+            let predicate = try FetchPredicate(format)
+            for name in predicate.predicate.variableNames where variables[name] == nil {
+                throw RuntimeError.missingVariable(name)
+            }
+            request.predicate = predicate
+        }
+        request.variables = variables
+        return request
+    }
+}

@@ -1,0 +1,151 @@
+import Foundation
+import ModelgenPredicate
+
+/// Encodes and decodes a transformable attribute's value to and from stored data.
+public struct ValueCodec: Sendable {
+    /// Turns a value into data to store.
+    public let encode: @Sendable (Any) throws -> Data
+    /// Turns stored data back into a value.
+    public let decode: @Sendable (Data) throws -> Any
+
+    /// A codec from two closures (for a named value transformer).
+    public init(encode: @escaping @Sendable (Any) throws -> Data, decode: @escaping @Sendable (Data) throws -> Any) {
+        self.encode = encode
+        self.decode = decode
+    }
+
+    /// The default codec of a Codable type: JSON with sorted keys (deterministic bytes).
+    public static func codable<T: Codable & SendableMetatype>(_ type: T.Type) -> ValueCodec {
+        ValueCodec(
+            encode: { value in
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.sortedKeys]
+                guard let typed = value as? T else { throw RuntimeError.typeMismatch(expected: "\(T.self)", found: "\(Swift.type(of: value))") }
+                return try encoder.encode(typed)
+            },
+            decode: { data in try JSONDecoder().decode(T.self, from: data) })
+    }
+}
+
+/// An attribute of an entity, as generated code describes it.
+public struct AttributeDescription: Sendable {
+    public let name: String
+    public let type: AttributeType
+    public let isOptional: Bool
+    public let isTransient: Bool
+    /// The default value (`.null` for none).
+    public let defaultValue: StoreValue
+    /// Lower and upper bounds: values for numbers and dates (seconds since 2001), lengths for strings and binary.
+    public let minimum: Double?
+    public let maximum: Double?
+    /// A regular expression string values must match as a whole.
+    public let regex: String?
+    public let allowsExternalStorage: Bool
+    /// A derivation expression (`posts.@count`, `lowercase:(title)`, `now()`), recomputed on save.
+    public let derivation: String?
+    /// The attribute's former name, for migration.
+    public let renamingIdentifier: String?
+    /// For transformable attributes: how values become data.
+    public let codec: ValueCodec?
+    /// For RawRepresentable attributes: whether a stored raw value is accepted by the Swift type.
+    public let acceptsRawValue: (@Sendable (StoreValue) -> Bool)?
+    /// The Swift type name the attribute's values have (for messages).
+    public let swiftTypeName: String?
+    public let userInfo: [String: String]
+
+    /// Describes an attribute.
+    public init(_ name: String, _ type: AttributeType, optional: Bool = false, transient: Bool = false,
+                defaultValue: StoreValue = .null, minimum: Double? = nil, maximum: Double? = nil, regex: String? = nil,
+                externalStorage: Bool = false, derivation: String? = nil, renamingIdentifier: String? = nil,
+                codec: ValueCodec? = nil, acceptsRawValue: (@Sendable (StoreValue) -> Bool)? = nil,
+                swiftTypeName: String? = nil, userInfo: [String: String] = [:]) {
+        self.name = name
+        self.type = type
+        self.isOptional = optional
+        self.isTransient = transient
+        self.defaultValue = defaultValue
+        self.minimum = minimum
+        self.maximum = maximum
+        self.regex = regex
+        self.allowsExternalStorage = externalStorage
+        self.derivation = derivation
+        self.renamingIdentifier = renamingIdentifier
+        self.codec = codec
+        self.acceptsRawValue = acceptsRawValue
+        self.swiftTypeName = swiftTypeName
+        self.userInfo = userInfo
+    }
+}
+
+/// What deleting an object does to the objects a relationship reaches.
+public enum DeleteRule: String, Sendable, Hashable {
+    case nullify, cascade, deny, noAction
+}
+
+/// A relationship of an entity, as generated code describes it.
+public struct RelationshipDescription: Sendable {
+    public let name: String
+    public let destinationName: String
+    public let inverseName: String?
+    public let isToMany: Bool
+    public let isOrdered: Bool
+    public let isOptional: Bool
+    public let isTransient: Bool
+    public let deleteRule: DeleteRule
+    public let minCount: Int?
+    public let maxCount: Int?
+    public let userInfo: [String: String]
+
+    /// Describes a relationship.
+    public init(_ name: String, destination: String, inverse: String?, toMany: Bool = false, ordered: Bool = false,
+                optional: Bool = true, transient: Bool = false, deleteRule: DeleteRule = .nullify,
+                minCount: Int? = nil, maxCount: Int? = nil, userInfo: [String: String] = [:]) {
+        self.name = name
+        self.destinationName = destination
+        self.inverseName = inverse
+        self.isToMany = toMany
+        self.isOrdered = ordered
+        self.isOptional = optional
+        self.isTransient = transient
+        self.deleteRule = deleteRule
+        self.minCount = minCount
+        self.maxCount = maxCount
+        self.userInfo = userInfo
+    }
+}
+
+/// A fetched property: a one-way relationship computed by a fetch (`$FETCH_SOURCE` is the owner).
+public struct FetchedPropertyDescription: Sendable {
+    public let name: String
+    public let destinationName: String
+    public let predicate: String
+    public let sortDescriptors: [String]
+
+    /// Describes a fetched property.
+    public init(_ name: String, destination: String, predicate: String, sort: [String] = []) {
+        self.name = name
+        self.destinationName = destination
+        self.predicate = predicate
+        self.sortDescriptors = sort
+    }
+}
+
+/// A named fetch request template of the model.
+public struct FetchRequestTemplate: Sendable {
+    public let name: String
+    public let entityName: String
+    public let predicate: String?
+    public let sortDescriptors: [String]
+    public let fetchLimit: Int?
+    public let fetchOffset: Int?
+
+    /// Describes a template.
+    public init(_ name: String, entity: String, predicate: String? = nil, sort: [String] = [], limit: Int? = nil, offset: Int? = nil) {
+        self.name = name
+        self.entityName = entity
+        self.predicate = predicate
+        self.sortDescriptors = sort
+        self.fetchLimit = limit
+        self.fetchOffset = offset
+    }
+}

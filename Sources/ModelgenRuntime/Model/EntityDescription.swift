@@ -1,0 +1,100 @@
+/// A property in an entity's slot layout: an attribute or a relationship.
+public enum PropertyDescription: Sendable {
+    case attribute(AttributeDescription)
+    case relationship(RelationshipDescription)
+
+    /// The property's name.
+    public var name: String {
+        switch self {
+        case .attribute(let a): return a.name
+        case .relationship(let r): return r.name
+        }
+    }
+
+    /// True for transient properties (tracked, never saved).
+    public var isTransient: Bool {
+        switch self {
+        case .attribute(let a): return a.isTransient
+        case .relationship(let r): return r.isTransient
+        }
+    }
+}
+
+/// An entity: a kind of managed object. Created by generated code, then resolved
+/// (parents, slot layout, inverses) once by `ManagedObjectModel`, and immutable after that.
+public final class EntityDescription: @unchecked Sendable, CustomStringConvertible {
+    public let name: String
+    /// The class instances of this entity have.
+    public let managedClass: ManagedObject.Type
+    public let isAbstract: Bool
+    public let parentName: String?
+    /// The entity's own attributes, relationships and fetched properties (not inherited ones).
+    public let ownAttributes: [AttributeDescription]
+    public let ownRelationships: [RelationshipDescription]
+    public let fetchedProperties: [FetchedPropertyDescription]
+    /// Uniqueness constraints: lists of attribute names.
+    public let uniquenessConstraints: [[String]]
+    public let indexes: [[String]]
+    public let userInfo: [String: String]
+
+    // Resolved by ManagedObjectModel.init (set once, then read-only).
+    /// The parent entity.
+    public internal(set) unowned(unsafe) var parent: EntityDescription?
+    /// Direct subentities.
+    public internal(set) var subentities: [EntityDescription] = []
+    /// Every property, inherited first: the index of a property is its slot.
+    public internal(set) var properties: [PropertyDescription] = []
+    /// Slot of each property by name.
+    public internal(set) var slotsByName: [String: Int] = [:]
+    /// For relationship slots: the destination entity and the inverse's slot in it.
+    internal var destinations: [Int: (entity: EntityDescription, inverseSlot: Int?)] = [:]
+    /// The model the entity belongs to.
+    public internal(set) unowned(unsafe) var model: ManagedObjectModel!
+
+    /// Describes an entity.
+    public init(_ name: String, class managedClass: ManagedObject.Type, abstract: Bool = false, parent: String? = nil,
+                attributes: [AttributeDescription] = [], relationships: [RelationshipDescription] = [],
+                fetchedProperties: [FetchedPropertyDescription] = [], unique: [[String]] = [], indexes: [[String]] = [],
+                userInfo: [String: String] = [:]) {
+        self.name = name
+        self.managedClass = managedClass
+        self.isAbstract = abstract
+        self.parentName = parent
+        self.ownAttributes = attributes
+        self.ownRelationships = relationships
+        self.fetchedProperties = fetchedProperties
+        self.uniquenessConstraints = unique
+        self.indexes = indexes
+        self.userInfo = userInfo
+    }
+
+    /// The slot of a property, by name.
+    public func slot(of name: String) -> Int? { slotsByName[name] }
+
+    /// The property in a slot.
+    public func property(at slot: Int) -> PropertyDescription { properties[slot] }
+
+    /// True when this entity is `other` or one of its subentities.
+    public func isKind(of other: EntityDescription) -> Bool {
+        var current: EntityDescription? = self
+        while let entity = current {
+            if entity === other { return true }
+            current = entity.parent
+        }
+        return false
+    }
+
+    /// This entity and all its subentities, depth first.
+    public var selfAndDescendants: [EntityDescription] {
+        [self] + subentities.flatMap(\.selfAndDescendants)
+    }
+
+    /// The root of the entity's inheritance tree.
+    public var root: EntityDescription { parent?.root ?? self }
+
+    public var description: String { "<entity \(name)>" }
+
+    func destination(ofSlot slot: Int) -> (entity: EntityDescription, inverseSlot: Int?) {
+        destinations[slot]!
+    }
+}

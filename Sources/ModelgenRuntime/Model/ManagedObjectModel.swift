@@ -1,0 +1,138 @@
+import ModelgenPredicate
+
+/// Errors of the runtime: model problems, misuse, and values a store holds that the model does not accept.
+public enum RuntimeError: Error, Sendable, Hashable, CustomStringConvertible {
+    case invalidModel(String)
+    case unknownEntity(String)
+    case unknownKey(entity: String, key: String)
+    case abstractEntity(String)
+    case typeMismatch(expected: String, found: String)
+    case objectNotFound(ObjectID)
+    case invalidStoredValue(entity: String, key: String, value: String, swiftType: String)
+    case invalidPredicate(String)
+    case missingVariable(String)
+    case wrongContext(String)
+
+    public var description: String {
+        switch self {
+        case .invalidModel(let m): return "invalid model: \(m)"
+        case .unknownEntity(let n): return "unknown entity '\(n)'"
+        case .unknownKey(let e, let k): return "entity '\(e)' has no property '\(k)'"
+        case .abstractEntity(let n): return "entity '\(n)' is abstract: create one of its subentities instead"
+        case .typeMismatch(let expected, let found): return "type mismatch: expected \(expected), found \(found)"
+        case .objectNotFound(let id): return "no object with ID \(id)"
+        case .invalidStoredValue(let e, let k, let v, let t): return "the store holds \(v) in \(e).\(k), which \(t) does not accept"
+        case .invalidPredicate(let m): return "invalid predicate: \(m)"
+        case .missingVariable(let v): return "no value given for $\(v)"
+        case .wrongContext(let m): return m
+        }
+    }
+}
+
+/// The model: entities with their inheritance and slot layouts, fetch request templates and configurations.
+/// Built once (usually as a `static let` of the generated model type) and shared by every container.
+public final class ManagedObjectModel: @unchecked Sendable {
+    public let name: String
+    /// Entities in declaration order.
+    public let entities: [EntityDescription]
+    public let fetchRequestTemplates: [String: FetchRequestTemplate]
+    public let configurations: [String: [String]]
+    /// An identity for stores to record: changes when entities or stored properties change.
+    public let versionHash: String
+    private let entitiesByName: [String: EntityDescription]
+    private let entitiesByClass: [ObjectIdentifier: EntityDescription]
+
+    /// Builds and resolves a model; throws when names do not resolve.
+    public init(name: String, entities: [EntityDescription], fetchRequestTemplates: [FetchRequestTemplate] = [],
+                configurations: [String: [String]] = [:]) throws {
+        self.name = name
+        self.entities = entities
+        self.fetchRequestTemplates = Dictionary(fetchRequestTemplates.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+        self.configurations = configurations
+        var byName: [String: EntityDescription] = [:]
+        for entity in entities {
+            guard byName[entity.name] == nil else { throw RuntimeError.invalidModel("entity '\(entity.name)' is declared twice") }
+            byName[entity.name] = entity
+        }
+        entitiesByName = byName
+        var byClass: [ObjectIdentifier: EntityDescription] = [:]
+        for entity in entities { byClass[ObjectIdentifier(entity.managedClass)] = byClass[ObjectIdentifier(entity.managedClass)] ?? entity }
+        entitiesByClass = byClass
+
+        // Parents.
+        for entity in entities {
+            if let parentName = entity.parentName {
+                guard let parent = byName[parentName] else { throw RuntimeError.invalidModel("parent '\(parentName)' of '\(entity.name)' is not an entity") }
+                entity.parent = parent
+                parent.subentities.append(entity)
+            }
+        }
+        // Slot layouts, parents first so subentities extend their parent's layout.
+        var resolved: Set<ObjectIdentifier> = []
+        func layout(_ entity: EntityDescription, depth: Int) throws {
+            if resolved.contains(ObjectIdentifier(entity)) { return }
+            guard depth < entities.count + 1 else { throw RuntimeError.invalidModel("inheritance cycle at '\(entity.name)'") }
+            var properties: [PropertyDescription] = []
+            if let parent = entity.parent {
+                try layout(parent, depth: depth + 1)
+                properties = parent.properties
+            }
+            properties += entity.ownAttributes.map(PropertyDescription.attribute)
+            properties += entity.ownRelationships.map(PropertyDescription.relationship)
+            entity.properties = properties
+            for (slot, property) in properties.enumerated() {
+                guard entity.slotsByName[property.name] == nil else {
+                    throw RuntimeError.invalidModel("'\(entity.name)' declares '\(property.name)' twice (inherited properties cannot be redeclared)")
+                }
+                entity.slotsByName[property.name] = slot
+            }
+            resolved.insert(ObjectIdentifier(entity))
+        }
+        for entity in entities { try layout(entity, depth: 0) }
+        // Destinations and inverses.
+        for entity in entities {
+            for (slot, property) in entity.properties.enumerated() {
+                guard case .relationship(let relationship) = property else { continue }
+                guard let destination = byName[relationship.destinationName] else {
+                    throw RuntimeError.invalidModel("destination '\(relationship.destinationName)' of '\(entity.name).\(relationship.name)' is not an entity")
+                }
+                var inverseSlot: Int?
+                if let inverseName = relationship.inverseName {
+                    guard let s = destination.slotsByName[inverseName], case .relationship = destination.properties[s] else {
+                        throw RuntimeError.invalidModel("inverse '\(inverseName)' of '\(entity.name).\(relationship.name)' is not a relationship of '\(destination.name)'")
+                    }
+                    inverseSlot = s
+                }
+                entity.destinations[slot] = (destination, inverseSlot)
+            }
+        }
+        // The version hash covers what a store keeps: entities, stored properties and their types.
+        var identity = "model \(name)\n"
+        for entity in entities {
+            identity += "entity \(entity.name) parent \(entity.parentName ?? "-")\n"
+            for property in entity.properties where !property.isTransient {
+                switch property {
+                case .attribute(let a): identity += " a \(a.name) \(a.type.rawValue) \(a.isOptional)\n"
+                case .relationship(let r): identity += " r \(r.name) \(r.destinationName) \(r.isToMany) \(r.isOrdered)\n"
+                }
+            }
+        }
+        versionHash = Self.fnv1a(identity)
+        for entity in entities { entity.model = self }
+    }
+
+    /// The entity with this name.
+    public func entity(named name: String) -> EntityDescription? { entitiesByName[name] }
+
+    /// The entity whose class is `type`.
+    public func entity(for type: ManagedObject.Type) -> EntityDescription? { entitiesByClass[ObjectIdentifier(type)] }
+
+    static func fnv1a(_ text: String) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in text.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x100_0000_01b3
+        }
+        return String(hash, radix: 16)
+    }
+}

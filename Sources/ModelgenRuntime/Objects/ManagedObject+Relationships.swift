@@ -1,0 +1,139 @@
+/// Relationship accessors for generated code. Every tracked change keeps the
+/// inverse relationship in step on the other objects (to-one, one-to-many,
+/// many-to-many, ordered, and relationships that are their own inverse).
+extension ManagedObject {
+    /// The object of a to-one relationship.
+    public final func relatedObject<T: ManagedObject>(at slot: Int) -> T? {
+        fireFaultIfNeeded()
+        guard case .object(let object) = _slots[slot] else { return nil }
+        return (object as! T)
+    }
+
+    /// The objects of a to-many relationship, in order (ordered relationships) or insertion order.
+    public final func relatedObjects<T: ManagedObject>(at slot: Int) -> [T] {
+        fireFaultIfNeeded()
+        guard case .objects(let list) = _slots[slot] else { return [] }
+        return list.objects.map { $0 as! T }
+    }
+
+    /// The objects of an unordered to-many relationship as a set.
+    public final func relatedSet<T: ManagedObject>(at slot: Int) -> Set<T> {
+        Set(relatedObjects(at: slot) as [T])
+    }
+
+    /// The number of objects in a to-many relationship.
+    public final func relatedCount(at slot: Int) -> Int {
+        fireFaultIfNeeded()
+        guard case .objects(let list) = _slots[slot] else { return 0 }
+        return list.count
+    }
+
+    /// Sets a to-one relationship; the inverse follows.
+    public final func setRelatedObject(_ object: ManagedObject?, at slot: Int) {
+        fireFaultIfNeeded()
+        let old: ManagedObject?
+        if case .object(let current) = _slots[slot] { old = current } else { old = nil }
+        if old === object { return }
+        _willWrite()
+        _slots[slot] = object.map(SlotValue.object) ?? .null
+        guard let inverseSlot = entity.destination(ofSlot: slot).inverseSlot else { return }
+        if let old { old.unlinkInverse(inverseSlot, from: self) }
+        if let object { object.linkInverse(inverseSlot, to: self) }
+    }
+
+    /// Replaces the objects of a to-many relationship; inverses follow.
+    public final func setRelatedObjects(_ objects: [ManagedObject], at slot: Int) {
+        let current: [ManagedObject] = relatedObjects(at: slot)
+        let incoming = Set(objects.map(ObjectIdentifier.init))
+        for object in current where !incoming.contains(ObjectIdentifier(object)) {
+            removeRelatedObject(object, at: slot)
+        }
+        for object in objects { addRelatedObject(object, at: slot) }
+        // Ordered relationships take the given order.
+        if case .relationship(let r) = entity.properties[slot], r.isOrdered {
+            _willWrite()
+            _slots[slot] = .objects(ObjectList(objects))
+        }
+    }
+
+    /// Adds an object to a to-many relationship (at the end, or at `index` for ordered ones); the inverse follows.
+    public final func addRelatedObject(_ object: ManagedObject, at slot: Int, index: Int? = nil) {
+        fireFaultIfNeeded()
+        guard case .objects(var list) = _slots[slot], !list.contains(object) else { return }
+        _willWrite()
+        _slots[slot] = .null // keep the list uniquely referenced while it changes
+        if let index { list.insert(object, at: index) } else { list.append(object) }
+        _slots[slot] = .objects(list)
+        if let inverseSlot = entity.destination(ofSlot: slot).inverseSlot {
+            object.linkInverse(inverseSlot, to: self)
+        }
+    }
+
+    /// Removes an object from a to-many relationship; the inverse follows.
+    public final func removeRelatedObject(_ object: ManagedObject, at slot: Int) {
+        fireFaultIfNeeded()
+        guard case .objects(var list) = _slots[slot], list.contains(object) else { return }
+        _willWrite()
+        _slots[slot] = .null
+        list.remove(object)
+        _slots[slot] = .objects(list)
+        if let inverseSlot = entity.destination(ofSlot: slot).inverseSlot {
+            object.unlinkInverse(inverseSlot, from: self)
+        }
+    }
+
+    /// Makes `owner` appear in this object's relationship at `slot` (the inverse side of a change).
+    final func linkInverse(_ slot: Int, to owner: ManagedObject) {
+        fireFaultIfNeeded()
+        switch _slots[slot] {
+        case .objects(var list):
+            guard !list.contains(owner) else { return }
+            _willWrite()
+            _slots[slot] = .null
+            list.append(owner)
+            _slots[slot] = .objects(list)
+        default:
+            // To-one: this object leaves its previous partner, whose side must forget it.
+            let previous: ManagedObject?
+            if case .object(let p) = _slots[slot] { previous = p } else { previous = nil }
+            if previous === owner { return }
+            _willWrite()
+            _slots[slot] = .object(owner)
+            if let previous, let backSlot = entity.destination(ofSlot: slot).inverseSlot {
+                previous.unlinkRaw(backSlot, from: self)
+            }
+        }
+    }
+
+    /// Removes `owner` from this object's relationship at `slot` (the inverse side of a change).
+    final func unlinkInverse(_ slot: Int, from owner: ManagedObject) {
+        unlinkRaw(slot, from: owner)
+    }
+
+    /// Removes `other` from a relationship slot, tracked, without touching further inverses.
+    final func unlinkRaw(_ slot: Int, from other: ManagedObject) {
+        fireFaultIfNeeded()
+        switch _slots[slot] {
+        case .objects(var list):
+            guard list.contains(other) else { return }
+            _willWrite()
+            _slots[slot] = .null
+            list.remove(other)
+            _slots[slot] = .objects(list)
+        case .object(let current) where current === other:
+            _willWrite()
+            _slots[slot] = .null
+        default:
+            break
+        }
+    }
+
+    /// Every object a relationship slot holds.
+    final func objects(inSlot slot: Int) -> [ManagedObject] {
+        switch _slots[slot] {
+        case .object(let o): return [o]
+        case .objects(let list): return list.objects
+        default: return []
+        }
+    }
+}

@@ -1,0 +1,371 @@
+import Foundation
+
+/// The base class of every managed object. Storage is owned by the runtime (one
+/// typed slot per property, inherited properties first); generated properties read
+/// and write slots through `@inlinable` accessors, so access costs a switch, not a
+/// dictionary lookup or a cast.
+///
+/// Life-cycle hooks (`awakeFromInsert`, `awakeFromFetch`, `willSave`, `didSave`,
+/// `didTurnIntoFault`, `validateFor…`, `validateValue(_:forKey:)`) are overridden in
+/// the user's class; an override calls `super` first.
+open class ManagedObject: Hashable, CustomStringConvertible {
+    /// The object's entity.
+    public final let entity: EntityDescription
+    /// The object's identity: temporary until the first save, permanent after.
+    public final internal(set) var objectID: ObjectID
+
+    @usableFromInline final var _slots: [SlotValue]
+    @usableFromInline final unowned(unsafe) var _context: ManagedObjectContext?
+    /// Equals the context's epoch once this object's change has been registered in the current undo group.
+    @usableFromInline final var _trackedEpoch: UInt64 = 0
+    @usableFromInline final var _isFault: Bool
+
+    final var _isInserted = false
+    final var _isDeleted = false
+    final var _isUpdated = false
+    final var _isRegistered = false
+    /// The values as last saved or fetched (nil: not changed since, or never saved).
+    final var committedSlots: [SlotValue]?
+    /// The store's version of the record when last saved or fetched (optimistic locking).
+    final var committedVersion: Int64 = 0
+    final var _hasAwokenFromInsert = false
+
+    /// Creates an object of an entity (runtime use: generated and user classes inherit it).
+    public required init(entity: EntityDescription, objectID: ObjectID, context: ManagedObjectContext?, isFault: Bool) {
+        self.entity = entity
+        self.objectID = objectID
+        self._context = context
+        self._isFault = isFault
+        self._slots = isFault ? [] : entity.properties.map(Self.initialSlot)
+    }
+
+    /// Creates an object and inserts it into a context: `Post(context: context)`. Runs `awakeFromInsert` once.
+    /// The class must belong to an entity of the context's model that is not abstract
+    /// (use `context.insertObject(entityName:)` to get a thrown error instead of a stop).
+    public convenience init(context: ManagedObjectContext) {
+        let entity: EntityDescription
+        do {
+            entity = try context.insertableEntity(for: Self.self)
+        } catch {
+            preconditionFailure("ModelgenRuntime: cannot create \(Self.self): \(error)")
+        }
+        self.init(entity: entity, objectID: context.nextTemporaryID(for: entity), context: context, isFault: false)
+        context.register(inserted: self)
+    }
+
+    static func initialSlot(_ property: PropertyDescription) -> SlotValue {
+        switch property {
+        case .attribute(let a): return SlotValue(a.defaultValue)
+        case .relationship(let r): return r.isToMany ? .objects(ObjectList()) : .null
+        }
+    }
+
+    // MARK: State
+
+    /// The context the object lives in; nil once deleted and saved, or after its context is gone.
+    public final var managedObjectContext: ManagedObjectContext? { _context }
+    /// Inserted into its context and not yet saved.
+    public final var isInserted: Bool { _isInserted }
+    /// Changed since the last save (and not inserted or deleted).
+    public final var isUpdated: Bool { _isUpdated }
+    /// Deleted in its context, not yet saved.
+    public final var isDeleted: Bool { _isDeleted }
+    /// Its values are not loaded yet: reading any property loads them.
+    public final var isFault: Bool { _isFault }
+    /// Inserted, deleted, or changed.
+    public final var hasChanges: Bool { _isInserted || _isDeleted || (_isUpdated && !changedValues().isEmpty) }
+
+    /// The properties whose values differ from the last saved ones, with their current values.
+    public final func changedValues() -> [String: Any?] {
+        if _isFault { return [:] }
+        var result: [String: Any?] = [:]
+        let committed = committedSlots
+        for (slot, property) in entity.properties.enumerated() {
+            if let committed, committed[slot].isSame(as: _slots[slot]) { continue }
+            if committed == nil && !_isInserted { continue }
+            if _isInserted && _slots[slot].isSame(as: Self.initialSlot(property)) { continue }
+            result[property.name] = _slots[slot].anyValue
+        }
+        return result
+    }
+
+    /// The last saved values of the named properties (all properties when `keys` is nil).
+    public final func committedValues(forKeys keys: [String]? = nil) -> [String: Any?] {
+        if _isInserted { return [:] }
+        fireFaultIfNeeded()
+        let source = committedSlots ?? _slots
+        var result: [String: Any?] = [:]
+        for (slot, property) in entity.properties.enumerated() where keys == nil || keys!.contains(property.name) {
+            result[property.name] = source[slot].anyValue
+        }
+        return result
+    }
+
+    // MARK: Life-cycle hooks
+
+    /// Called once in the object's lifetime, when it is inserted. Set defaults here; override calling `super` first.
+    open func awakeFromInsert() {}
+    /// Called when the object's values are loaded from the store. Changes made here do not dirty the object.
+    open func awakeFromFetch() {}
+    /// Called before a save writes the object.
+    open func willSave() {}
+    /// Called after a save wrote the object.
+    open func didSave() {}
+    /// Called when the object's values are dropped (refresh, reset, context teardown).
+    open func didTurnIntoFault() {}
+
+    /// Validates a newly inserted object before saving: model constraints, then `validateValue(_:forKey:)` per property.
+    /// Throws one `ValidationError` listing every failure of the object.
+    open func validateForInsert() throws { try validateProperties() }
+    /// Validates a changed object before saving.
+    open func validateForUpdate() throws { try validateProperties() }
+    /// Validates an object about to be deleted: `deny` relationships must be empty.
+    open func validateForDelete() throws { try validateDeleteRules() }
+    /// Custom validation of one property's value; throw `ValidationError.Failure` (or any error) to refuse it.
+    open func validateValue(_ value: Any?, forKey key: String) throws {}
+
+    // MARK: Key-value access
+
+    /// The slot of a property, or a thrown error naming the entity and key.
+    public final func slot(forKey key: String) throws -> Int {
+        guard let slot = entity.slotsByName[key] else { throw RuntimeError.unknownKey(entity: entity.name, key: key) }
+        return slot
+    }
+
+    /// The value of a property (to-many relationships as `[ManagedObject]`).
+    public final func value(forKey key: String) throws -> Any? {
+        let slot = try slot(forKey: key)
+        fireFaultIfNeeded()
+        return _slots[slot].anyValue
+    }
+
+    /// Sets a property with change tracking (and inverse upkeep for relationships).
+    public final func setValue(_ value: Any?, forKey key: String) throws {
+        let slot = try slot(forKey: key)
+        switch entity.properties[slot] {
+        case .attribute(let attribute):
+            let converted = try SlotValue(any: value, for: attribute, key: key, entity: entity.name)
+            _willWrite()
+            _slots[slot] = converted
+        case .relationship(let relationship):
+            if relationship.isToMany {
+                let objects: [ManagedObject]
+                if value == nil {
+                    objects = []
+                } else if let array = value as? [ManagedObject] {
+                    objects = array
+                } else if let set = value as? Set<ManagedObject> {
+                    objects = Array(set)
+                } else {
+                    throw RuntimeError.typeMismatch(expected: "[ManagedObject] or Set<ManagedObject>", found: "\(type(of: value!))")
+                }
+                setRelatedObjects(objects, at: slot)
+            } else {
+                guard value == nil || value is ManagedObject else {
+                    throw RuntimeError.typeMismatch(expected: "ManagedObject", found: "\(type(of: value!))")
+                }
+                setRelatedObject(value as? ManagedObject, at: slot)
+            }
+        }
+    }
+
+    /// The stored value of a property, without firing change tracking.
+    public final func primitiveValue(forKey key: String) throws -> Any? {
+        try value(forKey: key)
+    }
+
+    /// Sets a stored value without change tracking and without inverse upkeep (for use inside hooks).
+    public final func setPrimitiveValue(_ value: Any?, forKey key: String) throws {
+        let slot = try slot(forKey: key)
+        fireFaultIfNeeded()
+        switch entity.properties[slot] {
+        case .attribute(let attribute):
+            _slots[slot] = try SlotValue(any: value, for: attribute, key: key, entity: entity.name)
+        case .relationship(let relationship):
+            if relationship.isToMany {
+                _slots[slot] = .objects(ObjectList((value as? [ManagedObject]) ?? []))
+            } else {
+                _slots[slot] = (value as? ManagedObject).map(SlotValue.object) ?? .null
+            }
+        }
+    }
+
+    // MARK: Typed accessors for generated code
+
+    /// Reads an attribute slot.
+    @inlinable @inline(__always)
+    public final func managedValue<Value: ManagedValue>(at slot: Int) -> Value {
+        if _slowPath(_isFault) { _fireFault() }
+        return Value.fromSlot(_slots[slot])
+    }
+
+    /// Writes an attribute slot with change tracking.
+    @inlinable @inline(__always)
+    public final func setManagedValue<Value: ManagedValue>(_ value: Value, at slot: Int) {
+        _willWrite()
+        _slots[slot] = value.slotValue
+    }
+
+    /// Reads a RawRepresentable attribute (an enum over a string or integer).
+    @inlinable
+    public final func rawRepresentableValue<Value: RawRepresentable>(at slot: Int) -> Value where Value.RawValue: ManagedValue {
+        let raw: Value.RawValue = managedValue(at: slot)
+        guard let value = Value(rawValue: raw) else {
+            preconditionFailure("ModelgenRuntime: \(entity.name).\(entity.properties[slot].name) holds \(raw), which \(Value.self) does not accept")
+        }
+        return value
+    }
+
+    /// Reads an optional RawRepresentable attribute.
+    @inlinable
+    public final func rawRepresentableValue<Value: RawRepresentable>(at slot: Int) -> Value? where Value.RawValue: ManagedValue {
+        let raw: Value.RawValue? = managedValue(at: slot)
+        return raw.flatMap(Value.init(rawValue:))
+    }
+
+    /// Writes a RawRepresentable attribute (its raw value).
+    @inlinable
+    public final func setRawRepresentableValue<Value: RawRepresentable>(_ value: Value?, at slot: Int) where Value.RawValue: ManagedValue {
+        _willWrite()
+        _slots[slot] = value.map { $0.rawValue.slotValue } ?? .null
+    }
+
+    /// Reads a transformable attribute.
+    public final func transformableValue<Value>(at slot: Int) -> Value {
+        fireFaultIfNeeded()
+        guard case .transformable(let value) = _slots[slot], let typed = value as? Value else {
+            preconditionFailure("ModelgenRuntime: \(entity.name).\(entity.properties[slot].name) holds no \(Value.self)")
+        }
+        return typed
+    }
+
+    /// Reads an optional transformable attribute.
+    public final func transformableValue<Value>(at slot: Int) -> Value? {
+        fireFaultIfNeeded()
+        if case .transformable(let value) = _slots[slot] { return value as? Value }
+        return nil
+    }
+
+    /// Writes a transformable attribute.
+    public final func setTransformableValue<Value>(_ value: Value?, at slot: Int) {
+        _willWrite()
+        _slots[slot] = value.map { SlotValue.transformable($0) } ?? .null
+    }
+
+    // MARK: Change tracking
+
+    /// Before every tracked write: fires a fault, registers the change once per undo group.
+    @inlinable @inline(__always)
+    public final func _willWrite() {
+        if _slowPath(_isFault || _context == nil || _trackedEpoch != _context.unsafelyUnwrapped._epoch) {
+            _registerChange()
+        }
+    }
+
+    @usableFromInline
+    final func _registerChange() {
+        fireFaultIfNeeded()
+        guard let context = _context else { return }
+        context.objectWillChange(self)
+        _trackedEpoch = context._epoch
+    }
+
+    @usableFromInline
+    final func _fireFault() {
+        guard _isFault else { return }
+        guard let context = _context else {
+            preconditionFailure("ModelgenRuntime: \(objectID) is a fault whose context is gone")
+        }
+        do {
+            try context.fulfillFault(self)
+        } catch {
+            preconditionFailure("ModelgenRuntime: could not load \(objectID): \(error)")
+        }
+    }
+
+    final func fireFaultIfNeeded() {
+        if _isFault { _fireFault() }
+    }
+
+    /// Loads the object's values if it is a fault, throwing what the store or the model refuses.
+    public final func loadIfFault() throws {
+        guard _isFault else { return }
+        guard let context = _context else { throw RuntimeError.wrongContext("\(objectID) is a fault whose context is gone") }
+        try context.fulfillFault(self)
+    }
+
+    /// Turns the object into a fault: values dropped, `didTurnIntoFault` called.
+    final func turnIntoFault() {
+        guard !_isFault else { return }
+        _slots = []
+        committedSlots = nil
+        _isFault = true
+        _isUpdated = false
+        didTurnIntoFault()
+    }
+
+    // MARK: Identity
+
+    public static func == (a: ManagedObject, b: ManagedObject) -> Bool { a === b }
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+
+    public var description: String {
+        "<\(type(of: self)) \(objectID)\(_isFault ? " fault" : "")\(_isInserted ? " inserted" : "")\(_isDeleted ? " deleted" : "")>"
+    }
+}
+
+extension SlotValue {
+    /// The slot for a store value (relationship references are resolved by the context, not here).
+    init(_ value: StoreValue) {
+        switch value {
+        case .null, .reference, .references: self = .null
+        case .bool(let v): self = .bool(v)
+        case .int(let v): self = .int(v)
+        case .double(let v): self = .double(v)
+        case .decimal(let v): self = .decimal(v)
+        case .string(let v): self = .string(v)
+        case .date(let v): self = .date(v)
+        case .data(let v): self = .data(v)
+        case .uuid(let v): self = .uuid(v)
+        case .url(let v): self = .url(v)
+        }
+    }
+
+    /// Converts a value given through `setValue(_:forKey:)` to the attribute's slot.
+    init(any value: Any?, for attribute: AttributeDescription, key: String, entity: String) throws {
+        guard let value else {
+            self = .null
+            return
+        }
+        func mismatch() -> RuntimeError { .typeMismatch(expected: "\(attribute.type.rawValue) for \(entity).\(key)", found: "\(type(of: value))") }
+        switch attribute.type {
+        case .string:
+            if let v = value as? String { self = .string(v) } else if let r = value as? any RawRepresentable, let v = r.rawValue as? String { self = .string(v) } else { throw mismatch() }
+        case .bool:
+            guard let v = value as? Bool else { throw mismatch() }
+            self = .bool(v)
+        case .int16, .int32, .int64:
+            if let v = value as? any BinaryInteger { self = .int(Int64(v)) }
+            else if let r = value as? any RawRepresentable, let v = r.rawValue as? any BinaryInteger { self = .int(Int64(v)) }
+            else { throw mismatch() }
+        case .float, .double:
+            if let v = value as? Double { self = .double(v) } else if let v = value as? Float { self = .double(Double(v)) } else if let v = value as? any BinaryInteger { self = .double(Double(v)) } else { throw mismatch() }
+        case .decimal:
+            if let v = value as? Decimal { self = .decimal(v) } else if let v = value as? any BinaryInteger { self = .decimal(Decimal(Int64(v))) } else { throw mismatch() }
+        case .date:
+            guard let v = value as? Date else { throw mismatch() }
+            self = .date(v)
+        case .binary:
+            guard let v = value as? Data else { throw mismatch() }
+            self = .data(v)
+        case .uuid:
+            guard let v = value as? UUID else { throw mismatch() }
+            self = .uuid(v)
+        case .uri:
+            guard let v = value as? URL else { throw mismatch() }
+            self = .url(v)
+        case .transformable:
+            self = .transformable(value)
+        }
+    }
+}

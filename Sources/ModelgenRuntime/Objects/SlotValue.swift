@@ -1,0 +1,108 @@
+import Foundation
+
+/// A value in a managed object's storage slot. Typed cases, so reading a property
+/// is a switch, not a cast out of `Any`. Runtime internals used by generated accessors.
+public enum SlotValue {
+    case null
+    case bool(Bool)
+    case int(Int64)
+    case double(Double)
+    case decimal(Decimal)
+    case string(String)
+    case date(Date)
+    case data(Data)
+    case uuid(UUID)
+    case url(URL)
+    /// A transformable attribute's value (a Codable value, or a transformer's output).
+    case transformable(Any)
+    /// A to-one relationship's object.
+    case object(ManagedObject)
+    /// A to-many relationship's objects.
+    case objects(ObjectList)
+
+    /// Identity-aware equality: objects by identity; transformables are never equal to a new assignment.
+    func isSame(as other: SlotValue) -> Bool {
+        switch (self, other) {
+        case (.null, .null): return true
+        case (.bool(let a), .bool(let b)): return a == b
+        case (.int(let a), .int(let b)): return a == b
+        case (.double(let a), .double(let b)): return a == b || (a.isNaN && b.isNaN)
+        case (.decimal(let a), .decimal(let b)): return a == b
+        case (.string(let a), .string(let b)): return a == b
+        case (.date(let a), .date(let b)): return a == b
+        case (.data(let a), .data(let b)): return a == b
+        case (.uuid(let a), .uuid(let b)): return a == b
+        case (.url(let a), .url(let b)): return a == b
+        case (.object(let a), .object(let b)): return a === b
+        case (.objects(let a), .objects(let b)): return a.elementsIdentical(to: b)
+        default: return false
+        }
+    }
+
+    /// The value as a caller of `value(forKey:)` sees it.
+    var anyValue: Any? {
+        switch self {
+        case .null: return nil
+        case .bool(let v): return v
+        case .int(let v): return v
+        case .double(let v): return v
+        case .decimal(let v): return v
+        case .string(let v): return v
+        case .date(let v): return v
+        case .data(let v): return v
+        case .uuid(let v): return v
+        case .url(let v): return v
+        case .transformable(let v): return v
+        case .object(let v): return v
+        case .objects(let v): return v.objects
+        }
+    }
+}
+
+/// The objects of a to-many relationship: insertion-ordered, no duplicates, O(1) membership.
+public struct ObjectList: Sequence {
+    public private(set) var objects: [ManagedObject] = []
+    private var members: Set<ObjectIdentifier> = []
+
+    /// An empty list.
+    public init() {}
+
+    /// A list of distinct objects.
+    public init(_ objects: [ManagedObject]) {
+        for object in objects { append(object) }
+    }
+
+    public var count: Int { objects.count }
+    public var isEmpty: Bool { objects.isEmpty }
+    public func makeIterator() -> IndexingIterator<[ManagedObject]> { objects.makeIterator() }
+
+    public func contains(_ object: ManagedObject) -> Bool { members.contains(ObjectIdentifier(object)) }
+
+    /// Adds at the end; false when already present.
+    @discardableResult
+    public mutating func append(_ object: ManagedObject) -> Bool {
+        guard members.insert(ObjectIdentifier(object)).inserted else { return false }
+        objects.append(object)
+        return true
+    }
+
+    /// Inserts at an index (clamped); false when already present.
+    @discardableResult
+    public mutating func insert(_ object: ManagedObject, at index: Int) -> Bool {
+        guard members.insert(ObjectIdentifier(object)).inserted else { return false }
+        objects.insert(object, at: Swift.min(Swift.max(index, 0), objects.count))
+        return true
+    }
+
+    /// Removes; false when absent.
+    @discardableResult
+    public mutating func remove(_ object: ManagedObject) -> Bool {
+        guard members.remove(ObjectIdentifier(object)) != nil else { return false }
+        if let index = objects.lastIndex(where: { $0 === object }) { objects.remove(at: index) }
+        return true
+    }
+
+    func elementsIdentical(to other: ObjectList) -> Bool {
+        objects.count == other.objects.count && zip(objects, other.objects).allSatisfy { $0 === $1 }
+    }
+}

@@ -1,0 +1,137 @@
+import Foundation
+
+/// Every validation failure of a save (or of one object), in one error.
+public struct ValidationError: Error, CustomStringConvertible {
+    /// One failure: an object, the property (nil for the object as a whole) and what is wrong.
+    public struct Failure: Error, CustomStringConvertible {
+        public var objectID: ObjectID
+        public var entityName: String
+        public var key: String?
+        public var message: String
+
+        /// Creates a failure for an object's property.
+        public init(object: ManagedObject, key: String?, message: String) {
+            objectID = object.objectID
+            entityName = object.entity.name
+            self.key = key
+            self.message = message
+        }
+
+        public var description: String { "\(entityName)\(key.map { ".\($0)" } ?? "") (\(objectID)): \(message)" }
+    }
+
+    /// The failures, in the order found.
+    public var failures: [Failure]
+
+    /// Creates an error from failures.
+    public init(_ failures: [Failure]) { self.failures = failures }
+
+    public var description: String {
+        "validation failed with \(failures.count) error\(failures.count == 1 ? "" : "s"):\n" + failures.map { "  " + $0.description }.joined(separator: "\n")
+    }
+}
+
+extension ManagedObject {
+    /// Model constraints of every property, then the custom hook; throws all failures at once.
+    final func validateProperties() throws {
+        fireFaultIfNeeded()
+        var failures: [ValidationError.Failure] = []
+        for (slot, property) in entity.properties.enumerated() {
+            let value = _slots[slot]
+            switch property {
+            case .attribute(let a):
+                failures += validate(value, of: a)
+            case .relationship(let r):
+                switch value {
+                case .null where !r.isToMany && !r.isOptional:
+                    failures.append(.init(object: self, key: r.name, message: "is required"))
+                case .objects(let list):
+                    if !r.isOptional && list.isEmpty && (r.minCount ?? 0) == 0 {
+                        failures.append(.init(object: self, key: r.name, message: "needs at least 1 object"))
+                    }
+                    if let min = r.minCount, list.count < min {
+                        failures.append(.init(object: self, key: r.name, message: "has \(list.count) objects, needs at least \(min)"))
+                    }
+                    if let max = r.maxCount, list.count > max {
+                        failures.append(.init(object: self, key: r.name, message: "has \(list.count) objects, allows at most \(max)"))
+                    }
+                default: break
+                }
+            }
+            do {
+                try validateValue(value.anyValue, forKey: property.name)
+            } catch let failure as ValidationError.Failure {
+                failures.append(failure)
+            } catch let error as ValidationError {
+                failures += error.failures
+            } catch {
+                failures.append(.init(object: self, key: property.name, message: "\(error)"))
+            }
+        }
+        if !failures.isEmpty { throw ValidationError(failures) }
+    }
+
+    private func validate(_ value: SlotValue, of a: AttributeDescription) -> [ValidationError.Failure] {
+        func fail(_ message: String) -> [ValidationError.Failure] { [.init(object: self, key: a.name, message: message)] }
+        if case .null = value {
+            return a.isOptional || a.derivation != nil ? [] : fail("is required")
+        }
+        let measure: Double?
+        var unit = ""
+        switch value {
+        case .int(let v): measure = Double(v)
+        case .double(let v): measure = v
+        case .decimal(let v): measure = NSDecimalNumber(decimal: v).doubleValue
+        case .date(let v): measure = v.timeIntervalSinceReferenceDate
+        case .string(let s):
+            measure = Double(s.count)
+            unit = " characters"
+            if let pattern = a.regex, !RegexCache.matches(pattern, s) {
+                return fail("'\(s)' does not match \(pattern)")
+            }
+        case .data(let d):
+            measure = Double(d.count)
+            unit = " bytes"
+        default: measure = nil
+        }
+        if let measure, let min = a.minimum, measure < min { return fail("is below the minimum \(Self.format(min))\(unit)") }
+        if let measure, let max = a.maximum, measure > max { return fail("is above the maximum \(Self.format(max))\(unit)") }
+        return []
+    }
+
+    private static func format(_ d: Double) -> String {
+        d.rounded() == d && abs(d) < 1e15 ? String(Int64(d)) : String(d)
+    }
+
+    /// `deny` relationships block the delete while they hold objects.
+    final func validateDeleteRules() throws {
+        fireFaultIfNeeded()
+        var failures: [ValidationError.Failure] = []
+        for (slot, property) in entity.properties.enumerated() {
+            guard case .relationship(let r) = property, r.deleteRule == .deny else { continue }
+            let blocking = objects(inSlot: slot).filter { !$0._isDeleted }
+            if !blocking.isEmpty {
+                failures.append(.init(object: self, key: r.name,
+                                      message: "delete denied: still related to \(blocking.map { $0.objectID.description }.joined(separator: ", "))"))
+            }
+        }
+        if !failures.isEmpty { throw ValidationError(failures) }
+    }
+}
+
+/// Compiled regular expressions by pattern, shared by all validations.
+enum RegexCache {
+    private static let cache = Locked<[String: NSRegularExpression?]>([:])
+
+    static func matches(_ pattern: String, _ text: String) -> Bool {
+        let expression: NSRegularExpression? = cache.withLock { cache in
+            if let cached = cache[pattern] { return cached }
+            let compiled = try? NSRegularExpression(pattern: pattern)
+            cache[pattern] = .some(compiled)
+            return compiled
+        }
+        guard let expression else { return false }
+        let range = NSRange(text.startIndex..., in: text)
+        return expression.firstMatch(in: text, options: [.anchored], range: range)?.range == range
+    }
+}

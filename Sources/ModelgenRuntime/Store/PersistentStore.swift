@@ -1,0 +1,73 @@
+/// One record as a store keeps it: stored (non-transient) property values by slot, relationships as IDs.
+public struct StoreRow: Sendable, Hashable {
+    public var id: ObjectID
+    /// Incremented by every save that changes the record (optimistic locking).
+    public var version: Int64
+    /// Values for every slot of the entity's layout; transient slots hold `.null`.
+    public var values: [StoreValue]
+
+    /// Creates a row.
+    public init(id: ObjectID, version: Int64, values: [StoreValue]) {
+        self.id = id
+        self.version = version
+        self.values = values
+    }
+}
+
+/// What one save asks a store to do, all or nothing.
+public struct StoreChanges: Sendable {
+    /// New records, with temporary IDs (references to other new records use their temporary IDs too).
+    public var inserted: [StoreRow] = []
+    /// Changed records: their new values and the version the context last saw.
+    public var updated: [StoreRow] = []
+    /// Deleted records and the version the context last saw.
+    public var deleted: [(id: ObjectID, version: Int64)] = []
+    /// With `force`, version checks are skipped (merge policy: the context's changes win).
+    public var force = false
+
+    /// Empty changes.
+    public init() {}
+}
+
+/// What a store answers to a successful commit.
+public struct StoreCommitResult: Sendable {
+    /// Permanent IDs of the inserted records, by temporary ID.
+    public var permanentIDs: [ObjectID: ObjectID]
+    /// New versions of inserted and updated records, by permanent ID.
+    public var versions: [ObjectID: Int64]
+}
+
+/// A record changed by someone else since the context read it.
+public struct StoreConflict: Sendable, Hashable {
+    public var id: ObjectID
+    public var expectedVersion: Int64
+    /// The store's version, or nil when the record was deleted.
+    public var currentVersion: Int64?
+}
+
+/// Thrown by a save whose records changed underneath it (with merge policy `.error`).
+public struct MergeConflictError: Error, Sendable, CustomStringConvertible {
+    public var conflicts: [StoreConflict]
+    public var description: String {
+        "save conflicts with newer saves: " + conflicts.map { c in
+            "\(c.id) (read version \(c.expectedVersion), store has \(c.currentVersion.map(String.init) ?? "deleted it"))"
+        }.joined(separator: ", ")
+    }
+}
+
+/// The boundary between contexts and storage. A store keeps rows, answers which
+/// records an entity has, and commits a save's changes atomically: either every
+/// change is applied or none is. The in-memory store and the SQLite store both
+/// implement it; contexts do everything else (objects, uniquing, change tracking,
+/// validation, predicates on unsaved changes).
+public protocol PersistentStore: AnyObject, Sendable {
+    /// The model the store holds records of.
+    var model: ManagedObjectModel { get }
+    /// The IDs of all records of the given entities, in a stable order (by key).
+    func recordIDs(of entityNames: [String]) throws -> [ObjectID]
+    /// The row of a record, or nil when there is none.
+    func row(for id: ObjectID) throws -> StoreRow?
+    /// Applies a save: checks versions (unless forced), then applies every change or none.
+    /// Throws `MergeConflictError` listing every conflicting record.
+    func commit(_ changes: StoreChanges) throws -> StoreCommitResult
+}

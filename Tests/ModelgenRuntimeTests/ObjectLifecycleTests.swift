@@ -1,0 +1,168 @@
+import Foundation
+import Testing
+@testable import ModelgenRuntime
+
+@Suite struct ObjectLifecycleTests {
+    @Test func insertSaveAndFetchInAnotherContext() throws {
+        let (container, context) = try makeContext()
+        let author = makeAuthor(context)
+        #expect(author.isInserted && author.objectID.isTemporaryID)
+        #expect(context.hasChanges)
+        try context.save()
+        #expect(!author.isInserted && !author.objectID.isTemporaryID && !context.hasChanges)
+
+        let other = container.newContext()
+        let fetched = try other.fetch(FetchRequest<Author>(entityName: "Author"))
+        #expect(fetched.count == 1)
+        #expect(fetched[0].lastName == "Lovelace")
+        #expect(fetched[0].objectID == author.objectID)
+        #expect(fetched[0] !== author)
+    }
+
+    @Test func awakeFromInsertRunsOnceInTheObjectsLifetime() throws {
+        let (container, context) = try makeContext()
+        let author = makeAuthor(context)
+        #expect(author.awakeFromInsertCount == 1)
+        #expect(author.createdAt == Date(timeIntervalSinceReferenceDate: 1_000))
+        context.endUndoGroup()
+        context.delete(author)
+        context.undo()   // un-delete: not a new insertion
+        context.redo()
+        context.undo()
+        #expect(author.awakeFromInsertCount == 1)
+        try context.save()
+        let fetched = try container.newContext().fetch(FetchRequest<Author>(entityName: "Author"))
+        #expect(fetched.first?.awakeFromInsertCount == 0)   // fetching is not inserting
+    }
+
+    @Test func awakeFromFetchChangesDoNotDirtyTheObject() throws {
+        let (container, context) = try makeContext()
+        _ = makeAuthor(context)
+        try context.save()
+        let other = container.newContext()
+        let author = try #require(try other.fetch(FetchRequest<Author>(entityName: "Author")).first)
+        #expect(author.awakeFromFetchCount == 1)
+        #expect(author.bio == "loaded")
+        #expect(!author.isUpdated && !author.hasChanges && !other.hasChanges)
+        author.rating = 3   // a real change after loading is tracked
+        #expect(author.isUpdated && other.hasChanges)
+        #expect(author.changedValues().keys.sorted() == ["rating"])
+    }
+
+    @Test func didTurnIntoFaultOnRefreshResetAndDeleteSave() throws {
+        let (container, context) = try makeContext()
+        _ = makeAuthor(context)
+        try context.save()
+        let other = container.newContext()
+        let author = try #require(try other.fetch(FetchRequest<Author>(entityName: "Author")).first)
+        author.rating = 4
+        other.refresh(author, mergeChanges: false)
+        #expect(author.faultCount == 1 && author.isFault && !other.hasChanges)
+        #expect(author.rating == 0)          // fired: the saved value, change dropped
+        #expect(author.awakeFromFetchCount == 2)
+        other.reset()
+        #expect(author.faultCount == 2)
+        #expect(author.managedObjectContext == nil)
+    }
+
+    @Test func abstractEntitiesAreRefused() throws {
+        let (_, context) = try makeContext()
+        #expect(throws: RuntimeError.abstractEntity("Person")) { try context.insertObject(entityName: "Person") }
+        #expect(throws: RuntimeError.unknownEntity("Nope")) { try context.insertObject(entityName: "Nope") }
+        let reader = try context.insertObject(entityName: "Reader")
+        #expect(reader is Reader)
+    }
+
+    @Test func transientPropertiesAreTrackedAndUndoableButNeverSaved() throws {
+        let (container, context) = try makeContext()
+        let author = makeAuthor(context)
+        let post = Post(context: context, title: "Hello", author: author)
+        try context.save()
+        post.renderedHTML = "<p>Hello</p>"
+        #expect(post.changedValues()["renderedHTML"] as? String == "<p>Hello</p>")
+        #expect(context.hasChanges)
+        context.undo()
+        #expect(post.renderedHTML == nil)
+        context.redo()
+        #expect(post.renderedHTML == "<p>Hello</p>")
+        try context.save()
+        let other = container.newContext()   // objects live as long as their context
+        let fetched = try #require(try other.fetch(FetchRequest<Post>(entityName: "Post")).first)
+        #expect(fetched.renderedHTML == nil)
+        #expect(fetched.title == "Hello")
+    }
+
+    @Test func datesAreInstantsAndNonstandardValuesRoundTrip() throws {
+        let (container, context) = try makeContext()
+        let instant = Date(timeIntervalSinceReferenceDate: 123_456_789.123_456)
+        let author = makeAuthor(context)
+        author.createdAt = instant
+        author.timeZoneName = "Asia/Tokyo"
+        let canvas = Canvas(context: context)
+        canvas.title = "c"
+        canvas.color = RGBAColor(r: 0.1, g: 0.2, b: 0.3, a: 1)
+        try context.save()
+        let other = container.newContext()
+        let fetchedAuthor = try #require(try other.fetch(FetchRequest<Author>(entityName: "Author")).first)
+        #expect(fetchedAuthor.createdAt == instant)
+        #expect(fetchedAuthor.timeZoneName == "Asia/Tokyo")
+        let fetchedCanvas = try #require(try other.fetch(FetchRequest<Canvas>(entityName: "Canvas")).first)
+        #expect(fetchedCanvas.color == RGBAColor(r: 0.1, g: 0.2, b: 0.3, a: 1))
+    }
+
+    @Test func aRawValueTheEnumRefusesIsAClearError() throws {
+        let (container, context) = try makeContext()
+        let post = Post(context: context, title: "Odd", author: makeAuthor(context))
+        try post.setValue(Int16(7), forKey: "status")   // bypasses the enum
+        try context.save()
+        #expect {
+            _ = try container.newContext().fetch(FetchRequest<Post>(entityName: "Post"))
+        } throws: { error in
+            "\(error)".contains("7") && "\(error)".contains("PostStatus") && "\(error)".contains("Post.status")
+        }
+    }
+
+    @Test func keyValueAccessAndPrimitiveValues() throws {
+        let (_, context) = try makeContext()
+        let author = makeAuthor(context)
+        try context.save()
+        #expect(try author.value(forKey: "lastName") as? String == "Lovelace")
+        try author.setPrimitiveValue("Byron", forKey: "lastName")
+        #expect(author.lastName == "Byron")
+        #expect(!author.isUpdated)   // primitive: not tracked
+        try author.setValue(Int16(2), forKey: "rating")
+        #expect(author.isUpdated && author.rating == 2)
+        #expect(author.committedValues(forKeys: ["rating"])["rating"] as? Int64 == 0)
+        #expect(throws: RuntimeError.unknownKey(entity: "Author", key: "nope")) { try author.value(forKey: "nope") }
+        #expect(throws: RuntimeError.self) { try author.setValue("x", forKey: "rating") }
+    }
+
+    @Test func objectsByIDAndUniquing() throws {
+        let (container, context) = try makeContext()
+        let author = makeAuthor(context)
+        try context.save()
+        let id = author.objectID
+        #expect(context.object(with: id) === author)
+        let other = container.newContext()
+        let a = try other.existingObject(with: id)
+        let b = try #require(try other.fetch(FetchRequest<Author>(entityName: "Author")).first)
+        #expect(a === b)   // one object per record per context
+        #expect(throws: RuntimeError.objectNotFound(ObjectID(entityName: "Author", key: 999))) {
+            try other.existingObject(with: ObjectID(entityName: "Author", key: 999))
+        }
+    }
+
+    @Test func derivedAttributesAreRecomputedOnSave() throws {
+        let (_, context) = try makeContext()
+        let post = Post(context: context, title: "Mixed Case", author: makeAuthor(context))
+        for text in ["a", "b"] {
+            let comment = Comment(context: context)
+            comment.text = text
+            comment.postedAt = Date()
+            comment.post = post
+        }
+        try context.save()
+        #expect(post.commentCount == 2)
+        #expect(post.searchTitle == "mixed case")
+    }
+}
