@@ -44,6 +44,7 @@ install:
 bench:
 	$(SWIFT) build -c release
 	.build/release/modelgen-bench .build/release/modelgen
+	.build/release/modelgen-runtime-bench
 
 clean:
 	rm -rf .build .build-static

@@ -46,6 +46,9 @@ let package = Package(
             dependencies: ["ModelgenCore", "ModelgenRuntime", .product(name: "Yams", package: "Yams")]
         ),
 
+        // `make bench`: ModelgenRuntime property access, insert + save, fetch.
+        .executableTarget(name: "modelgen-runtime-bench", dependencies: ["ModelgenRuntime"]),
+
         .testTarget(name: "ModelgenPredicateTests", dependencies: ["ModelgenPredicate"]),
         .testTarget(name: "ModelgenCoreTests", dependencies: ["ModelgenCore"]),
         .testTarget(name: "ModelgenCLITests", dependencies: ["modelgen"]),

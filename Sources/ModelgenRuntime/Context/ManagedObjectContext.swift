@@ -14,7 +14,7 @@ public final class ManagedObjectContext {
 
     /// Bumped when an undo group ends, and by save, rollback, undo, redo and reset:
     /// an object registers its next change once per epoch.
-    @usableFromInline var _epoch: UInt64 = 1
+    @exclusivity(unchecked) @usableFromInline var _epoch: UInt64 = 1
     var registered: [ObjectID: ManagedObject] = [:]
     var inserted = ObjectList()
     var updated = ObjectList()
@@ -104,7 +104,7 @@ public final class ManagedObjectContext {
             updated.append(object)
         }
         if !object._isInserted && object.committedSlots == nil {
-            object.committedSlots = object._slots
+            object.committedSlots = object._slots.array
         }
     }
 
@@ -136,7 +136,7 @@ public final class ManagedObjectContext {
             registered.removeValue(forKey: object.objectID)
         } else {
             if object._isUpdated { object._isUpdated = false; updated.remove(object) }
-            if object.committedSlots == nil { object.committedSlots = object._slots }
+            if object.committedSlots == nil { object.committedSlots = object._slots.array }
             deleted.append(object)
         }
         for (slot, property) in object.entity.properties.enumerated() {
@@ -183,7 +183,7 @@ public final class ManagedObjectContext {
     func fulfillFault(_ object: ManagedObject) throws {
         guard object._isFault else { return }
         guard let row = try store.row(for: object.objectID) else { throw RuntimeError.objectNotFound(object.objectID) }
-        object._slots = try slots(from: row, entity: object.entity)
+        object._replaceSlots(with: try slots(from: row, entity: object.entity))
         object.committedVersion = row.version
         object.committedSlots = nil
         object._isFault = false
@@ -226,7 +226,7 @@ public final class ManagedObjectContext {
         guard object._context === self, !object._isInserted, !object._isFault else { return }
         if mergeChanges && object._isUpdated && !object.changedValues().isEmpty {
             guard let row = try? store.row(for: object.objectID), let fresh = try? slots(from: row, entity: object.entity) else { return }
-            let old = object.committedSlots ?? object._slots
+            let old = object.committedSlots ?? object._slots.array
             for slot in fresh.indices where old[slot].isSame(as: object._slots[slot]) {
                 object._slots[slot] = fresh[slot]
             }
@@ -264,7 +264,7 @@ public final class ManagedObjectContext {
             registered.removeValue(forKey: object.objectID)
         }
         for object in updated.objects + deleted.objects {
-            if let committed = object.committedSlots { object._slots = committed }
+            if let committed = object.committedSlots { object._replaceSlots(with: committed) }
             object.committedSlots = nil
             object._isUpdated = false
             object._isDeleted = false

@@ -10,7 +10,7 @@ struct ObjectImage {
 
     init(_ object: ManagedObject) {
         self.object = object
-        slots = object._slots
+        slots = object._slots.array
         committedSlots = object.committedSlots
         isInserted = object._isInserted
         isDeleted = object._isDeleted
@@ -86,7 +86,7 @@ extension ManagedObjectContext {
         for image in group.images { current.record(image.object) }
         for image in group.images.reversed() {
             let object = image.object
-            object._slots = image.slots
+            object._replaceSlots(with: image.slots)
             object.committedSlots = image.committedSlots
             object._isInserted = image.isInserted
             object._isDeleted = image.isDeleted

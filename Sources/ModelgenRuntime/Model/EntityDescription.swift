@@ -48,6 +48,8 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     public internal(set) var slotsByName: [String: Int] = [:]
     /// For relationship slots: the destination entity and the inverse's slot in it.
     internal var destinations: [Int: (entity: EntityDescription, inverseSlot: Int?)] = [:]
+    /// Per slot: 0 for values kept as `SlotValue`, else the scalar kind kept in a plain cell (see `ScalarKind`).
+    public internal(set) var scalarKinds: UnsafeMutablePointer<UInt8> = .allocate(capacity: 1)
     /// The model the entity belongs to.
     public internal(set) unowned(unsafe) var model: ManagedObjectModel!
 

@@ -80,6 +80,20 @@ public final class ManagedObjectModel: @unchecked Sendable {
             properties += entity.ownAttributes.map(PropertyDescription.attribute)
             properties += entity.ownRelationships.map(PropertyDescription.relationship)
             entity.properties = properties
+            entity.scalarKinds = .allocate(capacity: max(properties.count, 1))
+            for (slot, property) in properties.enumerated() {
+                var kind = ScalarKind.boxed
+                if case .attribute(let a) = property {
+                    switch a.type {
+                    case .int16, .int32, .int64: kind = .int
+                    case .float, .double: kind = .double
+                    case .bool: kind = .bool
+                    case .date: kind = .date
+                    default: kind = .boxed
+                    }
+                }
+                entity.scalarKinds[slot] = kind.rawValue
+            }
             for (slot, property) in properties.enumerated() {
                 guard entity.slotsByName[property.name] == nil else {
                     throw RuntimeError.invalidModel("'\(entity.name)' declares '\(property.name)' twice (inherited properties cannot be redeclared)")

@@ -14,11 +14,17 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// The object's identity: temporary until the first save, permanent after.
     public final internal(set) var objectID: ObjectID
 
-    @usableFromInline final var _slots: [SlotValue]
-    @usableFromInline final unowned(unsafe) var _context: ManagedObjectContext?
+    // The hot fields are only touched by the runtime's own accessors, which never overlap;
+    // dynamic exclusivity checks (swift_beginAccess) would cost more than the access itself.
+    /// One `SlotValue` per slot (scalar slots hold `.null` here; their values live in `_cells`).
+    @exclusivity(unchecked) @usableFromInline final var _base: UnsafeMutablePointer<SlotValue>
+    /// One plain cell per slot, used by scalar slots (integers, floating point, bools, dates).
+    @exclusivity(unchecked) @usableFromInline final var _cells: UnsafeMutablePointer<ScalarCell>
+    @usableFromInline final let _count: Int
+    @exclusivity(unchecked) @usableFromInline final unowned(unsafe) var _context: ManagedObjectContext?
     /// Equals the context's epoch once this object's change has been registered in the current undo group.
-    @usableFromInline final var _trackedEpoch: UInt64 = 0
-    @usableFromInline final var _isFault: Bool
+    @exclusivity(unchecked) @usableFromInline final var _trackedEpoch: UInt64 = 0
+    @exclusivity(unchecked) @usableFromInline final var _isFault: Bool
 
     final var _isInserted = false
     final var _isDeleted = false
@@ -36,7 +42,33 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         self.objectID = objectID
         self._context = context
         self._isFault = isFault
-        self._slots = isFault ? [] : entity.properties.map(Self.initialSlot)
+        _count = entity.properties.count
+        _base = .allocate(capacity: max(_count, 1))
+        _base.initialize(repeating: .null, count: _count)
+        _cells = .allocate(capacity: max(_count, 1))
+        _cells.initialize(repeating: ScalarCell(bits: 0, isNull: true), count: _count)
+        if !isFault { _replaceSlots(with: entity.properties.map(Self.initialSlot)) }
+    }
+
+    deinit {
+        _base.deinitialize(count: _count)
+        _base.deallocate()
+        _cells.deallocate()
+    }
+
+    /// The slots as `SlotValue`s, read and written one at a time (scalar slots are converted from their cells).
+    @inlinable
+    final var _slots: SlotAccess { SlotAccess(base: _base, cells: _cells, kinds: entity.scalarKinds, count: _count) }
+
+    /// Replaces every slot (loading a fault, undo, rollback); an empty array clears them (a fault's storage).
+    final func _replaceSlots(with values: [SlotValue]) {
+        precondition(values.isEmpty || values.count == _count, "slot count does not match \(entity.name)")
+        let slots = _slots
+        if values.isEmpty {
+            for slot in 0..<_count { slots[slot] = .null }
+        } else {
+            for slot in 0..<_count { slots[slot] = values[slot] }
+        }
     }
 
     /// Creates an object and inserts it into a context: `Post(context: context)`. Runs `awakeFromInsert` once.
@@ -93,7 +125,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     public final func committedValues(forKeys keys: [String]? = nil) -> [String: Any?] {
         if _isInserted { return [:] }
         fireFaultIfNeeded()
-        let source = committedSlots ?? _slots
+        let source = committedSlots ?? _slots.array
         var result: [String: Any?] = [:]
         for (slot, property) in entity.properties.enumerated() where keys == nil || keys!.contains(property.name) {
             result[property.name] = source[slot].anyValue
@@ -196,14 +228,14 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     @inlinable @inline(__always)
     public final func managedValue<Value: ManagedValue>(at slot: Int) -> Value {
         if _slowPath(_isFault) { _fireFault() }
-        return Value.fromSlot(_slots[slot])
+        return Value._read(from: self, slot: slot)
     }
 
     /// Writes an attribute slot with change tracking.
     @inlinable @inline(__always)
     public final func setManagedValue<Value: ManagedValue>(_ value: Value, at slot: Int) {
         _willWrite()
-        _slots[slot] = value.slotValue
+        Value._write(value, to: self, slot: slot)
     }
 
     /// Reads a RawRepresentable attribute (an enum over a string or integer).
@@ -297,7 +329,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// Turns the object into a fault: values dropped, `didTurnIntoFault` called.
     final func turnIntoFault() {
         guard !_isFault else { return }
-        _slots = []
+        _replaceSlots(with: [])
         committedSlots = nil
         _isFault = true
         _isUpdated = false
@@ -312,6 +344,74 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     public var description: String {
         "<\(type(of: self)) \(objectID)\(_isFault ? " fault" : "")\(_isInserted ? " inserted" : "")\(_isDeleted ? " deleted" : "")>"
     }
+}
+
+/// The storage of a scalar slot: the value's bits (Int64, Double bit pattern, 0/1, seconds since 2001) and whether it is nil.
+public struct ScalarCell {
+    public var bits: UInt64
+    public var isNull: Bool
+
+    @inlinable public init(bits: UInt64, isNull: Bool) {
+        self.bits = bits
+        self.isNull = isNull
+    }
+}
+
+/// How a slot is stored.
+public enum ScalarKind: UInt8 {
+    case boxed = 0, int, double, bool, date
+}
+
+/// Slot-at-a-time access to an object's storage as `SlotValue`s, for everything but the typed fast paths.
+@usableFromInline
+struct SlotAccess {
+    @usableFromInline let base: UnsafeMutablePointer<SlotValue>
+    @usableFromInline let cells: UnsafeMutablePointer<ScalarCell>
+    @usableFromInline let kinds: UnsafeMutablePointer<UInt8>
+    @usableFromInline let count: Int
+
+    @inlinable init(base: UnsafeMutablePointer<SlotValue>, cells: UnsafeMutablePointer<ScalarCell>, kinds: UnsafeMutablePointer<UInt8>, count: Int) {
+        self.base = base
+        self.cells = cells
+        self.kinds = kinds
+        self.count = count
+    }
+
+    @usableFromInline subscript(slot: Int) -> SlotValue {
+        get {
+            precondition(slot >= 0 && slot < count, "slot \(slot) out of range")
+            let kind = ScalarKind(rawValue: kinds[slot]) ?? .boxed
+            if kind == .boxed { return base[slot] }
+            let cell = cells[slot]
+            if cell.isNull { return .null }
+            switch kind {
+            case .int: return .int(Int64(bitPattern: cell.bits))
+            case .double: return .double(Double(bitPattern: cell.bits))
+            case .bool: return .bool(cell.bits != 0)
+            case .date: return .date(Date(timeIntervalSinceReferenceDate: Double(bitPattern: cell.bits)))
+            case .boxed: return base[slot]
+            }
+        }
+        nonmutating set {
+            precondition(slot >= 0 && slot < count, "slot \(slot) out of range")
+            let kind = ScalarKind(rawValue: kinds[slot]) ?? .boxed
+            if kind == .boxed {
+                base[slot] = newValue
+                return
+            }
+            switch newValue {
+            case .null: cells[slot] = ScalarCell(bits: 0, isNull: true)
+            case .int(let v): cells[slot] = ScalarCell(bits: UInt64(bitPattern: v), isNull: false)
+            case .double(let v): cells[slot] = ScalarCell(bits: v.bitPattern, isNull: false)
+            case .bool(let v): cells[slot] = ScalarCell(bits: v ? 1 : 0, isNull: false)
+            case .date(let v): cells[slot] = ScalarCell(bits: v.timeIntervalSinceReferenceDate.bitPattern, isNull: false)
+            default: preconditionFailure("ModelgenRuntime: \(newValue) does not fit a scalar slot")
+            }
+        }
+    }
+
+    /// A copy of every slot (snapshots for undo and committed values).
+    var array: [SlotValue] { (0..<count).map { self[$0] } }
 }
 
 extension SlotValue {

@@ -1,17 +1,146 @@
 import Foundation
 
-/// A Swift type that a managed attribute can have: converts to and from a storage slot.
-/// The runtime conforms the standard attribute types and their optionals.
+/// A Swift type that a managed attribute can have. Besides the conversion to and
+/// from a `SlotValue`, each type reads and writes its slot directly: scalar types
+/// (integers, floating point, `Bool`, `Date`) a plain cell, the others their
+/// `SlotValue`. The runtime conforms the standard attribute types and their optionals.
 public protocol ManagedValue {
     /// The value in a slot (`.null` only for optionals).
     static func fromSlot(_ slot: SlotValue) -> Self
     /// The slot holding this value.
     var slotValue: SlotValue { get }
+
+    /// Reads the value from an object's slot (the object is loaded).
+    static func _read(from object: ManagedObject, slot: Int) -> Self
+    /// Writes the value into an object's slot (change tracking is the caller's).
+    static func _write(_ value: Self, to object: ManagedObject, slot: Int)
+    /// Reads an optional value of this type.
+    static func _readOptional(from object: ManagedObject, slot: Int) -> Self?
+    /// Writes an optional value of this type.
+    static func _writeOptional(_ value: Self?, to object: ManagedObject, slot: Int)
+}
+
+extension ManagedValue {
+    @inlinable public static func _read(from object: ManagedObject, slot: Int) -> Self {
+        fromSlot(object._slots[slot])
+    }
+    @inlinable public static func _write(_ value: Self, to object: ManagedObject, slot: Int) {
+        object._slots[slot] = value.slotValue
+    }
+    @inlinable public static func _readOptional(from object: ManagedObject, slot: Int) -> Self? {
+        let value = object._slots[slot]
+        if case .null = value { return nil }
+        return fromSlot(value)
+    }
+    @inlinable public static func _writeOptional(_ value: Self?, to object: ManagedObject, slot: Int) {
+        object._slots[slot] = value?.slotValue ?? .null
+    }
+}
+
+/// Scalar types keep their bits in a plain cell: reading is a load, writing a store.
+public protocol ManagedScalarValue: ManagedValue {
+    /// The cell bits of the value.
+    var _bits: UInt64 { get }
+    /// The value of cell bits.
+    init(_bits: UInt64)
+}
+
+extension ManagedScalarValue {
+    @inlinable public static func _read(from object: ManagedObject, slot: Int) -> Self {
+        Self(_bits: object._cells[slot].bits)
+    }
+    @inlinable public static func _write(_ value: Self, to object: ManagedObject, slot: Int) {
+        object._cells[slot] = ScalarCell(bits: value._bits, isNull: false)
+    }
+    @inlinable public static func _readOptional(from object: ManagedObject, slot: Int) -> Self? {
+        let cell = object._cells[slot]
+        return cell.isNull ? nil : Self(_bits: cell.bits)
+    }
+    @inlinable public static func _writeOptional(_ value: Self?, to object: ManagedObject, slot: Int) {
+        object._cells[slot] = value.map { ScalarCell(bits: $0._bits, isNull: false) } ?? ScalarCell(bits: 0, isNull: true)
+    }
 }
 
 @usableFromInline
 func slotMismatch(_ slot: SlotValue, _ type: Any.Type) -> Never {
     preconditionFailure("ModelgenRuntime: slot holds \(slot), not \(type); the generated code and the model disagree (regenerate)")
+}
+
+extension Int64: ManagedScalarValue {
+    @inlinable public var _bits: UInt64 { UInt64(bitPattern: self) }
+    @inlinable public init(_bits: UInt64) { self.init(bitPattern: _bits) }
+    @inlinable public static func fromSlot(_ slot: SlotValue) -> Int64 {
+        if case .int(let v) = slot { return v }
+        if case .null = slot { return 0 }
+        slotMismatch(slot, Int64.self)
+    }
+    @inlinable public var slotValue: SlotValue { .int(self) }
+}
+
+extension Int32: ManagedScalarValue {
+    @inlinable public var _bits: UInt64 { UInt64(bitPattern: Int64(self)) }
+    @inlinable public init(_bits: UInt64) { self.init(truncatingIfNeeded: Int64(bitPattern: _bits)) }
+    @inlinable public static func fromSlot(_ slot: SlotValue) -> Int32 {
+        if case .int(let v) = slot { return Int32(truncatingIfNeeded: v) }
+        if case .null = slot { return 0 }
+        slotMismatch(slot, Int32.self)
+    }
+    @inlinable public var slotValue: SlotValue { .int(Int64(self)) }
+}
+
+extension Int16: ManagedScalarValue {
+    @inlinable public var _bits: UInt64 { UInt64(bitPattern: Int64(self)) }
+    @inlinable public init(_bits: UInt64) { self.init(truncatingIfNeeded: Int64(bitPattern: _bits)) }
+    @inlinable public static func fromSlot(_ slot: SlotValue) -> Int16 {
+        if case .int(let v) = slot { return Int16(truncatingIfNeeded: v) }
+        if case .null = slot { return 0 }
+        slotMismatch(slot, Int16.self)
+    }
+    @inlinable public var slotValue: SlotValue { .int(Int64(self)) }
+}
+
+extension Double: ManagedScalarValue {
+    @inlinable public var _bits: UInt64 { bitPattern }
+    @inlinable public init(_bits: UInt64) { self.init(bitPattern: _bits) }
+    @inlinable public static func fromSlot(_ slot: SlotValue) -> Double {
+        if case .double(let v) = slot { return v }
+        if case .null = slot { return 0 }
+        slotMismatch(slot, Double.self)
+    }
+    @inlinable public var slotValue: SlotValue { .double(self) }
+}
+
+extension Float: ManagedScalarValue {
+    @inlinable public var _bits: UInt64 { Double(self).bitPattern }
+    @inlinable public init(_bits: UInt64) { self.init(Double(bitPattern: _bits)) }
+    @inlinable public static func fromSlot(_ slot: SlotValue) -> Float {
+        if case .double(let v) = slot { return Float(v) }
+        if case .null = slot { return 0 }
+        slotMismatch(slot, Float.self)
+    }
+    @inlinable public var slotValue: SlotValue { .double(Double(self)) }
+}
+
+extension Bool: ManagedScalarValue {
+    @inlinable public var _bits: UInt64 { self ? 1 : 0 }
+    @inlinable public init(_bits: UInt64) { self = _bits != 0 }
+    @inlinable public static func fromSlot(_ slot: SlotValue) -> Bool {
+        if case .bool(let v) = slot { return v }
+        if case .null = slot { return false }
+        slotMismatch(slot, Bool.self)
+    }
+    @inlinable public var slotValue: SlotValue { .bool(self) }
+}
+
+extension Date: ManagedScalarValue {
+    @inlinable public var _bits: UInt64 { timeIntervalSinceReferenceDate.bitPattern }
+    @inlinable public init(_bits: UInt64) { self.init(timeIntervalSinceReferenceDate: Double(bitPattern: _bits)) }
+    @inlinable public static func fromSlot(_ slot: SlotValue) -> Date {
+        if case .date(let v) = slot { return v }
+        if case .null = slot { return Date(timeIntervalSinceReferenceDate: 0) }
+        slotMismatch(slot, Date.self)
+    }
+    @inlinable public var slotValue: SlotValue { .date(self) }
 }
 
 extension String: ManagedValue {
@@ -21,60 +150,10 @@ extension String: ManagedValue {
         slotMismatch(slot, String.self)
     }
     @inlinable public var slotValue: SlotValue { .string(self) }
-}
-
-extension Bool: ManagedValue {
-    @inlinable public static func fromSlot(_ slot: SlotValue) -> Bool {
-        if case .bool(let v) = slot { return v }
-        if case .null = slot { return false }
-        slotMismatch(slot, Bool.self)
+    @inlinable public static func _read(from object: ManagedObject, slot: Int) -> String {
+        if case .string(let v) = object._base[slot] { return v }
+        return fromSlot(object._base[slot])
     }
-    @inlinable public var slotValue: SlotValue { .bool(self) }
-}
-
-extension Int64: ManagedValue {
-    @inlinable public static func fromSlot(_ slot: SlotValue) -> Int64 {
-        if case .int(let v) = slot { return v }
-        if case .null = slot { return 0 }
-        slotMismatch(slot, Int64.self)
-    }
-    @inlinable public var slotValue: SlotValue { .int(self) }
-}
-
-extension Int32: ManagedValue {
-    @inlinable public static func fromSlot(_ slot: SlotValue) -> Int32 {
-        if case .int(let v) = slot { return Int32(truncatingIfNeeded: v) }
-        if case .null = slot { return 0 }
-        slotMismatch(slot, Int32.self)
-    }
-    @inlinable public var slotValue: SlotValue { .int(Int64(self)) }
-}
-
-extension Int16: ManagedValue {
-    @inlinable public static func fromSlot(_ slot: SlotValue) -> Int16 {
-        if case .int(let v) = slot { return Int16(truncatingIfNeeded: v) }
-        if case .null = slot { return 0 }
-        slotMismatch(slot, Int16.self)
-    }
-    @inlinable public var slotValue: SlotValue { .int(Int64(self)) }
-}
-
-extension Double: ManagedValue {
-    @inlinable public static func fromSlot(_ slot: SlotValue) -> Double {
-        if case .double(let v) = slot { return v }
-        if case .null = slot { return 0 }
-        slotMismatch(slot, Double.self)
-    }
-    @inlinable public var slotValue: SlotValue { .double(self) }
-}
-
-extension Float: ManagedValue {
-    @inlinable public static func fromSlot(_ slot: SlotValue) -> Float {
-        if case .double(let v) = slot { return Float(v) }
-        if case .null = slot { return 0 }
-        slotMismatch(slot, Float.self)
-    }
-    @inlinable public var slotValue: SlotValue { .double(Double(self)) }
 }
 
 extension Decimal: ManagedValue {
@@ -84,15 +163,6 @@ extension Decimal: ManagedValue {
         slotMismatch(slot, Decimal.self)
     }
     @inlinable public var slotValue: SlotValue { .decimal(self) }
-}
-
-extension Date: ManagedValue {
-    @inlinable public static func fromSlot(_ slot: SlotValue) -> Date {
-        if case .date(let v) = slot { return v }
-        if case .null = slot { return Date(timeIntervalSinceReferenceDate: 0) }
-        slotMismatch(slot, Date.self)
-    }
-    @inlinable public var slotValue: SlotValue { .date(self) }
 }
 
 extension Data: ManagedValue {
@@ -130,5 +200,11 @@ extension Optional: ManagedValue where Wrapped: ManagedValue {
         case .none: return .null
         case .some(let v): return v.slotValue
         }
+    }
+    @inlinable public static func _read(from object: ManagedObject, slot: Int) -> Wrapped? {
+        Wrapped._readOptional(from: object, slot: slot)
+    }
+    @inlinable public static func _write(_ value: Wrapped?, to object: ManagedObject, slot: Int) {
+        Wrapped._writeOptional(value, to: object, slot: slot)
     }
 }
