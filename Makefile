@@ -5,7 +5,7 @@ SHARED  ?= ../shared
 PYTHON  ?= python3
 EXAMPLES = Examples/Blog/Blog.model.yaml Examples/Graphics/Graphics.model.yaml
 
-.PHONY: all deps build example test install bench clean
+.PHONY: all deps build example test install bench clean templates reference
 
 all: build
 
@@ -32,6 +32,16 @@ test: deps
 	else \
 		echo "note: $(SHARED) not found beside the repository; skipped the shared invalid-model corpus"; \
 	fi
+
+# Re-embed Templates/*.mustache into the binary's sources (a test fails when they disagree).
+templates:
+	$(PYTHON) scripts/embed-templates.py
+
+# Regenerate the reference output of the example models (tests compare it byte for byte and compile it).
+reference: build
+	rm -rf Tests/GeneratedCodeTests/Reference/Blog Tests/GeneratedCodeTests/Reference/Graphics
+	.build/debug/modelgen generate Examples/Blog/Blog.model.yaml --output Tests/GeneratedCodeTests/Reference/Blog
+	.build/debug/modelgen generate Examples/Graphics/Graphics.model.yaml --output Tests/GeneratedCodeTests/Reference/Graphics
 
 # A self-contained binary (Swift runtime linked statically) in $(PREFIX)/bin.
 install:

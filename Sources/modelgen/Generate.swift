@@ -2,12 +2,18 @@ import ArgumentParser
 import Foundation
 import ModelgenCore
 
-/// `modelgen generate`: validates the models; writing Swift code is not built yet.
+extension AccessLevel: ExpressibleByArgument {}
+
+/// `modelgen generate`: validate models and write their Swift code.
 struct Generate: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Generate Swift code from model files (code emission is not built yet: it validates and stops).",
+        abstract: "Generate Swift code for model files.",
         discussion: """
-            Today this command validates the models exactly as 'modelgen validate' does and writes nothing. A model with errors exits with status 1; a valid model exits with status 2 and says that code emission is not built yet (see README, "Not built yet").
+            Writes <Model>Model.swift (the model description and typed fetch request functions) and one file per entity with generated code: <Class>.swift for codegen: class, <Class>+Generated.swift for codegen: extension. Files are written only when their content changed. A model with errors writes nothing and exits with status 1.
+
+            Examples:
+              modelgen generate Blog.model.yaml --output Sources/Blog/Generated
+              modelgen generate Blog.model.yaml --output Generated --check
             """
     )
 
@@ -16,9 +22,65 @@ struct Generate: ParsableCommand {
     @Option(help: "The directory to write generated files into.")
     var output: String
 
+    @Flag(help: "Write everything into one file, <Model>Model.swift.")
+    var singleFile = false
+
+    @Option(help: "Access level of generated declarations: internal, package or public (default: the model's options.access).")
+    var access: AccessLevel?
+
+    @Option(help: "A directory of .mustache templates replacing built-in ones of the same name.")
+    var templates: String?
+
+    @Flag(help: "Compare with the files on disk instead of writing: exit 1 with a diff when anything is stale, missing or extra.")
+    var check = false
+
+    @Flag(help: "Print what would be written, write nothing.")
+    var dryRun = false
+
     func run() throws {
-        _ = try input.checkAll()
-        FileHandle.standardError.write(Data("error: code emission is not built yet; the models are valid and nothing was written to '\(output)'\n".utf8))
-        throw ExitCode(2)
+        let checks = try input.checkAll()
+        let emitter: ModelEmitter
+        do {
+            emitter = try ModelEmitter(templatesDirectory: templates)
+        } catch {
+            FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+            throw ExitCode(2)
+        }
+        var options = GenerationOptions()
+        options.singleFile = singleFile
+        options.access = access
+        var files: [GeneratedFile] = []
+        for check in checks {
+            guard let model = check.model else { continue }
+            do {
+                files += try emitter.generate(model, variables: check.templateVariables, options: options)
+            } catch {
+                FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+                throw ExitCode(2)
+            }
+        }
+        let writer = OutputWriter(directory: URL(fileURLWithPath: output))
+        if dryRun {
+            for file in files {
+                print("// \((output as NSString).appendingPathComponent(file.name))")
+                print(file.contents, terminator: "")
+            }
+            return
+        }
+        if check {
+            let diffs = writer.check(files)
+            for diff in diffs { print(diff, terminator: "") }
+            if !diffs.isEmpty {
+                FileHandle.standardError.write(Data("error: \(diffs.count) generated file\(diffs.count == 1 ? " is" : "s are") out of date in '\(output)'; run modelgen generate\n".utf8))
+                throw ExitCode(1)
+            }
+            return
+        }
+        do {
+            _ = try writer.write(files)
+        } catch {
+            FileHandle.standardError.write(Data("error: cannot write to '\(output)': \(ModelFileChecker.reason(error))\n".utf8))
+            throw ExitCode(2)
+        }
     }
 }

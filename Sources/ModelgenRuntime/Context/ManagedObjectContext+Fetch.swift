@@ -51,7 +51,14 @@ extension ManagedObjectContext {
     }
 
     private func matchingObjects<Result: ManagedObject>(_ request: FetchRequest<Result>) throws -> [ManagedObject] {
-        guard let entity = model.entity(named: request.entityName) else { throw RuntimeError.unknownEntity(request.entityName) }
+        let entity: EntityDescription
+        if request.entityName.isEmpty {
+            guard let byClass = model.entity(for: Result.self) else { throw RuntimeError.unknownEntity("\(Result.self) is not the class of an entity of model '\(model.name)'") }
+            entity = byClass
+        } else {
+            guard let byName = model.entity(named: request.entityName) else { throw RuntimeError.unknownEntity(request.entityName) }
+            entity = byName
+        }
         let entities = request.includesSubentities ? entity.selfAndDescendants : [entity]
         let names = Set(entities.map(\.name))
         var candidates: [ManagedObject] = []

@@ -53,6 +53,7 @@ public enum FetchResultType: Sendable {
 /// A fetch of objects of an entity: predicate, sort descriptors, limit and offset, subentities.
 /// Unsaved inserts, changes and deletes of the fetching context are reflected in the results.
 public struct FetchRequest<Result: ManagedObject> {
+    /// The entity's name; empty means the entity whose class is `Result`.
     public var entityName: String
     public var predicate: FetchPredicate?
     /// Values for the predicate's `$VARIABLES`, by name without `$`.
@@ -80,6 +81,19 @@ public struct FetchRequest<Result: ManagedObject> {
     public init(entityName: String, predicate format: String, variables: [String: Any?] = [:], sortDescriptors: [SortDescriptor] = []) throws {
         self.init(entityName: entityName, predicate: try FetchPredicate(format), sortDescriptors: sortDescriptors)
         self.variables = variables
+    }
+}
+
+/// Gives every managed object class a typed `fetchRequest()`.
+public protocol ManagedObjectFetching: AnyObject {}
+
+extension ManagedObject: ManagedObjectFetching {}
+
+extension ManagedObjectFetching where Self: ManagedObject {
+    /// A request for every object of this class's entity (and its subentities): `Post.fetchRequest()`.
+    /// The entity is found from the class when the request runs.
+    public static func fetchRequest() -> FetchRequest<Self> {
+        FetchRequest<Self>(entityName: "")
     }
 }
 

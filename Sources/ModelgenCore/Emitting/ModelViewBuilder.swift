@@ -1,0 +1,312 @@
+import Foundation
+
+/// Options of one generation run (CLI flags over the model's `options:`, over defaults).
+public struct GenerationOptions: Sendable {
+    /// Everything in one file (`<Model>Model.swift`), as the build-tool plugin needs.
+    public var singleFile = false
+    /// Overrides the model's access level.
+    public var access: AccessLevel?
+    /// A directory of `.mustache` files replacing built-in templates of the same name.
+    public var templatesDirectory: String?
+
+    /// Defaults: one file per class, the model's access level, built-in templates.
+    public init() {}
+}
+
+/// Builds the template context of a validated model.
+struct ModelViewBuilder {
+    let model: ObjectModel
+    let variables: [String: [TemplateVariable]]
+    let options: GenerationOptions
+    private let entities: [String: Entity]
+
+    init(model: ObjectModel, variables: [String: [TemplateVariable]], options: GenerationOptions) {
+        self.model = model
+        self.variables = variables
+        self.options = options
+        entities = Dictionary(model.entities.map { ($0.name.value, $0) }, uniquingKeysWith: { a, _ in a })
+    }
+
+    var access: String {
+        let level = options.access ?? model.options.access?.value ?? .internal
+        return level == .internal ? "" : level.rawValue + " "
+    }
+
+    func className(_ entityName: String) -> String { entities[entityName]?.swiftClassName ?? entityName }
+
+    func ancestors(_ entity: Entity) -> [Entity] {
+        var result: [Entity] = []
+        var current = entity.parent.flatMap { entities[$0.value] }
+        while let e = current, !result.contains(where: { $0.name.value == e.name.value }) {
+            result.insert(e, at: 0)
+            current = e.parent.flatMap { entities[$0.value] }
+        }
+        return result
+    }
+
+    /// The first slot of the entity's own properties (its ancestors' properties come first).
+    func firstOwnSlot(_ entity: Entity) -> Int {
+        ancestors(entity).reduce(0) { $0 + $1.attributes.count + $1.relationships.count }
+    }
+
+    func codegen(_ entity: Entity) -> CodegenMode {
+        entity.codegen?.value ?? model.options.codegen?.value ?? .class
+    }
+
+    // MARK: Model
+
+    func build() -> ModelView {
+        let typeName = model.name.value + "Model"
+        let views = model.entities.compactMap(entityView)
+        return ModelView(
+            modelName: model.name.value, typeName: typeName, sourcePath: model.sourcePath,
+            imports: model.options.imports.map(\.value).filter { $0 != "Foundation" && $0 != "ModelgenRuntime" },
+            access: access,
+            entityDescriptions: model.entities.map(entityDescription),
+            templateDescriptions: model.fetchRequests.map(templateDescription),
+            configurationsLiteral: configurationsLiteral(),
+            fetchHelpers: model.fetchRequests.map(fetchHelper),
+            entities: views, isSingleFile: options.singleFile)
+    }
+
+    // MARK: Entities
+
+    func entityView(_ entity: Entity) -> EntityView? {
+        let mode = codegen(entity)
+        if mode == .none { return nil }
+        let hasSubentities = model.entities.contains { $0.parent?.value == entity.name.value }
+        var slot = firstOwnSlot(entity)
+        var properties: [PropertyView] = []
+        for attribute in entity.attributes {
+            properties.append(attributeView(attribute, slot: slot, classMode: mode == .class))
+            slot += 1
+        }
+        for relationship in entity.relationships {
+            properties.append(relationshipView(relationship, slot: slot))
+            slot += 1
+        }
+        properties += entity.fetchedProperties.map(fetchedPropertyView)
+        let all = ancestors(entity) + [entity]
+        let keys = all.flatMap { $0.declaredPropertyNames }.map { name in
+            PropertyView(name: SwiftLiterals.identifier(name.value), key: name.value, type: "String", slot: 0, docLines: [],
+                         isManaged: false, isComputed: false, isReadOnly: true, isThrowing: false, getter: "", setter: "",
+                         isToMany: false, isOrdered: false, elementType: "", addName: "", removeName: "", insertName: "")
+        }
+        var parameters: [ParameterView] = []
+        for owner in all {
+            for a in owner.attributes where !a.isOptional && a.defaultValue == nil && a.derivation == nil && !a.isTransient {
+                let name = SwiftLiterals.identifier(a.name.value)
+                parameters.append(ParameterView(declaration: "\(name): \(attributeType(a))", use: "self.\(name) = \(name)", isLast: false))
+            }
+            for r in owner.relationships where !r.isToMany && !r.isOptional {
+                let name = SwiftLiterals.identifier(r.name.value)
+                parameters.append(ParameterView(declaration: "\(name): \(className(r.destination.value))", use: "self.\(name) = \(name)", isLast: false))
+            }
+        }
+        if !parameters.isEmpty { parameters[parameters.count - 1].isLast = true }
+        // A subentity adding no required value inherits its parent's initializer (same signature).
+        let ownRequired = entity.attributes.contains { !$0.isOptional && $0.defaultValue == nil && $0.derivation == nil && !$0.isTransient }
+            || entity.relationships.contains { !$0.isToMany && !$0.isOptional }
+        if entity.parent != nil && !ownRequired { parameters = [] }
+        let superclass = entity.parent.map { className($0.value) } ?? "ManagedObject"
+        return EntityView(
+            entityName: entity.name.value, className: entity.swiftClassName, superclassName: superclass,
+            classKeyword: hasSubentities ? "class" : "final class", access: access,
+            docLines: SwiftLiterals.docComment(entity.doc, indent: ""),
+            isClassMode: mode == .class, isExtensionMode: mode == .extension,
+            properties: properties, keys: keys, initParameters: parameters, hasInitParameters: !parameters.isEmpty,
+            fileName: mode == .class ? "\(entity.swiftClassName).swift" : "\(entity.swiftClassName)+Generated.swift")
+    }
+
+    func attributeType(_ a: Attribute) -> String {
+        let base = a.swiftType?.value ?? a.type.value.swiftTypeName ?? "Any"
+        return a.isOptional ? "\(base)?" : base
+    }
+
+    func attributeView(_ a: Attribute, slot: Int, classMode: Bool) -> PropertyView {
+        let type = attributeType(a)
+        var getter = "managedValue(at: \(slot))"
+        var setter = "setManagedValue(newValue, at: \(slot))"
+        if a.type.value == .transformable {
+            getter = "transformableValue(at: \(slot))"
+            setter = "setTransformableValue(newValue, at: \(slot))"
+        } else if a.swiftType != nil {
+            getter = "rawRepresentableValue(at: \(slot))"
+            setter = "setRawRepresentableValue(newValue, at: \(slot))"
+        }
+        let isDerived = a.derivation != nil
+        var doc = a.doc
+        if let derivation = a.derivation?.source.text {
+            doc = (doc.map { $0 + "\n\n" } ?? "") + "Derived from `\(derivation)`, recomputed on save."
+        }
+        let managed = classMode && a.swiftType == nil && a.type.value != .transformable && !isDerived
+        return PropertyView(
+            name: SwiftLiterals.identifier(a.name.value), key: a.name.value, type: type, slot: slot,
+            docLines: SwiftLiterals.docComment(doc, indent: "    "),
+            isManaged: managed, isComputed: !managed, isReadOnly: isDerived, isThrowing: false,
+            getter: getter, setter: setter,
+            isToMany: false, isOrdered: false, elementType: "", addName: "", removeName: "", insertName: "")
+    }
+
+    func relationshipView(_ r: Relationship, slot: Int) -> PropertyView {
+        let destination = className(r.destination.value)
+        let capitalized = r.name.value.prefix(1).uppercased() + r.name.value.dropFirst()
+        let type: String, getter: String, setter: String
+        if !r.isToMany {
+            type = "\(destination)?"
+            getter = "relatedObject(at: \(slot))"
+            setter = "setRelatedObject(newValue, at: \(slot))"
+        } else if r.isOrdered {
+            type = "[\(destination)]"
+            getter = "relatedObjects(at: \(slot))"
+            setter = "setRelatedObjects(newValue, at: \(slot))"
+        } else {
+            type = "Set<\(destination)>"
+            getter = "relatedSet(at: \(slot))"
+            setter = "setRelatedObjects(newValue.sorted { $0.objectID.key < $1.objectID.key }, at: \(slot))"
+        }
+        return PropertyView(
+            name: SwiftLiterals.identifier(r.name.value), key: r.name.value, type: type, slot: slot,
+            docLines: SwiftLiterals.docComment(r.doc, indent: "    "),
+            isManaged: false, isComputed: true, isReadOnly: false, isThrowing: false, getter: getter, setter: setter,
+            isToMany: r.isToMany, isOrdered: r.isOrdered, elementType: destination,
+            addName: "addTo\(capitalized)", removeName: "removeFrom\(capitalized)", insertName: "insertInto\(capitalized)")
+    }
+
+    func fetchedPropertyView(_ f: FetchedProperty) -> PropertyView {
+        let destination = className(f.destination.value)
+        let doc = (f.doc.map { $0 + "\n\n" } ?? "") + "Fetched: `\(f.predicate?.source.text ?? "")`."
+        return PropertyView(
+            name: SwiftLiterals.identifier(f.name.value), key: f.name.value, type: "[\(destination)]", slot: -1,
+            docLines: SwiftLiterals.docComment(doc, indent: "    "),
+            isManaged: false, isComputed: true, isReadOnly: true, isThrowing: true,
+            getter: "try fetchedObjects(forProperty: \(SwiftLiterals.string(f.name.value)))", setter: "",
+            isToMany: false, isOrdered: false, elementType: destination, addName: "", removeName: "", insertName: "")
+    }
+
+    // MARK: Model description literals
+
+    func entityDescription(_ entity: Entity) -> [String] {
+        var head = "EntityDescription(\(SwiftLiterals.string(entity.name.value)), class: \(entity.swiftClassName).self"
+        if entity.isAbstract { head += ", abstract: true" }
+        if let parent = entity.parent { head += ", parent: \(SwiftLiterals.string(parent.value))" }
+        var lines = [head + ","]
+        func list(_ label: String, _ items: [String]) {
+            guard !items.isEmpty else { return }
+            lines.append("    \(label): [")
+            lines += items.map { "        \($0)," }
+            lines.append("    ],")
+        }
+        list("attributes", entity.attributes.map(attributeDescription))
+        list("relationships", entity.relationships.map(relationshipDescription))
+        list("fetchedProperties", entity.fetchedProperties.map { f in
+            var text = "FetchedPropertyDescription(\(SwiftLiterals.string(f.name.value)), destination: \(SwiftLiterals.string(f.destination.value)), predicate: \(SwiftLiterals.string(f.predicate?.source.text ?? "TRUEPREDICATE"))"
+            if !f.sortDescriptors.isEmpty { text += ", sort: [\(f.sortDescriptors.map { SwiftLiterals.string($0.source.text) }.joined(separator: ", "))]" }
+            return text + ")"
+        })
+        func names(_ lists: [PropertyNameList]) -> String {
+            "[" + lists.map { "[" + $0.names.map { SwiftLiterals.string($0.value) }.joined(separator: ", ") + "]" }.joined(separator: ", ") + "]"
+        }
+        if !entity.uniquenessConstraints.isEmpty { lines.append("    unique: \(names(entity.uniquenessConstraints)),") }
+        if !entity.indexes.isEmpty { lines.append("    indexes: \(names(entity.indexes)),") }
+        if !entity.userInfo.isEmpty { lines.append("    userInfo: \(userInfo(entity.userInfo)),") }
+        // Drop the trailing comma of the last argument and close the call.
+        lines[lines.count - 1].removeLast()
+        lines.append("),")
+        return lines
+    }
+
+    func userInfo(_ entries: [UserInfoEntry]) -> String {
+        "[" + entries.map { "\(SwiftLiterals.string($0.key.value)): \(SwiftLiterals.string($0.value.value))" }.joined(separator: ", ") + "]"
+    }
+
+    func storeValueLiteral(_ value: AttributeValue) -> String {
+        switch value {
+        case .string(let s): return ".string(\(SwiftLiterals.string(s)))"
+        case .bool(let b): return ".bool(\(b))"
+        case .integer(let i): return ".int(\(i))"
+        case .floatingPoint(let d, _): return ".double(\(SwiftLiterals.double(d)))"
+        case .decimal(_, let text): return ".decimal(Decimal(string: \(SwiftLiterals.string(text)), locale: Locale(identifier: \"en_US_POSIX\"))!)"
+        case .date(let d): return ".date(Date(timeIntervalSinceReferenceDate: \(SwiftLiterals.double(d.timeIntervalSinceReferenceDate))))"
+        case .uuid(let u): return ".uuid(UUID(uuidString: \(SwiftLiterals.string(u.uuidString)))!)"
+        case .uri(let u): return ".url(URL(string: \(SwiftLiterals.string(u.absoluteString)))!)"
+        }
+    }
+
+    func boundLiteral(_ value: AttributeValue) -> String? {
+        switch value {
+        case .integer(let i): return SwiftLiterals.double(Double(i))
+        case .floatingPoint(let d, _): return SwiftLiterals.double(d)
+        case .decimal(let d, _): return SwiftLiterals.double(NSDecimalNumber(decimal: d).doubleValue)
+        case .date(let d): return SwiftLiterals.double(d.timeIntervalSinceReferenceDate)
+        default: return nil
+        }
+    }
+
+    func attributeDescription(_ a: Attribute) -> String {
+        var text = "AttributeDescription(\(SwiftLiterals.string(a.name.value)), .\(a.type.value.rawValue)"
+        if a.isOptional { text += ", optional: true" }
+        if a.isTransient { text += ", transient: true" }
+        if let value = a.defaultValue?.value { text += ", defaultValue: \(storeValueLiteral(value))" }
+        if let min = a.minimum.flatMap({ boundLiteral($0.value) }) { text += ", minimum: \(min)" }
+        if let max = a.maximum.flatMap({ boundLiteral($0.value) }) { text += ", maximum: \(max)" }
+        if let regex = a.regex { text += ", regex: \(SwiftLiterals.string(regex.value))" }
+        if a.allowsExternalStorage?.value == true { text += ", externalStorage: true" }
+        if let derivation = a.derivation { text += ", derivation: \(SwiftLiterals.string(derivation.source.text))" }
+        if let renaming = a.renamingIdentifier { text += ", renamingIdentifier: \(SwiftLiterals.string(renaming.value))" }
+        if let swiftType = a.swiftType?.value {
+            if a.type.value == .transformable {
+                text += a.transformer.map { ", codec: .transformer(\($0.value).self)" } ?? ", codec: .codable(\(swiftType).self)"
+            } else {
+                text += ", acceptsRawValue: ValueCodec.acceptsRawValue(of: \(swiftType).self)"
+            }
+            text += ", swiftTypeName: \(SwiftLiterals.string(swiftType))"
+        }
+        if !a.userInfo.isEmpty { text += ", userInfo: \(userInfo(a.userInfo))" }
+        return text + ")"
+    }
+
+    func relationshipDescription(_ r: Relationship) -> String {
+        var text = "RelationshipDescription(\(SwiftLiterals.string(r.name.value)), destination: \(SwiftLiterals.string(r.destination.value))"
+        if case .named(let inverse) = r.inverse { text += ", inverse: \(SwiftLiterals.string(inverse.value))" } else { text += ", inverse: nil" }
+        if r.isToMany { text += ", toMany: true" }
+        if r.isOrdered { text += ", ordered: true" }
+        if !r.isOptional { text += ", optional: false" }
+        if r.isTransient { text += ", transient: true" }
+        if r.effectiveDeleteRule != .nullify { text += ", deleteRule: .\(r.effectiveDeleteRule.rawValue)" }
+        if let min = r.minCount { text += ", minCount: \(min.value)" }
+        if let max = r.maxCount { text += ", maxCount: \(max.value)" }
+        if !r.userInfo.isEmpty { text += ", userInfo: \(userInfo(r.userInfo))" }
+        return text + ")"
+    }
+
+    func templateDescription(_ t: FetchRequestTemplate) -> String {
+        var text = "FetchRequestTemplate(\(SwiftLiterals.string(t.name.value)), entity: \(SwiftLiterals.string(t.entity.value))"
+        if let p = t.predicate { text += ", predicate: \(SwiftLiterals.string(p.source.text))" }
+        if !t.sortDescriptors.isEmpty { text += ", sort: [\(t.sortDescriptors.map { SwiftLiterals.string($0.source.text) }.joined(separator: ", "))]" }
+        if let limit = t.limit { text += ", limit: \(limit.value)" }
+        if let offset = t.offset { text += ", offset: \(offset.value)" }
+        return text + ")"
+    }
+
+    func configurationsLiteral() -> String {
+        if model.configurations.isEmpty { return "[:]" }
+        return "[" + model.configurations.map { c in
+            "\(SwiftLiterals.string(c.name.value)): [" + c.entities.map { SwiftLiterals.string($0.value) }.joined(separator: ", ") + "]"
+        }.joined(separator: ", ") + "]"
+    }
+
+    func fetchHelper(_ t: FetchRequestTemplate) -> FetchHelperView {
+        var parameters = (variables[t.name.value] ?? []).map { v in
+            let name = SwiftLiterals.identifier(v.parameterName)
+            return ParameterView(declaration: "\(name): \(v.type.swiftTypeName(className: className))",
+                                 use: "\(SwiftLiterals.string(v.name)): \(name)", isLast: false)
+        }
+        if !parameters.isEmpty { parameters[parameters.count - 1].isLast = true }
+        var doc = t.doc.map { $0 + "\n\n" } ?? ""
+        doc += "Fetch request template `\(t.name.value)`" + (t.predicate.map { ": `\($0.source.text)`" } ?? "") + "."
+        return FetchHelperView(name: SwiftLiterals.identifier(t.name.value), templateName: t.name.value,
+                               resultClass: className(t.entity.value), parameters: parameters, hasParameters: !parameters.isEmpty,
+                               docLines: SwiftLiterals.docComment(doc, indent: "    "))
+    }
+}

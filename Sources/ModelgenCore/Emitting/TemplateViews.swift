@@ -1,0 +1,201 @@
+import Mustache
+
+// The context templates receive: public API (documented in docs/templates.md).
+// Every name, type, literal and flag is computed here, so templates stay logic-less.
+
+/// A generated property: an attribute, a relationship or a fetched property.
+public struct PropertyView: MustacheParent, Sendable {
+    /// The Swift name, in backticks when it is a keyword.
+    public var name: String
+    /// The name as written in the model (for key constants and messages).
+    public var key: String
+    /// The Swift type of the property.
+    public var type: String
+    /// The storage slot.
+    public var slot: Int
+    /// `/// …` lines of the `doc` text.
+    public var docLines: [String]
+    /// Declared with `@Managed(slot:)` (plain attributes in class mode).
+    public var isManaged: Bool
+    /// A computed property with `getter` (and `setter` unless read-only).
+    public var isComputed: Bool
+    /// No setter (derived attributes, fetched properties).
+    public var isReadOnly: Bool
+    /// Fetched properties: the getter throws.
+    public var isThrowing: Bool
+    public var getter: String
+    public var setter: String
+    /// To-many helpers: `addToTags(_:)`, `removeFromTags(_:)`, and for ordered ones `insertIntoPosts(_:at:)`.
+    public var isToMany: Bool
+    public var isOrdered: Bool
+    public var elementType: String
+    public var addName: String
+    public var removeName: String
+    public var insertName: String
+
+    public func child(named: String) -> Any? {
+        switch named {
+        case "name": return name
+        case "key": return key
+        case "type": return type
+        case "slot": return slot
+        case "docLines": return docLines
+        case "isManaged": return isManaged
+        case "isComputed": return isComputed
+        case "isReadOnly": return isReadOnly
+        case "isThrowing": return isThrowing
+        case "getter": return getter
+        case "setter": return setter
+        case "isToMany": return isToMany
+        case "isOrdered": return isOrdered
+        case "elementType": return elementType
+        case "addName": return addName
+        case "removeName": return removeName
+        case "insertName": return insertName
+        default: return nil
+        }
+    }
+}
+
+/// A parameter of a generated function or initializer.
+public struct ParameterView: MustacheParent, Sendable {
+    /// `title: String` as written in the parameter list.
+    public var declaration: String
+    /// The statement storing it (`self.title = title`) or the dictionary entry (`"NAME": name`).
+    public var use: String
+    /// True for the last parameter (no comma after it).
+    public var isLast: Bool
+
+    public func child(named: String) -> Any? {
+        switch named {
+        case "declaration": return declaration
+        case "use": return use
+        case "isLast": return isLast
+        default: return nil
+        }
+    }
+}
+
+/// A generated class (class mode), extension (extension mode), or nothing (none).
+public struct EntityView: MustacheParent, Sendable {
+    public var entityName: String
+    public var className: String
+    /// `ManagedObject`, or the parent entity's class.
+    public var superclassName: String
+    /// `final class` for leaf entities, `class` for entities with subentities.
+    public var classKeyword: String
+    /// `public `, `package ` or empty, with its trailing space.
+    public var access: String
+    public var docLines: [String]
+    public var isClassMode: Bool
+    public var isExtensionMode: Bool
+    /// Properties the entity declares (inherited ones come from the parent's class).
+    public var properties: [PropertyView]
+    /// Key-name constants for every property, inherited included.
+    public var keys: [PropertyView]
+    /// Required values without defaults (inherited first): the initializer's parameters.
+    public var initParameters: [ParameterView]
+    public var hasInitParameters: Bool
+    /// The file name of the entity's generated file.
+    public var fileName: String
+
+    public func child(named: String) -> Any? {
+        switch named {
+        case "entityName": return entityName
+        case "className": return className
+        case "superclassName": return superclassName
+        case "classKeyword": return classKeyword
+        case "access": return access
+        case "docLines": return docLines
+        case "isClassMode": return isClassMode
+        case "isExtensionMode": return isExtensionMode
+        case "properties": return properties
+        case "keys": return keys
+        case "initParameters": return initParameters
+        case "hasInitParameters": return hasInitParameters
+        case "fileName": return fileName
+        default: return nil
+        }
+    }
+}
+
+/// A typed function for a fetch request template.
+public struct FetchHelperView: MustacheParent, Sendable {
+    /// The Swift function name (the template's name).
+    public var name: String
+    /// The template's name as written in the model.
+    public var templateName: String
+    public var resultClass: String
+    public var parameters: [ParameterView]
+    public var hasParameters: Bool
+    public var docLines: [String]
+
+    public func child(named: String) -> Any? {
+        switch named {
+        case "name": return name
+        case "templateName": return templateName
+        case "resultClass": return resultClass
+        case "parameters": return parameters
+        case "hasParameters": return hasParameters
+        case "docLines": return docLines
+        default: return nil
+        }
+    }
+}
+
+/// The whole model: what `model.mustache` and the file templates receive.
+public struct ModelView: MustacheParent, Sendable {
+    public var modelName: String
+    /// `<Model>Model`, the generated model type.
+    public var typeName: String
+    /// The model file's path as given (relative paths stay relative).
+    public var sourcePath: String
+    /// Extra modules to import.
+    public var imports: [String]
+    public var access: String
+    /// `EntityDescription(…)` expressions, one per entity, each a list of lines.
+    public var entityDescriptions: [[String]]
+    /// `FetchRequestTemplate(…)` expressions.
+    public var templateDescriptions: [String]
+    /// `[name: [entities]]` literal of the configurations.
+    public var configurationsLiteral: String
+    public var fetchHelpers: [FetchHelperView]
+    /// Entities with class or extension code (none-mode entities have no generated Swift).
+    public var entities: [EntityView]
+    /// True when everything goes into one file.
+    public var isSingleFile: Bool
+
+    public func child(named: String) -> Any? {
+        switch named {
+        case "modelName": return modelName
+        case "typeName": return typeName
+        case "sourcePath": return sourcePath
+        case "imports": return imports
+        case "access": return access
+        case "entityDescriptions": return entityDescriptions.map { DescriptionLines(lines: $0) }
+        case "templateDescriptions": return templateDescriptions
+        case "configurationsLiteral": return configurationsLiteral
+        case "fetchHelpers": return fetchHelpers
+        case "entities": return entities
+        case "isSingleFile": return isSingleFile
+        default: return nil
+        }
+    }
+}
+
+/// Lines of one description expression.
+struct DescriptionLines: MustacheParent {
+    var lines: [String]
+    func child(named: String) -> Any? { named == "lines" ? lines : nil }
+}
+
+/// One file's context: the model plus, for entity files, the entity.
+struct FileView: MustacheParent {
+    var model: ModelView
+    var entity: EntityView?
+    func child(named: String) -> Any? {
+        if named == "entity" { return entity }
+        if let entity, let value = entity.child(named: named) { return value }
+        return model.child(named: named)
+    }
+}

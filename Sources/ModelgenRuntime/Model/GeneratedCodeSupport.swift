@@ -1,0 +1,37 @@
+import Foundation
+
+/// A named value transformer for a transformable attribute (`transformer: RectTransformer` in the model):
+/// turns the attribute's values into stored data and back.
+public protocol ManagedValueTransformer: SendableMetatype {
+    associatedtype Value
+    static func encode(_ value: Value) throws -> Data
+    static func decode(_ data: Data) throws -> Value
+}
+
+extension ValueCodec {
+    /// The codec of a named value transformer.
+    public static func transformer<T: ManagedValueTransformer>(_ type: T.Type) -> ValueCodec {
+        ValueCodec(
+            encode: { value in
+                guard let typed = value as? T.Value else {
+                    throw RuntimeError.typeMismatch(expected: "\(T.Value.self)", found: "\(Swift.type(of: value))")
+                }
+                return try T.encode(typed)
+            },
+            decode: { data in try T.decode(data) })
+    }
+
+    /// For generated descriptions of enum attributes: whether a stored value is a raw value the type accepts.
+    public static func acceptsRawValue<T: RawRepresentable & SendableMetatype>(of type: T.Type) -> @Sendable (StoreValue) -> Bool
+    where T.RawValue: ManagedValue {
+        { value in
+            let slot = SlotValue(value)
+            switch (slot, T.RawValue.self) {
+            case (.int(let v), is Int16.Type): return Int16(exactly: v).flatMap { T(rawValue: $0 as! T.RawValue) } != nil
+            case (.int(let v), is Int32.Type): return Int32(exactly: v).flatMap { T(rawValue: $0 as! T.RawValue) } != nil
+            case (.int, _), (.string, _): return T(rawValue: T.RawValue.fromSlot(slot)) != nil
+            default: return false
+            }
+        }
+    }
+}

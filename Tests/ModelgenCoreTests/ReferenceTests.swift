@@ -1,0 +1,73 @@
+import Foundation
+import ModelgenCore
+import Testing
+
+/// The emitter's output for the example models equals the checked-in reference files
+/// (Tests/GeneratedCodeTests/Reference, compiled and run by GeneratedCodeTests) byte for byte.
+/// After an intended change, run `make reference` and review the diff.
+@Suite struct ReferenceTests {
+    static let models = ["Blog", "Graphics"]
+
+    @Test(arguments: models)
+    func generatedCodeMatchesTheReference(model: String) throws {
+        let path = "Examples/\(model)/\(model).model.yaml"
+        let data = try Data(contentsOf: packageRoot.appendingPathComponent(path))
+        let check = ModelCheck.run(data: data, path: path)
+        #expect(!check.hasErrors)
+        let files = try ModelEmitter().generate(try #require(check.model), variables: check.templateVariables, options: GenerationOptions())
+        let directory = packageRoot.appendingPathComponent("Tests/GeneratedCodeTests/Reference/\(model)")
+        let onDisk = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".swift") }.sorted()
+        #expect(onDisk == files.map(\.name).sorted(), "files differ; run `make reference`")
+        for file in files {
+            let reference = (try? String(contentsOf: directory.appendingPathComponent(file.name), encoding: .utf8)) ?? ""
+            let diff = UnifiedDiff.diff(old: reference, new: file.contents, oldName: "reference/\(file.name)", newName: "generated/\(file.name)")
+            #expect(diff.isEmpty, "\(file.name) differs from the reference (run `make reference` if intended):\n\(diff)")
+        }
+    }
+
+    @Test(arguments: models)
+    func outputIsDeterministicAndSingleFileHoldsEverything(model: String) throws {
+        let path = "Examples/\(model)/\(model).model.yaml"
+        let check = ModelCheck.run(data: try Data(contentsOf: packageRoot.appendingPathComponent(path)), path: path)
+        let emitter = try ModelEmitter()
+        let first = try emitter.generate(check.model!, variables: check.templateVariables, options: GenerationOptions())
+        let second = try emitter.generate(check.model!, variables: check.templateVariables, options: GenerationOptions())
+        #expect(first == second)
+        var single = GenerationOptions()
+        single.singleFile = true
+        let one = try emitter.generate(check.model!, variables: check.templateVariables, options: single)
+        #expect(one.count == 1 && one[0].name == "\(model)Model.swift")
+        for file in first where file.name != one[0].name {
+            let className = String(file.name.prefix { $0 != "." && $0 != "+" })
+            #expect(one[0].contents.contains("\(className)Keys"))
+        }
+    }
+
+    @Test(arguments: models)
+    func examplesAreTheSharedModels(model: String) throws {
+        let shared = sharedDirectory.appendingPathComponent("models/\(model).model.yaml")
+        guard FileManager.default.fileExists(atPath: shared.path) else { return }
+        #expect(try Data(contentsOf: shared) == Data(contentsOf: packageRoot.appendingPathComponent("Examples/\(model)/\(model).model.yaml")),
+                "Examples/\(model) is out of step with ../shared/models; copy it and run `make reference`")
+    }
+
+    @Test func embeddedTemplatesMatchTheTemplatesFolder() throws {
+        let folder = packageRoot.appendingPathComponent("Templates")
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".mustache") }
+        #expect(Set(names.map { String($0.dropLast(".mustache".count)) }) == Set(ModelEmitter.templateNames))
+        let generated = try String(contentsOf: packageRoot.appendingPathComponent("Sources/ModelgenCore/Emitting/BuiltinTemplates.swift"), encoding: .utf8)
+        for name in names {
+            let text = try String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8)
+            #expect(generated.contains(text.trimmingCharacters(in: .newlines)), "\(name) is not embedded as it is; run `make templates`")
+        }
+    }
+
+    @Test func literalsAreEscapedAndRoundTrip() {
+        #expect(SwiftLiterals.string("a\"b\\c\n\\(x)\u{7}é") == #""a\"b\\c\n\\(x)\u{7}é""#)
+        #expect(SwiftLiterals.identifier("default") == "`default`")
+        #expect(SwiftLiterals.identifier("title") == "title")
+        for value in [0.1, 1e300, -2.5e-8, 3.0, Double.leastNonzeroMagnitude] {
+            #expect(Double(SwiftLiterals.double(value)) == value)
+        }
+    }
+}
