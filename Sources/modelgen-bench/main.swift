@@ -34,6 +34,19 @@ func syntheticModel(entities n: Int) -> String {
     return out
 }
 
+/// Hand-written plain classes of the synthetic model's shape (stored properties, object references).
+func plainClasses(entities n: Int) -> String {
+    let types = ["String", "Int16", "Int32", "Int64", "Double", "Float", "Bool", "Date?", "Decimal", "UUID?", "URL?", "Data?", "String", "Int64", "Date?"]
+    let initial = ["\"\"", "0", "0", "0", "0", "0", "false", "nil", "0", "nil", "nil", "nil", "\"\"", "0", "nil"]
+    var out = "import Foundation\n\n"
+    for i in 0..<n {
+        out += "final class Entity\(i) {\n"
+        for (k, type) in types.enumerated() { out += "    var field\(k): \(type) = \(initial[k])\n" }
+        out += "    weak var up: Entity\((i + 1) % n)?\n    var down: [Entity\((i + n - 1) % n)] = []\n    var peers: [Entity\((i + 7) % n)] = []\n}\n\n"
+    }
+    return out
+}
+
 func median(_ samples: [Double]) -> Double {
     let sorted = samples.sorted()
     return sorted[sorted.count / 2]
@@ -106,3 +119,56 @@ for n in counts {
                  n, size as NSString, parseOnly, parseModel, inProcess, endToEnd, endToEnd / parseOnly))
 }
 print("goal: modelgen validate of 1,000 entities <= 200 ms, most of it parsing")
+print("")
+
+// modelgen generate, whole process, into a fresh directory each run.
+print("modelgen generate, release build, whole process, median (ms)")
+print("entities   parse-only (Yams)   modelgen generate   generate/parse")
+for n in counts {
+    let file = directory.appendingPathComponent("Bench\(n).model.yaml")
+    let data = try Data(contentsOf: file)
+    let runs = n >= 5_000 ? 5 : 11
+    let parseOnly = try time(runs: runs) {
+        let parser = try Parser(yaml: String(decoding: data, as: UTF8.self), resolver: .basic, constructor: .default, encoding: .utf8)
+        _ = try parser.singleRoot()
+    }
+    var run = 0
+    let generate = time(runs: runs) {
+        run += 1
+        let out = directory.appendingPathComponent("out-\(n)-\(run)").path
+        guard spawnAndWait([binary, "generate", file.path, "--output", out]) == 0 else { fatalError("modelgen generate failed") }
+    }
+    print(String(format: "%8d   %17.1f   %17.1f   %14.2f", n, parseOnly, generate, generate / parseOnly))
+}
+print("goals: 100 entities <= 100 ms end to end; 1,000 entities <= 10x the parse")
+print("")
+
+// Compile time of the generated code for 100 entities beside plain classes of the same shape.
+let modules = URL(fileURLWithPath: binary).deletingLastPathComponent().appendingPathComponent("Modules").path
+let generatedDirectory = directory.appendingPathComponent("compile-generated")
+let modelFile = directory.appendingPathComponent("Compile100.model.yaml")
+try syntheticModel(entities: 100).write(to: modelFile, atomically: true, encoding: .utf8)
+// One file on each side: swiftc without batch mode re-typechecks every file per frontend (quadratic).
+guard spawnAndWait([binary, "generate", modelFile.path, "--output", generatedDirectory.path, "--single-file"]) == 0 else { fatalError("generate failed") }
+let generatedFiles = try FileManager.default.contentsOfDirectory(atPath: generatedDirectory.path).sorted().map { generatedDirectory.appendingPathComponent($0).path }
+let plainFile = directory.appendingPathComponent("Plain100.swift")
+try plainClasses(entities: 100).write(to: plainFile, atomically: true, encoding: .utf8)
+
+func compileSeconds(_ files: [String], _ flags: [String], module: String) -> Double {
+    let out = directory.appendingPathComponent("obj-\(module)").path
+    try? FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+    let arguments = ["/usr/bin/env", "swiftc", "-swift-version", "6", "-module-name", module, "-I", modules, "-parse-as-library"] + flags + files
+    let start = DispatchTime.now().uptimeNanoseconds
+    let status = FileManager.default.changeCurrentDirectoryPath(out) ? spawnAndWait(arguments) : -1
+    guard status == 0 else { fatalError("swiftc failed (\(status)): \(arguments.joined(separator: " "))") }
+    return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+}
+let previousDirectory = FileManager.default.currentDirectoryPath
+print("compile time of 100 entities (swiftc, seconds)      generated   plain classes   ratio")
+for (label, flags) in [("typecheck", ["-typecheck"]), ("debug (-Onone, objects)", ["-Onone", "-c"]), ("release (-O, whole module)", ["-O", "-wmo", "-c"])] {
+    let generated = compileSeconds(generatedFiles, flags, module: "Gen")
+    let plain = compileSeconds([plainFile.path], flags, module: "Plain")
+    print("  " + label.padding(toLength: 44, withPad: " ", startingAt: 0) + String(format: " %9.2f   %13.2f   %5.2f", generated, plain, generated / plain))
+}
+_ = FileManager.default.changeCurrentDirectoryPath(previousDirectory)
+print("goal: generated code compiles in <= 1.5x the time of the plain classes")

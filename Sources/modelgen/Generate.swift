@@ -22,6 +22,9 @@ struct Generate: ParsableCommand {
     @Option(help: "The directory to write generated files into.")
     var output: String
 
+    @Option(help: "A directory for the classes of codegen: extension entities: a starter file is written once if missing, never overwritten.")
+    var humanDir: String?
+
     @Flag(help: "Write everything into one file, <Model>Model.swift.")
     var singleFile = false
 
@@ -50,10 +53,12 @@ struct Generate: ParsableCommand {
         options.singleFile = singleFile
         options.access = access
         var files: [GeneratedFile] = []
+        var humanFiles: [GeneratedFile] = []
         for check in checks {
             guard let model = check.model else { continue }
             do {
                 files += try emitter.generate(model, variables: check.templateVariables, options: options)
+                if humanDir != nil { humanFiles += try emitter.humanFiles(model, variables: check.templateVariables, options: options) }
             } catch {
                 FileHandle.standardError.write(Data("error: \(error)\n".utf8))
                 throw ExitCode(2)
@@ -78,6 +83,16 @@ struct Generate: ParsableCommand {
         }
         do {
             _ = try writer.write(files)
+            if let humanDir {
+                let directory = URL(fileURLWithPath: humanDir)
+                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+                for file in humanFiles where !FileManager.default.fileExists(atPath: directory.appendingPathComponent(file.name).path) {
+                    // Never overwrite: the file is the user's once written.
+                    guard FileManager.default.createFile(atPath: directory.appendingPathComponent(file.name).path, contents: Data(file.contents.utf8)) else {
+                        throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: directory.appendingPathComponent(file.name).path])
+                    }
+                }
+            }
         } catch {
             FileHandle.standardError.write(Data("error: cannot write to '\(output)': \(ModelFileChecker.reason(error))\n".utf8))
             throw ExitCode(2)

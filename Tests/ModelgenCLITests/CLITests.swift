@@ -202,3 +202,20 @@ func temporaryDirectory() throws -> URL {
         #expect(text.contains("final class Item: ManagedObject"))   // other templates stay built-in
     }
 }
+
+@Suite struct HumanDirTests {
+    @Test func starterClassIsWrittenOnceAndNeverOverwritten() throws {
+        let dir = try temporaryDirectory()
+        try "model: Shop\nentities:\n  Item:\n    codegen: extension\n    attributes: { name: string }\n"
+            .write(to: dir.appendingPathComponent("Shop.model.yaml"), atomically: true, encoding: .utf8)
+        let arguments = ["generate", "Shop.model.yaml", "--output", "Generated", "--human-dir", "Sources"]
+        #expect(try modelgen(arguments, in: dir).status == 0)
+        let human = dir.appendingPathComponent("Sources/Item.swift")
+        let text = try String(contentsOf: human, encoding: .utf8)
+        #expect(text.contains("final class Item: ManagedObject {"))
+        #expect(FileManager.default.fileExists(atPath: dir.appendingPathComponent("Generated/Item+Generated.swift").path))
+        try "// mine\n".write(to: human, atomically: true, encoding: .utf8)
+        #expect(try modelgen(arguments, in: dir).status == 0)
+        #expect(try String(contentsOf: human, encoding: .utf8) == "// mine\n")
+    }
+}

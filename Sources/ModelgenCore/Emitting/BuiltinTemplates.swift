@@ -92,6 +92,24 @@ import ModelgenRuntime
 import {{.}}
 {{/imports}}
 """#,
+        "human-class": #"""
+// {{className}}: your code. `modelgen generate --human-dir` wrote this file once because it was
+// missing, and never touches it again. The modeled properties are generated in
+// {{className}}+Generated.swift.
+
+import Foundation
+import ModelgenRuntime
+
+{{#docLines}}
+{{.}}
+{{/docLines}}
+{{access}}{{classKeyword}} {{className}}: {{superclassName}} {
+    {{access}}override func awakeFromInsert() {
+        super.awakeFromInsert()
+        // Set initial values here: runs once, when the object is inserted.
+    }
+}
+"""#,
         "model-file": #"""
 {{> header}}
 
@@ -115,13 +133,7 @@ private struct _ModelgenRuntimeVersionCheck: ModelgenRuntimeAPIVersionCheck {
     /// The model description, shared by every container of this model.
     {{access}}static let model: ManagedObjectModel = try! ManagedObjectModel(
         name: "{{modelName}}",
-        entities: [
-{{#entityDescriptions}}
-{{#lines}}
-            {{.}}
-{{/lines}}
-{{/entityDescriptions}}
-        ],
+        entities: [{{entityList}}],
         fetchRequestTemplates: [
 {{#templateDescriptions}}
             {{.}},
@@ -129,6 +141,15 @@ private struct _ModelgenRuntimeVersionCheck: ModelgenRuntimeAPIVersionCheck {
         ],
         configurations: {{configurationsLiteral}}
     )
+
+    /// One description per entity, each its own statement (quick to type-check at any model size).
+    private enum Entities {
+{{#entityDescriptions}}
+{{#lines}}
+        {{.}}
+{{/lines}}
+{{/entityDescriptions}}
+    }
 {{#fetchHelpers}}
 
 {{#docLines}}

@@ -17,7 +17,7 @@ public struct EmitError: Error, CustomStringConvertible, Sendable {
 /// (built-in, or the user's from `--templates`, file by file).
 public struct ModelEmitter: Sendable {
     /// The names of the templates (`<name>.mustache`); a user directory may replace any of them.
-    public static let templateNames = ["header", "model", "entity", "entity-file", "model-file"]
+    public static let templateNames = ["header", "model", "entity", "entity-file", "model-file", "human-class"]
 
     private let library: MustacheLibrary
 
@@ -58,17 +58,39 @@ public struct ModelEmitter: Sendable {
         return files
     }
 
+    /// Starter classes for extension-mode entities (the user's side), for `--human-dir`.
+    public func humanFiles(_ model: ObjectModel, variables: [String: [TemplateVariable]], options: GenerationOptions) throws -> [GeneratedFile] {
+        let view = ModelViewBuilder(model: model, variables: variables, options: options).build()
+        return try view.entities.filter(\.isExtensionMode).map { entity in
+            GeneratedFile(name: "\(entity.className).swift", contents: try render("human-class", FileView(model: view, entity: entity)))
+        }
+    }
+
     private func render(_ template: String, _ context: FileView) throws -> String {
         guard let text = library.render(context, withTemplate: template) else {
             throw EmitError(message: "no template '\(template)'")
         }
-        // One trailing newline, no trailing spaces: stable bytes whatever the template's ends.
-        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { line -> Substring in
-            var line = line
-            while line.last == " " { line.removeLast() }
-            return line
+        return Self.normalizeWhitespace(text)
+    }
+
+    /// No trailing spaces on any line and exactly one newline at the end: stable bytes whatever the templates' ends.
+    static func normalizeWhitespace(_ text: String) -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity(text.utf8.count + 1)
+        var pendingSpaces = 0
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: " "): pendingSpaces += 1
+            case UInt8(ascii: "\n"):
+                pendingSpaces = 0
+                out.append(byte)
+            default:
+                if pendingSpaces > 0 { out.append(contentsOf: repeatElement(UInt8(ascii: " "), count: pendingSpaces)); pendingSpaces = 0 }
+                out.append(byte)
+            }
         }
-        while lines.last?.isEmpty == true { lines.removeLast() }
-        return lines.joined(separator: "\n") + "\n"
+        while out.last == UInt8(ascii: "\n") { out.removeLast() }
+        out.append(UInt8(ascii: "\n"))
+        return String(decoding: out, as: UTF8.self)
     }
 }

@@ -63,6 +63,7 @@ struct ModelViewBuilder {
             imports: model.options.imports.map(\.value).filter { $0 != "Foundation" && $0 != "ModelgenRuntime" },
             access: access,
             entityDescriptions: model.entities.map(entityDescription),
+            entityList: model.entities.map { "Entities." + entityMember($0) }.joined(separator: ", "),
             templateDescriptions: model.fetchRequests.map(templateDescription),
             configurationsLiteral: configurationsLiteral(),
             fetchHelpers: model.fetchRequests.map(fetchHelper),
@@ -186,8 +187,13 @@ struct ModelViewBuilder {
 
     // MARK: Model description literals
 
+    /// The entity's member in the generated `Entities` namespace: lower-camel, so it never shadows a class name.
+    func entityMember(_ entity: Entity) -> String {
+        SwiftLiterals.identifier(entity.name.value.prefix(1).lowercased() + entity.name.value.dropFirst())
+    }
+
     func entityDescription(_ entity: Entity) -> [String] {
-        var head = "EntityDescription(\(SwiftLiterals.string(entity.name.value)), class: \(entity.swiftClassName).self"
+        var head = "static let \(entityMember(entity)): EntityDescription = EntityDescription(\(SwiftLiterals.string(entity.name.value)), class: \(entity.swiftClassName).self"
         if entity.isAbstract { head += ", abstract: true" }
         if let parent = entity.parent { head += ", parent: \(SwiftLiterals.string(parent.value))" }
         var lines = [head + ","]
@@ -212,7 +218,7 @@ struct ModelViewBuilder {
         if !entity.userInfo.isEmpty { lines.append("    userInfo: \(userInfo(entity.userInfo)),") }
         // Drop the trailing comma of the last argument and close the call.
         lines[lines.count - 1].removeLast()
-        lines.append("),")
+        lines.append(")")
         return lines
     }
 

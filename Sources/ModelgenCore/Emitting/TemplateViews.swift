@@ -153,8 +153,10 @@ public struct ModelView: MustacheParent, Sendable {
     /// Extra modules to import.
     public var imports: [String]
     public var access: String
-    /// `EntityDescription(…)` expressions, one per entity, each a list of lines.
+    /// `static let Name: EntityDescription = EntityDescription(…)` declarations, one per entity, each a list of lines.
     public var entityDescriptions: [[String]]
+    /// `Entities.person, Entities.post, …`: the generated `Entities` namespace's members, in declaration order.
+    public var entityList: String
     /// `FetchRequestTemplate(…)` expressions.
     public var templateDescriptions: [String]
     /// `[name: [entities]]` literal of the configurations.
@@ -173,6 +175,7 @@ public struct ModelView: MustacheParent, Sendable {
         case "imports": return imports
         case "access": return access
         case "entityDescriptions": return entityDescriptions.map { DescriptionLines(lines: $0) }
+        case "entityList": return entityList
         case "templateDescriptions": return templateDescriptions
         case "configurationsLiteral": return configurationsLiteral
         case "fetchHelpers": return fetchHelpers

@@ -15,80 +15,7 @@ public enum BlogModel {
     /// The model description, shared by every container of this model.
     public static let model: ManagedObjectModel = try! ManagedObjectModel(
         name: "Blog",
-        entities: [
-            EntityDescription("Person", class: Person.self, abstract: true,
-                attributes: [
-                    AttributeDescription("firstName", .string),
-                    AttributeDescription("lastName", .string),
-                    AttributeDescription("email", .string, maximum: 254.0, regex: "^[^@ ]+@[^@ ]+$"),
-                    AttributeDescription("createdAt", .date),
-                    AttributeDescription("timeZoneName", .string, optional: true),
-                ],
-                unique: [["email"]]
-            ),
-            EntityDescription("Author", class: Author.self, parent: "Person",
-                attributes: [
-                    AttributeDescription("bio", .string, optional: true, maximum: 2000.0),
-                    AttributeDescription("rating", .int16, defaultValue: .int(0), minimum: 0.0, maximum: 5.0),
-                    AttributeDescription("avatar", .binary, optional: true, externalStorage: true),
-                ],
-                relationships: [
-                    RelationshipDescription("posts", destination: "Post", inverse: "author", toMany: true, ordered: true, deleteRule: .cascade),
-                ],
-                fetchedProperties: [
-                    FetchedPropertyDescription("popularPosts", destination: "Post", predicate: "author == $FETCH_SOURCE AND likes >= 100", sort: ["likes desc"]),
-                ]
-            ),
-            EntityDescription("Reader", class: Reader.self, parent: "Person",
-                attributes: [
-                    AttributeDescription("isSubscribed", .bool, defaultValue: .bool(false)),
-                ],
-                relationships: [
-                    RelationshipDescription("comments", destination: "Comment", inverse: "reader", toMany: true),
-                ]
-            ),
-            EntityDescription("Post", class: Post.self,
-                attributes: [
-                    AttributeDescription("id", .uuid),
-                    AttributeDescription("title", .string, minimum: 1.0, maximum: 200.0),
-                    AttributeDescription("body", .string),
-                    AttributeDescription("publishedAt", .date, optional: true),
-                    AttributeDescription("likes", .int64, defaultValue: .int(0), minimum: 0.0),
-                    AttributeDescription("status", .int16, defaultValue: .int(0), acceptsRawValue: ValueCodec.acceptsRawValue(of: PostStatus.self), swiftTypeName: "PostStatus"),
-                    AttributeDescription("score", .decimal, defaultValue: .decimal(Decimal(string: "0.0", locale: Locale(identifier: "en_US_POSIX"))!)),
-                    AttributeDescription("link", .uri, optional: true),
-                    AttributeDescription("commentCount", .int64, defaultValue: .int(0), derivation: "comments.@count"),
-                    AttributeDescription("searchTitle", .string, optional: true, derivation: "lowercase:(title)"),
-                    AttributeDescription("renderedHTML", .string, optional: true, transient: true),
-                ],
-                relationships: [
-                    RelationshipDescription("author", destination: "Author", inverse: "posts", optional: false),
-                    RelationshipDescription("tags", destination: "Tag", inverse: "posts", toMany: true, maxCount: 10),
-                    RelationshipDescription("comments", destination: "Comment", inverse: "post", toMany: true, deleteRule: .cascade),
-                ],
-                unique: [["id"]],
-                indexes: [["publishedAt"]]
-            ),
-            EntityDescription("Comment", class: Comment.self,
-                attributes: [
-                    AttributeDescription("text", .string, minimum: 1.0),
-                    AttributeDescription("postedAt", .date),
-                ],
-                relationships: [
-                    RelationshipDescription("post", destination: "Post", inverse: "comments", optional: false),
-                    RelationshipDescription("reader", destination: "Reader", inverse: "comments"),
-                ]
-            ),
-            EntityDescription("Tag", class: Tag.self,
-                attributes: [
-                    AttributeDescription("name", .string, minimum: 1.0, maximum: 40.0),
-                ],
-                relationships: [
-                    RelationshipDescription("posts", destination: "Post", inverse: "tags", toMany: true, deleteRule: .deny),
-                ],
-                unique: [["name"]]
-            ),
-        ],
+        entities: [Entities.person, Entities.author, Entities.reader, Entities.post, Entities.comment, Entities.tag],
         fetchRequestTemplates: [
             FetchRequestTemplate("postsByAuthorName", entity: "Post", predicate: "author.lastName ==[c] $NAME AND likes >= $MIN_LIKES", sort: ["publishedAt desc", "title"]),
             FetchRequestTemplate("taggedPosts", entity: "Post", predicate: "ANY tags.name IN $TAG_NAMES"),
@@ -96,6 +23,82 @@ public enum BlogModel {
         ],
         configurations: [:]
     )
+
+    /// One description per entity, each its own statement (quick to type-check at any model size).
+    private enum Entities {
+        static let person: EntityDescription = EntityDescription("Person", class: Person.self, abstract: true,
+            attributes: [
+                AttributeDescription("firstName", .string),
+                AttributeDescription("lastName", .string),
+                AttributeDescription("email", .string, maximum: 254.0, regex: "^[^@ ]+@[^@ ]+$"),
+                AttributeDescription("createdAt", .date),
+                AttributeDescription("timeZoneName", .string, optional: true),
+            ],
+            unique: [["email"]]
+        )
+        static let author: EntityDescription = EntityDescription("Author", class: Author.self, parent: "Person",
+            attributes: [
+                AttributeDescription("bio", .string, optional: true, maximum: 2000.0),
+                AttributeDescription("rating", .int16, defaultValue: .int(0), minimum: 0.0, maximum: 5.0),
+                AttributeDescription("avatar", .binary, optional: true, externalStorage: true),
+            ],
+            relationships: [
+                RelationshipDescription("posts", destination: "Post", inverse: "author", toMany: true, ordered: true, deleteRule: .cascade),
+            ],
+            fetchedProperties: [
+                FetchedPropertyDescription("popularPosts", destination: "Post", predicate: "author == $FETCH_SOURCE AND likes >= 100", sort: ["likes desc"]),
+            ]
+        )
+        static let reader: EntityDescription = EntityDescription("Reader", class: Reader.self, parent: "Person",
+            attributes: [
+                AttributeDescription("isSubscribed", .bool, defaultValue: .bool(false)),
+            ],
+            relationships: [
+                RelationshipDescription("comments", destination: "Comment", inverse: "reader", toMany: true),
+            ]
+        )
+        static let post: EntityDescription = EntityDescription("Post", class: Post.self,
+            attributes: [
+                AttributeDescription("id", .uuid),
+                AttributeDescription("title", .string, minimum: 1.0, maximum: 200.0),
+                AttributeDescription("body", .string),
+                AttributeDescription("publishedAt", .date, optional: true),
+                AttributeDescription("likes", .int64, defaultValue: .int(0), minimum: 0.0),
+                AttributeDescription("status", .int16, defaultValue: .int(0), acceptsRawValue: ValueCodec.acceptsRawValue(of: PostStatus.self), swiftTypeName: "PostStatus"),
+                AttributeDescription("score", .decimal, defaultValue: .decimal(Decimal(string: "0.0", locale: Locale(identifier: "en_US_POSIX"))!)),
+                AttributeDescription("link", .uri, optional: true),
+                AttributeDescription("commentCount", .int64, defaultValue: .int(0), derivation: "comments.@count"),
+                AttributeDescription("searchTitle", .string, optional: true, derivation: "lowercase:(title)"),
+                AttributeDescription("renderedHTML", .string, optional: true, transient: true),
+            ],
+            relationships: [
+                RelationshipDescription("author", destination: "Author", inverse: "posts", optional: false),
+                RelationshipDescription("tags", destination: "Tag", inverse: "posts", toMany: true, maxCount: 10),
+                RelationshipDescription("comments", destination: "Comment", inverse: "post", toMany: true, deleteRule: .cascade),
+            ],
+            unique: [["id"]],
+            indexes: [["publishedAt"]]
+        )
+        static let comment: EntityDescription = EntityDescription("Comment", class: Comment.self,
+            attributes: [
+                AttributeDescription("text", .string, minimum: 1.0),
+                AttributeDescription("postedAt", .date),
+            ],
+            relationships: [
+                RelationshipDescription("post", destination: "Post", inverse: "comments", optional: false),
+                RelationshipDescription("reader", destination: "Reader", inverse: "comments"),
+            ]
+        )
+        static let tag: EntityDescription = EntityDescription("Tag", class: Tag.self,
+            attributes: [
+                AttributeDescription("name", .string, minimum: 1.0, maximum: 40.0),
+            ],
+            relationships: [
+                RelationshipDescription("posts", destination: "Post", inverse: "tags", toMany: true, deleteRule: .deny),
+            ],
+            unique: [["name"]]
+        )
+    }
 
     /// Fetch request template `postsByAuthorName`: `author.lastName ==[c] $NAME AND likes >= $MIN_LIKES`.
     public static func postsByAuthorName(name: String, minLikes: Int64) -> FetchRequest<Post> {

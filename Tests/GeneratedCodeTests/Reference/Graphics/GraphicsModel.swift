@@ -15,42 +15,45 @@ enum GraphicsModel {
     /// The model description, shared by every container of this model.
     static let model: ManagedObjectModel = try! ManagedObjectModel(
         name: "Graphics",
-        entities: [
-            EntityDescription("Shape", class: Shape.self, abstract: true,
-                attributes: [
-                    AttributeDescription("name", .string),
-                    AttributeDescription("zIndex", .int32, defaultValue: .int(0)),
-                    AttributeDescription("createdAt", .date),
-                ],
-                relationships: [
-                    RelationshipDescription("canvas", destination: "Canvas", inverse: "shapes"),
-                ]
-            ),
-            EntityDescription("Rectangle", class: Rectangle.self, parent: "Shape",
-                attributes: [
-                    AttributeDescription("color", .transformable, codec: .codable(RGBAColor.self), swiftTypeName: "RGBAColor"),
-                    AttributeDescription("bounds", .transformable, codec: .transformer(RectTransformer.self), swiftTypeName: "Rect"),
-                    AttributeDescription("cornerRadius", .double, defaultValue: .double(0.0), minimum: 0.0),
-                ]
-            ),
-            EntityDescription("Circle", class: Circle.self, parent: "Shape",
-                attributes: [
-                    AttributeDescription("radius", .float, defaultValue: .double(1.0), minimum: 0.0),
-                ]
-            ),
-            EntityDescription("Canvas", class: Canvas.self,
-                attributes: [
-                    AttributeDescription("title", .string),
-                    AttributeDescription("thumbnail", .binary, optional: true),
-                ],
-                relationships: [
-                    RelationshipDescription("shapes", destination: "Shape", inverse: "canvas", toMany: true, ordered: true, deleteRule: .cascade),
-                    RelationshipDescription("selection", destination: "Shape", inverse: nil, toMany: true),
-                ]
-            ),
-        ],
+        entities: [Entities.shape, Entities.rectangle, Entities.circle, Entities.canvas],
         fetchRequestTemplates: [
         ],
         configurations: [:]
     )
+
+    /// One description per entity, each its own statement (quick to type-check at any model size).
+    private enum Entities {
+        static let shape: EntityDescription = EntityDescription("Shape", class: Shape.self, abstract: true,
+            attributes: [
+                AttributeDescription("name", .string),
+                AttributeDescription("zIndex", .int32, defaultValue: .int(0)),
+                AttributeDescription("createdAt", .date),
+            ],
+            relationships: [
+                RelationshipDescription("canvas", destination: "Canvas", inverse: "shapes"),
+            ]
+        )
+        static let rectangle: EntityDescription = EntityDescription("Rectangle", class: Rectangle.self, parent: "Shape",
+            attributes: [
+                AttributeDescription("color", .transformable, codec: .codable(RGBAColor.self), swiftTypeName: "RGBAColor"),
+                AttributeDescription("bounds", .transformable, codec: .transformer(RectTransformer.self), swiftTypeName: "Rect"),
+                AttributeDescription("cornerRadius", .double, defaultValue: .double(0.0), minimum: 0.0),
+            ]
+        )
+        static let circle: EntityDescription = EntityDescription("Circle", class: Circle.self, parent: "Shape",
+            attributes: [
+                AttributeDescription("radius", .float, defaultValue: .double(1.0), minimum: 0.0),
+            ]
+        )
+        static let canvas: EntityDescription = EntityDescription("Canvas", class: Canvas.self,
+            attributes: [
+                AttributeDescription("title", .string),
+                AttributeDescription("thumbnail", .binary, optional: true),
+            ],
+            relationships: [
+                RelationshipDescription("shapes", destination: "Shape", inverse: "canvas", toMany: true, ordered: true, deleteRule: .cascade),
+                RelationshipDescription("selection", destination: "Shape", inverse: nil, toMany: true),
+            ]
+        )
+    }
 }
