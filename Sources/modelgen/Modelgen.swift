@@ -11,7 +11,7 @@ struct Modelgen: ParsableCommand {
             Examples:
               modelgen validate Blog.model.yaml
               modelgen validate Models/*.model.yaml --strict --diagnostics github
-              modelgen generate Blog.model.yaml --output Sources/Blog/Generated   (not built yet)
+              modelgen generate Blog.model.yaml --output Sources/Blog/Generated
 
             Exit status: 0 success, 1 model errors, 2 usage or I/O errors.
             """,
