@@ -16,10 +16,13 @@ deps:
 build:
 	$(SWIFT) build
 
-# Quick start: run modelgen on the example models (prints nothing but the summary when they are valid).
+# Quick start: validate the example models and generate the Blog model's Swift code.
 example: build
 	$(SWIFT) run -q modelgen validate $(EXAMPLES)
 	@echo "example models are valid: $(EXAMPLES)"
+	$(SWIFT) run -q modelgen generate Examples/Blog/Blog.model.yaml --output .build/example-output/Blog
+	@echo "generated Swift for Examples/Blog/Blog.model.yaml in .build/example-output/Blog:"
+	@ls .build/example-output/Blog
 
 # Unit, golden and CLI tests, then the shared invalid-model corpus against the built binary.
 test: deps
