@@ -45,6 +45,8 @@ reference: build
 	rm -rf Tests/GeneratedCodeTests/Reference/Blog Tests/GeneratedCodeTests/Reference/Graphics
 	.build/debug/modelgen generate Examples/Blog/Blog.model.yaml --output Tests/GeneratedCodeTests/Reference/Blog
 	.build/debug/modelgen generate Examples/Graphics/Graphics.model.yaml --output Tests/GeneratedCodeTests/Reference/Graphics
+	.build/debug/modelgen generate Examples/Blog/Blog.model.yaml --output Tests/Reference/SingleFile/Blog --single-file
+	.build/debug/modelgen generate Examples/Graphics/Graphics.model.yaml --output Tests/Reference/SingleFile/Graphics --single-file
 
 # A self-contained binary (Swift runtime linked statically) in $(PREFIX)/bin.
 install:

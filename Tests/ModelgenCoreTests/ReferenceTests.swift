@@ -26,6 +26,19 @@ import Testing
     }
 
     @Test(arguments: models)
+    func singleFileOutputMatchesItsReference(model: String) throws {
+        let path = "Examples/\(model)/\(model).model.yaml"
+        let check = ModelCheck.run(data: try Data(contentsOf: packageRoot.appendingPathComponent(path)), path: path)
+        var options = GenerationOptions()
+        options.singleFile = true
+        let files = try ModelEmitter().generate(try #require(check.model), variables: check.templateVariables, options: options)
+        let reference = packageRoot.appendingPathComponent("Tests/Reference/SingleFile/\(model)/\(model)Model.swift")
+        let text = (try? String(contentsOf: reference, encoding: .utf8)) ?? ""
+        let diff = UnifiedDiff.diff(old: text, new: files[0].contents, oldName: "reference", newName: "generated")
+        #expect(files.count == 1 && diff.isEmpty, "single-file output differs (run `make reference` if intended):\n\(diff)")
+    }
+
+    @Test(arguments: models)
     func outputIsDeterministicAndSingleFileHoldsEverything(model: String) throws {
         let path = "Examples/\(model)/\(model).model.yaml"
         let check = ModelCheck.run(data: try Data(contentsOf: packageRoot.appendingPathComponent(path)), path: path)

@@ -70,6 +70,10 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
         self.userInfo = userInfo
     }
 
+    deinit {
+        scalarKinds.deallocate()
+    }
+
     /// The slot of a property, by name.
     public func slot(of name: String) -> Int? { slotsByName[name] }
 

@@ -80,6 +80,7 @@ public final class ManagedObjectModel: @unchecked Sendable {
             properties += entity.ownAttributes.map(PropertyDescription.attribute)
             properties += entity.ownRelationships.map(PropertyDescription.relationship)
             entity.properties = properties
+            entity.scalarKinds.deallocate()
             entity.scalarKinds = .allocate(capacity: max(properties.count, 1))
             for (slot, property) in properties.enumerated() {
                 var kind = ScalarKind.boxed
