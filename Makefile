@@ -5,7 +5,7 @@ SHARED  ?= ../shared
 PYTHON  ?= python3
 EXAMPLES = Examples/Blog/Blog.model.yaml Examples/Graphics/Graphics.model.yaml
 
-.PHONY: all deps build example test install bench clean templates reference
+.PHONY: all deps build example examples test install bench clean templates reference
 
 all: build
 
@@ -23,6 +23,10 @@ example: build
 	$(SWIFT) run -q modelgen generate Examples/Blog/Blog.model.yaml --output .build/example-output/Blog
 	@echo "generated Swift for Examples/Blog/Blog.model.yaml in .build/example-output/Blog:"
 	@ls .build/example-output/Blog
+
+# The example packages, built and run as a user would (the build-tool plugin end to end).
+examples:
+	bash scripts/test-examples.sh
 
 # Unit, golden and CLI tests, then the shared invalid-model corpus against the built binary.
 test: deps

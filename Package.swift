@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "ModelgenCore", targets: ["ModelgenCore"]),
         .library(name: "ModelgenPredicate", targets: ["ModelgenPredicate"]),
         .library(name: "ModelgenRuntime", targets: ["ModelgenRuntime"]),
+        .plugin(name: "ModelgenPlugin", targets: ["ModelgenPlugin"]),
     ],
     dependencies: [
         .package(url: "https://github.com/jpsim/Yams", exact: "6.2.2"),
@@ -41,6 +42,9 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+
+        // SwiftPM build-tool plugin: generates Swift for the *.model.yaml files of a target.
+        .plugin(name: "ModelgenPlugin", capability: .buildTool(), dependencies: ["modelgen"]),
 
         // `make bench`: synthetic models, timed parse-only vs validate.
         .executableTarget(

@@ -28,6 +28,12 @@ struct Generate: ParsableCommand {
     @Flag(help: "Write everything into one file, <Model>Model.swift.")
     var singleFile = false
 
+    @Option(help: "Write everything into one file with this name (implies --single-file); the build-tool plugin names its output up front.")
+    var singleFileName: String?
+
+    @Option(help: "A modelgen-config.yaml with options for this run (access, imports).")
+    var config: String?
+
     @Option(help: "Access level of generated declarations: internal, package or public (default: the model's options.access).")
     var access: AccessLevel?
 
@@ -50,14 +56,26 @@ struct Generate: ParsableCommand {
             throw ExitCode(2)
         }
         var options = GenerationOptions()
-        options.singleFile = singleFile
+        options.singleFile = singleFile || singleFileName != nil
         options.access = access
+        if let config {
+            do {
+                let settings = try GeneratorConfig.load(path: config)
+                options.access = access ?? settings.access
+                options.extraImports = settings.imports
+            } catch {
+                FileHandle.standardError.write(Data("\(error)\n".utf8))
+                throw ExitCode(1)
+            }
+        }
         var files: [GeneratedFile] = []
         var humanFiles: [GeneratedFile] = []
         for check in checks {
             guard let model = check.model else { continue }
             do {
-                files += try emitter.generate(model, variables: check.templateVariables, options: options)
+                var generated = try emitter.generate(model, variables: check.templateVariables, options: options)
+                if let singleFileName, generated.count == 1 { generated[0].name = singleFileName }
+                files += generated
                 if humanDir != nil { humanFiles += try emitter.humanFiles(model, variables: check.templateVariables, options: options) }
             } catch {
                 FileHandle.standardError.write(Data("error: \(error)\n".utf8))

@@ -8,6 +8,8 @@ public struct GenerationOptions: Sendable {
     public var access: AccessLevel?
     /// A directory of `.mustache` files replacing built-in templates of the same name.
     public var templatesDirectory: String?
+    /// Modules to import beyond the model's `options.imports` (from modelgen-config.yaml).
+    public var extraImports: [String] = []
 
     /// Defaults: one file per class, the model's access level, built-in templates.
     public init() {}
@@ -59,8 +61,12 @@ struct ModelViewBuilder {
         let typeName = model.name.value + "Model"
         let views = model.entities.compactMap(entityView)
         return ModelView(
-            modelName: model.name.value, typeName: typeName, sourcePath: model.sourcePath,
-            imports: model.options.imports.map(\.value).filter { $0 != "Foundation" && $0 != "ModelgenRuntime" },
+            // Relative paths stay as given; an absolute one (the build plugin's) becomes the file name,
+            // so generated files never hold a machine's paths.
+            modelName: model.name.value, typeName: typeName,
+            sourcePath: model.sourcePath.hasPrefix("/") ? (model.sourcePath as NSString).lastPathComponent : model.sourcePath,
+            imports: (model.options.imports.map(\.value) + options.extraImports.filter { extra in !model.options.imports.contains { $0.value == extra } })
+                .filter { $0 != "Foundation" && $0 != "ModelgenRuntime" },
             access: access,
             entityDescriptions: model.entities.map(entityDescription),
             entityList: model.entities.map { "Entities." + entityMember($0) }.joined(separator: ", "),

@@ -1,0 +1,47 @@
+import Foundation
+import PackagePlugin
+
+/// Generates Swift for every `*.model.yaml` / `*.model.yml` file of a target, one build
+/// command per model, into the plugin's work directory. Each command declares its one
+/// output file up front (single-file mode) and lists the model and the generator as
+/// inputs, so SwiftPM reruns it only when one of them changed. A model error fails the
+/// build with `MODEL:LINE:COLUMN: error: …`.
+@main
+struct ModelgenPlugin: BuildToolPlugin {
+    func createBuildCommands(context: PluginContext, target: Target) throws -> [Command] {
+        guard let target = target as? SourceModuleTarget else { return [] }
+        let modelgen = try context.tool(named: "modelgen").url
+        return target.sourceFiles.filter { Self.isModel($0.url) }.map { file in
+            let stem = Self.stem(of: file.url)
+            let outputDirectory = context.pluginWorkDirectoryURL.appending(path: stem)
+            let outputName = "\(stem).generated.swift"
+            var arguments = ["generate", file.url.path(percentEncoded: false),
+                             "--output", outputDirectory.path(percentEncoded: false), "--single-file-name", outputName]
+            var inputs = [file.url, modelgen]
+            // modelgen-config.yaml beside the model: options for plugin builds (access level).
+            let config = file.url.deletingLastPathComponent().appending(path: "modelgen-config.yaml")
+            if FileManager.default.fileExists(atPath: config.path(percentEncoded: false)) {
+                arguments += ["--config", config.path(percentEncoded: false)]
+                inputs.append(config)
+            }
+            return .buildCommand(
+                displayName: "Generating Swift for \(file.url.lastPathComponent)",
+                executable: modelgen,
+                arguments: arguments,
+                inputFiles: inputs,
+                outputFiles: [outputDirectory.appending(path: outputName)])
+        }
+    }
+
+    static func isModel(_ url: URL) -> Bool {
+        url.lastPathComponent.hasSuffix(".model.yaml") || url.lastPathComponent.hasSuffix(".model.yml")
+    }
+
+    static func stem(of url: URL) -> String {
+        let name = url.lastPathComponent
+        for suffix in [".model.yaml", ".model.yml"] where name.hasSuffix(suffix) {
+            return String(name.dropLast(suffix.count))
+        }
+        return name
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+import Yams
+
+/// `modelgen-config.yaml` beside a model: options for builds that cannot pass flags (the
+/// build-tool plugin). Keys: `access` (internal | package | public), `imports` (a list of modules).
+/// Unknown keys and bad values are errors at their position.
+public struct GeneratorConfig: Sendable {
+    public var access: AccessLevel?
+    public var imports: [String] = []
+
+    /// The keys a config file allows.
+    static let keys = KeySet(["access", "imports"])
+
+    /// Reads a config file; throws its diagnostics, rendered, when it is wrong.
+    public static func load(path: String) throws -> GeneratorConfig {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw EmitError(message: "error: cannot read '\(path)'")
+        }
+        return try parse(data: data, path: path)
+    }
+
+    /// Parses config text.
+    public static func parse(data: Data, path: String) throws -> GeneratorConfig {
+        let source: SourceText
+        switch SourceText.decode(data, path: path) {
+        case .success(let text): source = text
+        case .failure(let diagnostics): throw Self.error(diagnostics.all)
+        }
+        let root: Node
+        switch YAMLLoader.load(source) {
+        case .success(let node): root = node
+        case .failure(let diagnostics): throw Self.error(diagnostics.all)
+        }
+        let reader = NodeReader(file: path, byteCount: source.byteCount)
+        var config = GeneratorConfig()
+        for entry in reader.entries(of: root, "modelgen-config.yaml", allowedKeys: keys) ?? [] {
+            switch entry.key {
+            case "access": config.access = reader.choice(entry.value, "access level", as: AccessLevel.self)?.value
+            default: config.imports = reader.strings(entry.value, "'imports'")?.map(\.value) ?? []
+            }
+        }
+        if reader.diagnostics.hasErrors { throw Self.error(reader.diagnostics.all) }
+        return config
+    }
+
+    private static func error(_ diagnostics: [Diagnostic]) -> EmitError {
+        let renderer = DiagnosticRenderer(format: .text)
+        return EmitError(message: diagnostics.map { renderer.render($0) }.joined().trimmingCharacters(in: .newlines))
+    }
+}
