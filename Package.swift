@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "ModelgenPredicate", targets: ["ModelgenPredicate"]),
         .library(name: "ModelgenRuntime", targets: ["ModelgenRuntime"]),
         .plugin(name: "ModelgenPlugin", targets: ["ModelgenPlugin"]),
+        .plugin(name: "GenerateModelsCommand", targets: ["GenerateModelsCommand"]),
     ],
     dependencies: [
         .package(url: "https://github.com/jpsim/Yams", exact: "6.2.2"),
@@ -45,6 +46,15 @@ let package = Package(
 
         // SwiftPM build-tool plugin: generates Swift for the *.model.yaml files of a target.
         .plugin(name: "ModelgenPlugin", capability: .buildTool(), dependencies: ["modelgen"]),
+        // `swift package generate-models`: writes generated files into the source tree, for teams who commit them.
+        .plugin(
+            name: "GenerateModelsCommand",
+            capability: .command(
+                intent: .custom(verb: "generate-models", description: "Generate Swift for the *.model.yaml files of the package's targets"),
+                permissions: [.writeToPackageDirectory(reason: "writes generated Swift beside each model file")]
+            ),
+            dependencies: ["modelgen"]
+        ),
 
         // `make bench`: synthetic models, timed parse-only vs validate.
         .executableTarget(

@@ -60,5 +60,45 @@ else
     fail "the fixed model builds again"
 fi
 
+# Inventory: a package that commits its generated code and checks it in CI.
+inventory=Examples/Inventory
+inventory_model=$inventory/Sources/Inventory/Inventory.model.yaml
+inventory_generated=$inventory/Sources/Inventory/Generated
+swift build --product modelgen >/dev/null 2>&1
+modelgen=.build/debug/modelgen
+inventory_backup=$(mktemp -d)
+cp "$inventory_model" "$inventory_backup/model" && cp -r "$inventory_generated" "$inventory_backup/Generated"
+trap 'cp "$backup" "$model"; rm -f "$backup"; cp "$inventory_backup/model" "$inventory_model"; rm -rf "$inventory_generated"; cp -r "$inventory_backup/Generated" "$inventory_generated"; rm -rf "$inventory_backup"' EXIT
+
+output=$(swift run -q --package-path "$inventory" inventory-demo 2>&1)
+echo "$output" | sed 's/^/    /'
+if grep -q "low stock: ABC-0001, XYZ-0003 (reorder: true)" <<<"$output"; then
+    pass "inventory-demo builds from committed generated code and runs"
+else
+    fail "inventory-demo output"
+fi
+
+if "$modelgen" generate "$inventory_model" --output "$inventory_generated" --check >/dev/null 2>&1; then
+    pass "the committed generated code is up to date (--check)"
+else
+    fail "the committed generated code is stale"
+fi
+
+sed -i 's/      quantity: { type: int32, default: 0, min: 0 }/      quantity: { type: int32, default: 0, min: 0 }\n      note: string?/' "$inventory_model"
+check=$("$modelgen" generate "$inventory_model" --output "$inventory_generated" --check 2>&1)
+status=$?
+if [ $status -eq 1 ] && grep -q "^+    @Managed(slot: 2) public var note: String?" <<<"$check"; then
+    pass "editing the model without regenerating fails --check with a diff"
+else
+    fail "--check after a model edit (status $status)"; echo "$check" | head -20
+fi
+
+if swift package --package-path "$inventory" --allow-writing-to-package-directory generate-models >/dev/null 2>&1 \
+    && "$modelgen" generate "$inventory_model" --output "$inventory_generated" --check >/dev/null 2>&1; then
+    pass "swift package generate-models regenerates the committed code"
+else
+    fail "swift package generate-models"
+fi
+
 echo "examples: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -73,10 +73,16 @@ struct Generate: ParsableCommand {
         for check in checks {
             guard let model = check.model else { continue }
             do {
+                var options = options
+                options.headerSourcePath = RelativePath.from(directory: output, to: model.sourcePath)
                 var generated = try emitter.generate(model, variables: check.templateVariables, options: options)
                 if let singleFileName, generated.count == 1 { generated[0].name = singleFileName }
                 files += generated
-                if humanDir != nil { humanFiles += try emitter.humanFiles(model, variables: check.templateVariables, options: options) }
+                if let humanDir {
+                    var humanOptions = options
+                    humanOptions.headerSourcePath = RelativePath.from(directory: humanDir, to: model.sourcePath)
+                    humanFiles += try emitter.humanFiles(model, variables: check.templateVariables, options: humanOptions)
+                }
             } catch {
                 FileHandle.standardError.write(Data("error: \(error)\n".utf8))
                 throw ExitCode(2)

@@ -14,7 +14,9 @@ import Testing
         let data = try Data(contentsOf: packageRoot.appendingPathComponent(path))
         let check = ModelCheck.run(data: data, path: path)
         #expect(!check.hasErrors)
-        let files = try ModelEmitter().generate(try #require(check.model), variables: check.templateVariables, options: GenerationOptions())
+        var options = GenerationOptions()
+        options.headerSourcePath = RelativePath.from(directory: "Tests/GeneratedCodeTests/Reference/\(model)", to: path, base: packageRoot.path)
+        let files = try ModelEmitter().generate(try #require(check.model), variables: check.templateVariables, options: options)
         let directory = packageRoot.appendingPathComponent("Tests/GeneratedCodeTests/Reference/\(model)")
         let onDisk = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".swift") }.sorted()
         #expect(onDisk == files.map(\.name).sorted(), "files differ; run `make reference`")
@@ -31,6 +33,7 @@ import Testing
         let check = ModelCheck.run(data: try Data(contentsOf: packageRoot.appendingPathComponent(path)), path: path)
         var options = GenerationOptions()
         options.singleFile = true
+        options.headerSourcePath = RelativePath.from(directory: "Tests/Reference/SingleFile/\(model)", to: path, base: packageRoot.path)
         let files = try ModelEmitter().generate(try #require(check.model), variables: check.templateVariables, options: options)
         let reference = packageRoot.appendingPathComponent("Tests/Reference/SingleFile/\(model)/\(model)Model.swift")
         let text = (try? String(contentsOf: reference, encoding: .utf8)) ?? ""
@@ -73,6 +76,13 @@ import Testing
             let text = try String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8)
             #expect(generated.contains(text.trimmingCharacters(in: .newlines)), "\(name) is not embedded as it is; run `make templates`")
         }
+    }
+
+    @Test func headerPathsAreRelativeToTheOutputDirectory() {
+        #expect(RelativePath.from(directory: "Sources/Blog/Generated", to: "Sources/Blog/Blog.model.yaml", base: "/p") == "../Blog.model.yaml")
+        #expect(RelativePath.from(directory: "/p/Sources/Blog/Generated", to: "Sources/Blog/Blog.model.yaml", base: "/p") == "../Blog.model.yaml")
+        #expect(RelativePath.from(directory: "Out", to: "./Shop.model.yaml", base: "/x") == "../Shop.model.yaml")
+        #expect(RelativePath.from(directory: "a/b", to: "a/b/c/M.model.yaml", base: "/x") == "c/M.model.yaml")
     }
 
     @Test func literalsAreEscapedAndRoundTrip() {

@@ -10,6 +10,9 @@ public struct GenerationOptions: Sendable {
     public var templatesDirectory: String?
     /// Modules to import beyond the model's `options.imports` (from modelgen-config.yaml).
     public var extraImports: [String] = []
+    /// The model's path as the header names it; `RelativePath.from(directory: output, to: model)` in the CLI.
+    /// Nil: the path as given (absolute ones reduced to the file name).
+    public var headerSourcePath: String?
 
     /// Defaults: one file per class, the model's access level, built-in templates.
     public init() {}
@@ -64,7 +67,8 @@ struct ModelViewBuilder {
             // Relative paths stay as given; an absolute one (the build plugin's) becomes the file name,
             // so generated files never hold a machine's paths.
             modelName: model.name.value, typeName: typeName,
-            sourcePath: model.sourcePath.hasPrefix("/") ? (model.sourcePath as NSString).lastPathComponent : model.sourcePath,
+            sourcePath: options.headerSourcePath
+                ?? (model.sourcePath.hasPrefix("/") ? (model.sourcePath as NSString).lastPathComponent : model.sourcePath),
             imports: (model.options.imports.map(\.value) + options.extraImports.filter { extra in !model.options.imports.contains { $0.value == extra } })
                 .filter { $0 != "Foundation" && $0 != "ModelgenRuntime" },
             access: access,

@@ -306,7 +306,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     final func _fireFault() {
         guard _isFault else { return }
         guard let context = _context else {
-            preconditionFailure("ModelgenRuntime: \(objectID) is a fault whose context is gone")
+            preconditionFailure("ModelgenRuntime: \(objectID) was used after its ManagedObjectContext was deallocated; objects live as long as their context: keep the context (e.g. `let context = container.newContext()`) while you use its objects")
         }
         do {
             try context.fulfillFault(self)
