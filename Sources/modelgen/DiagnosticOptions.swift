@@ -17,7 +17,12 @@ struct ModelInputOptions: ParsableArguments {
 
     /// Checks every file, printing diagnostics; the valid models' checks, or an `ExitCode` (1 model errors, 2 I/O).
     func checkAll() throws -> [ModelCheck] {
-        var checker = ModelFileChecker(format: diagnostics, strict: strict)
+        try Self.checkAll(files, format: diagnostics, strict: strict)
+    }
+
+    /// Checks files, printing diagnostics; the valid models' checks, or an `ExitCode` (1 model errors, 2 I/O).
+    static func checkAll(_ files: [String], format: DiagnosticFormat, strict: Bool) throws -> [ModelCheck] {
+        var checker = ModelFileChecker(format: format, strict: strict)
         let checks = files.compactMap { checker.check(path: $0) }
         if checker.exitStatus != 0 { throw ExitCode(checker.exitStatus) }
         return checks

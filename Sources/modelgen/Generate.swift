@@ -47,7 +47,44 @@ struct Generate: ParsableCommand {
     var dryRun = false
 
     func run() throws {
-        let checks = try input.checkAll()
+        var job = GenerationJob(files: input.files, output: output, format: input.diagnostics, strict: input.strict)
+        job.singleFile = singleFile
+        job.singleFileName = singleFileName
+        job.access = access
+        job.templates = templates
+        job.config = config
+        job.humanDir = humanDir
+        job.check = check
+        job.dryRun = dryRun
+        try job.run()
+    }
+}
+
+/// One generation: model files into an output directory, with its options.
+/// `modelgen generate` runs one; `modelgen` with no arguments runs one per modelgen.yml entry.
+struct GenerationJob {
+    var files: [String]
+    var output: String
+    var format: DiagnosticFormat
+    var strict: Bool
+    var singleFile = false
+    var singleFileName: String?
+    var access: AccessLevel?
+    var templates: String?
+    var config: String?
+    var humanDir: String?
+    var check = false
+    var dryRun = false
+
+    init(files: [String], output: String, format: DiagnosticFormat, strict: Bool) {
+        self.files = files
+        self.output = output
+        self.format = format
+        self.strict = strict
+    }
+
+    func run() throws {
+        let checks = try ModelInputOptions.checkAll(files, format: format, strict: strict)
         let emitter: ModelEmitter
         do {
             emitter = try ModelEmitter(templatesDirectory: templates)

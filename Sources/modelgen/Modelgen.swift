@@ -8,21 +8,108 @@ struct Modelgen: ParsableCommand {
         commandName: "modelgen",
         abstract: "Turns a Core Data–style object model written in YAML into Swift managed-object code.",
         discussion: """
+            With no command, modelgen reads ./modelgen.yml and generates every model it lists (flags given here win over the file). modelgen --check checks them all, for CI.
+
             Examples:
               modelgen validate Blog.model.yaml
               modelgen validate Models/*.model.yaml --strict --diagnostics github
               modelgen generate Blog.model.yaml --output Sources/Blog/Generated
+              modelgen --check
 
-            Exit status: 0 success, 1 model errors, 2 usage or I/O errors.
+            Exit status: 0 success, 1 model errors or stale output, 2 usage or I/O errors.
             """,
         version: ModelgenVersion.current,
-        subcommands: [Validate.self, Generate.self]
+        subcommands: [Project.self, Validate.self, Generate.self, Config.self],
+        defaultSubcommand: Project.self
     )
+}
+
+/// `modelgen` with no command (or `modelgen project`): every model modelgen.yml lists.
+struct Project: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Generate (or --check) every model listed in modelgen.yml; the default command.")
+
+    @Option(help: "The project file listing models and outputs.")
+    var config = "modelgen.yml"
+
+    @Flag(help: "Check every listed output instead of writing: exit 1 with diffs when anything is stale.")
+    var check = false
+
+    @Flag(help: "Print what would be written, write nothing.")
+    var dryRun = false
+
+    @Option(help: "Access level for every entry (wins over the file).")
+    var access: AccessLevel?
+
+    @Flag(help: "Treat warnings as errors.")
+    var strict = false
+
+    @Option(help: "How to print diagnostics: text, json or github.")
+    var diagnostics: DiagnosticFormat = .text
 
     func run() throws {
-        // Running every model listed in ./modelgen.yml is not built yet (see README, "Not built yet").
-        FileHandle.standardError.write(Data("error: modelgen without a command (reading ./modelgen.yml) is not built yet; see 'modelgen --help'\n".utf8))
-        throw ExitCode(2)
+        guard let project = try ProjectFile.load(config, format: diagnostics) else {
+            FileHandle.standardError.write(Data("error: no \(config) here; run a command (see 'modelgen --help') or create \(config) (see README)\n".utf8))
+            throw ExitCode(2)
+        }
+        // Run every entry, then exit with the worst status, so one stale model does not hide another.
+        var status: Int32 = 0
+        for entry in project.entries {
+            var job = GenerationJob(files: [entry.path], output: entry.output, format: diagnostics, strict: strict)
+            job.access = access ?? entry.access
+            job.singleFile = entry.singleFile ?? false
+            job.humanDir = entry.humanDir
+            job.templates = entry.templates
+            job.check = check
+            job.dryRun = dryRun
+            do {
+                try job.run()
+            } catch let exit as ExitCode {
+                status = max(status, exit.rawValue)
+            }
+        }
+        if status != 0 { throw ExitCode(status) }
+    }
+}
+
+/// Loading modelgen.yml with its diagnostics printed.
+enum ProjectFile {
+    /// The parsed file; nil when it does not exist; an `ExitCode(1)` after printing its errors.
+    static func load(_ path: String, format: DiagnosticFormat) throws -> ProjectConfig? {
+        guard let data = FileManager.default.contents(atPath: path) else { return nil }
+        let (config, diagnostics) = ProjectConfig.parse(data: data, path: path)
+        let renderer = DiagnosticRenderer(format: format)
+        let handle = format == .text ? FileHandle.standardError : FileHandle.standardOutput
+        for diagnostic in diagnostics { handle.write(Data(renderer.render(diagnostic).utf8)) }
+        guard let config else { throw ExitCode(1) }
+        return config
+    }
+}
+
+/// `modelgen config lint`: check modelgen.yml without generating anything.
+struct Config: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Work with modelgen.yml.",
+        subcommands: [Lint.self]
+    )
+
+    struct Lint: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Check modelgen.yml: known keys, value kinds, existing model files. Exit 1 on errors.")
+
+        @Option(help: "The project file.")
+        var config = "modelgen.yml"
+
+        @Option(help: "How to print diagnostics: text, json or github.")
+        var diagnostics: DiagnosticFormat = .text
+
+        func run() throws {
+            guard let project = try ProjectFile.load(config, format: diagnostics) else {
+                FileHandle.standardError.write(Data("error: cannot read '\(config)'\n".utf8))
+                throw ExitCode(2)
+            }
+            print("\(config): \(project.entries.count) model\(project.entries.count == 1 ? "" : "s"), no problems")
+        }
     }
 }
 

@@ -249,3 +249,49 @@ func temporaryDirectory() throws -> URL {
         #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("Out").path))
     }
 }
+
+@Suite struct ProjectFileTests {
+    func project(_ yml: String) throws -> URL {
+        let dir = try temporaryDirectory()
+        try FileManager.default.createDirectory(at: dir.appendingPathComponent("Models"), withIntermediateDirectories: true)
+        try "model: Shop\nentities:\n  Item:\n    attributes: { name: string }\n"
+            .write(to: dir.appendingPathComponent("Models/Shop.model.yaml"), atomically: true, encoding: .utf8)
+        try yml.write(to: dir.appendingPathComponent("modelgen.yml"), atomically: true, encoding: .utf8)
+        return dir
+    }
+
+    @Test func noArgumentsGeneratesEveryListedModelAndCheckGuardsThem() throws {
+        let dir = try project("defaults:\n  access: public\nmodels:\n  - path: Models/Shop.model.yaml\n    output: Generated\n")
+        let run = try modelgen([], in: dir)
+        #expect(run.status == 0, "\(run.stderr)")
+        let text = try String(contentsOf: dir.appendingPathComponent("Generated/Item.swift"), encoding: .utf8)
+        #expect(text.contains("public final class Item"))           // the file's defaults
+        #expect(try modelgen(["--check"], in: dir).status == 0)
+        #expect(try modelgen(["--check", "--access", "internal"], in: dir).status == 1)   // a CLI flag wins over the file
+        try "model: Shop\nentities:\n  Item:\n    attributes: { title: string }\n"
+            .write(to: dir.appendingPathComponent("Models/Shop.model.yaml"), atomically: true, encoding: .utf8)
+        let stale = try modelgen(["--check"], in: dir)
+        #expect(stale.status == 1)
+        #expect(stale.stdout.contains("+    @Managed(slot: 0) public var title: String"))
+    }
+
+    @Test func unknownKeysAndMissingModelsAreErrorsAndLintReportsThem() throws {
+        let dir = try project("models:\n  - path: Models/Nope.model.yaml\n    output: Generated\n    acess: public\n")
+        let lint = try modelgen(["config", "lint"], in: dir)
+        #expect(lint.status == 1)
+        #expect(lint.stderr.contains("modelgen.yml:2:11: error: model file 'Models/Nope.model.yaml' does not exist"))
+        #expect(lint.stderr.contains("modelgen.yml:4:5: error: unknown key 'acess'"))
+        #expect(lint.stderr.contains("did you mean 'access'?"))
+        #expect(try modelgen([], in: dir).status == 1)
+        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("Generated").path))
+        let good = try project("models:\n  - path: Models/Shop.model.yaml\n    output: Generated\n")
+        let ok = try modelgen(["config", "lint"], in: good)
+        #expect(ok.status == 0 && ok.stdout.contains("1 model, no problems"))
+    }
+
+    @Test func noProjectFileIsAUsageError() throws {
+        let run = try modelgen([], in: try temporaryDirectory())
+        #expect(run.status == 2)
+        #expect(run.stderr.contains("no modelgen.yml here"))
+    }
+}
