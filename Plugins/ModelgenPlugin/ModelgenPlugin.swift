@@ -45,3 +45,27 @@ struct ModelgenPlugin: BuildToolPlugin {
         return name
     }
 }
+
+#if canImport(XcodeProjectPlugin)
+import XcodeProjectPlugin
+
+/// The same build commands for Xcode projects (not only Swift packages): every
+/// `*.model.yaml` among a target's input files.
+extension ModelgenPlugin: XcodeBuildToolPlugin {
+    func createBuildCommands(context: XcodePluginContext, target: XcodeTarget) throws -> [Command] {
+        let modelgen = try context.tool(named: "modelgen").url
+        return target.inputFiles.filter { Self.isModel($0.url) }.map { file in
+            let stem = Self.stem(of: file.url)
+            let outputDirectory = context.pluginWorkDirectoryURL.appending(path: stem)
+            let outputName = "\(stem).generated.swift"
+            return .buildCommand(
+                displayName: "Generating Swift for \(file.url.lastPathComponent)",
+                executable: modelgen,
+                arguments: ["generate", file.url.path(percentEncoded: false),
+                            "--output", outputDirectory.path(percentEncoded: false), "--single-file-name", outputName],
+                inputFiles: [file.url, modelgen],
+                outputFiles: [outputDirectory.appending(path: outputName)])
+        }
+    }
+}
+#endif
