@@ -10,6 +10,15 @@ passed=0 failed=0
 pass() { echo "PASS $1"; passed=$((passed + 1)); }
 fail() { echo "FAIL $1"; failed=$((failed + 1)); }
 
+# SwiftPM's incremental build of a path dependency misses source files added to it since the
+# last build; start an example's build afresh whenever the repository's file list changed.
+sources=$(find Sources Plugins -name '*.swift' | sort | cksum)
+for example in Examples/Notes Examples/Inventory; do
+    stamp=$example/.build/modelgen-sources
+    if [ -d "$example/.build" ] && [ "$(cat "$stamp" 2>/dev/null)" != "$sources" ]; then rm -rf "$example/.build"; fi
+    mkdir -p "$example/.build" && echo "$sources" >"$stamp"
+done
+
 backup=$(mktemp)
 cp "$model" "$backup"
 trap 'cp "$backup" "$model"; rm -f "$backup"' EXIT
