@@ -69,6 +69,20 @@ else
     fail "the fixed model builds again"
 fi
 
+# User templates beside the model are used, and editing one reruns the generator.
+templates=$package/Sources/NotesModel/modelgen-templates
+mkdir -p "$templates"
+printf '// Notes model, generated with a custom header.\nimport Foundation\nimport ModelgenRuntime\n' >"$templates/header.mustache"
+with_templates=$(swift build --package-path "$package" 2>&1)
+generated=$(find "$package/.build/plugins/outputs" -name 'Notes.generated.swift' | head -1)
+if grep -q "Generating Swift for Notes.model.yaml" <<<"$with_templates" && head -1 "$generated" | grep -q "custom header"; then
+    pass "a template beside the model is used and its edit reruns the generator"
+else
+    fail "templates beside the model"; echo "$with_templates" | tail -5
+fi
+rm -rf "$templates"
+swift build --package-path "$package" >/dev/null 2>&1
+
 # Inventory: a package that commits its generated code and checks it in CI.
 inventory=Examples/Inventory
 inventory_model=$inventory/Sources/Inventory/Inventory.model.yaml

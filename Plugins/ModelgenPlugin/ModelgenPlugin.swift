@@ -3,7 +3,8 @@ import PackagePlugin
 
 /// Generates Swift for every `*.model.yaml` / `*.model.yml` file of a target, one build
 /// command per model, into the plugin's work directory. Each command declares its one
-/// output file up front (single-file mode) and lists the model and the generator as
+/// output file up front (single-file mode) and lists the model, the generator, and the
+/// optional `modelgen-config.yaml` and `modelgen-templates/*.mustache` beside the model as
 /// inputs, so SwiftPM reruns it only when one of them changed. A model error fails the
 /// build with `MODEL:LINE:COLUMN: error: …`.
 @main
@@ -23,6 +24,14 @@ struct ModelgenPlugin: BuildToolPlugin {
             if FileManager.default.fileExists(atPath: config.path(percentEncoded: false)) {
                 arguments += ["--config", config.path(percentEncoded: false)]
                 inputs.append(config)
+            }
+            // modelgen-templates/ beside the model: the user's templates, inputs so an edit reruns the command.
+            let templates = file.url.deletingLastPathComponent().appending(path: "modelgen-templates")
+            let templateFiles = ((try? FileManager.default.contentsOfDirectory(atPath: templates.path(percentEncoded: false))) ?? [])
+                .filter { $0.hasSuffix(".mustache") }.sorted().map { templates.appending(path: $0) }
+            if !templateFiles.isEmpty {
+                arguments += ["--templates", templates.path(percentEncoded: false)]
+                inputs += templateFiles
             }
             return .buildCommand(
                 displayName: "Generating Swift for \(file.url.lastPathComponent)",
