@@ -45,6 +45,12 @@ struct ModelFileChecker {
 
     /// Checks one file, printing its diagnostics; the parsed model when it has no errors.
     mutating func check(path: String) -> ModelCheck? {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            printLine("error: cannot read '\(path)': it is a directory; name the model files (*.model.yaml)")
+            exitStatus = max(exitStatus, 2)
+            return nil
+        }
         let data: Data
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))

@@ -89,7 +89,7 @@ struct GenerationJob {
         do {
             emitter = try ModelEmitter(templatesDirectory: templates)
         } catch {
-            FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+            FileHandle.standardError.write(Data("\(error)\n".utf8))
             throw ExitCode(2)
         }
         var options = GenerationOptions()

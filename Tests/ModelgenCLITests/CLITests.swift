@@ -311,3 +311,21 @@ func temporaryDirectory() throws -> URL {
         #expect(try modelgen(["--check"], in: dir).status == 0)
     }
 }
+
+@Suite struct ClearErrorTests {
+    @Test func directoriesMissingTemplateFoldersAndBrokenTemplatesAreClearErrors() throws {
+        let dir = try temporaryDirectory()
+        try "model: S\nentities:\n  I:\n    attributes: { n: string }\n".write(to: dir.appendingPathComponent("S.model.yaml"), atomically: true, encoding: .utf8)
+        let folder = try modelgen(["validate", dir.path])
+        #expect(folder.status == 2 && folder.stderr.contains("it is a directory"))
+        let missing = try modelgen(["generate", "S.model.yaml", "--output", "Out", "--templates", "nope"], in: dir)
+        #expect(missing.status == 2 && missing.stderr.contains("templates directory 'nope' does not exist"))
+        try FileManager.default.createDirectory(at: dir.appendingPathComponent("t"), withIntermediateDirectories: true)
+        try "// header\n{{#open}}\n".write(to: dir.appendingPathComponent("t/header.mustache"), atomically: true, encoding: .utf8)
+        let broken = try modelgen(["generate", "S.model.yaml", "--output", "Out", "--templates", "t"], in: dir)
+        #expect(broken.status == 2)
+        #expect(broken.stderr.hasPrefix("t/header.mustache:"))
+        #expect(broken.stderr.contains(": error: template does not parse"))
+        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("Out").path))
+    }
+}

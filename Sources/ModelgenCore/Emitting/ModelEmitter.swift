@@ -24,7 +24,12 @@ public struct ModelEmitter: Sendable {
     /// Loads the templates once: built-in ones, replaced by those in `templatesDirectory`.
     public init(templatesDirectory: String? = nil) throws {
         var sources = BuiltinTemplates.all
+        var paths: [String: String] = [:]
         if let directory = templatesDirectory {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+                throw EmitError(message: "error: templates directory '\(directory)' does not exist")
+            }
             for name in Self.templateNames {
                 let path = (directory as NSString).appendingPathComponent(name + ".mustache")
                 guard FileManager.default.fileExists(atPath: path) else { continue }
@@ -32,6 +37,7 @@ public struct ModelEmitter: Sendable {
                     throw EmitError(message: "cannot read template '\(path)'")
                 }
                 sources[name] = text
+                paths[name] = path
             }
         }
         var library = MustacheLibrary()
@@ -39,8 +45,12 @@ public struct ModelEmitter: Sendable {
             do {
                 // Generated code is text: no HTML escaping.
                 library.register(try MustacheTemplate(string: "{{% CONTENT_TYPE: TEXT}}\n" + text), named: name)
+            } catch let error as MustacheTemplate.ParserError {
+                // One line was prepended (the content-type pragma): report the template's own line.
+                let line = max(1, error.context.lineNumber - 1)
+                throw EmitError(message: "\(paths[name] ?? name + ".mustache"):\(line):\(error.context.columnNumber): error: template does not parse: \(error.error)")
             } catch {
-                throw EmitError(message: "template '\(name).mustache' does not parse: \(error)")
+                throw EmitError(message: "\(paths[name] ?? name + ".mustache"): error: template does not parse: \(error)")
             }
         }
         self.library = library
