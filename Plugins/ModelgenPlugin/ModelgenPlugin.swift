@@ -12,34 +12,39 @@ struct ModelgenPlugin: BuildToolPlugin {
     func createBuildCommands(context: PluginContext, target: Target) throws -> [Command] {
         guard let target = target as? SourceModuleTarget else { return [] }
         let modelgen = try context.tool(named: "modelgen").url
-        return target.sourceFiles.filter { Self.isModel($0.url) }.map { file in
-            let stem = Self.stem(of: file.url)
-            let outputDirectory = context.pluginWorkDirectoryURL.appending(path: stem)
-            let outputName = "\(stem).generated.swift"
-            var arguments = ["generate", file.url.path(percentEncoded: false),
-                             "--output", outputDirectory.path(percentEncoded: false), "--single-file-name", outputName]
-            var inputs = [file.url, modelgen]
-            // modelgen-config.yaml beside the model: options for plugin builds (access level).
-            let config = file.url.deletingLastPathComponent().appending(path: "modelgen-config.yaml")
-            if FileManager.default.fileExists(atPath: config.path(percentEncoded: false)) {
-                arguments += ["--config", config.path(percentEncoded: false)]
-                inputs.append(config)
-            }
-            // modelgen-templates/ beside the model: the user's templates, inputs so an edit reruns the command.
-            let templates = file.url.deletingLastPathComponent().appending(path: "modelgen-templates")
-            let templateFiles = ((try? FileManager.default.contentsOfDirectory(atPath: templates.path(percentEncoded: false))) ?? [])
-                .filter { $0.hasSuffix(".mustache") }.sorted().map { templates.appending(path: $0) }
-            if !templateFiles.isEmpty {
-                arguments += ["--templates", templates.path(percentEncoded: false)]
-                inputs += templateFiles
-            }
-            return .buildCommand(
-                displayName: "Generating Swift for \(file.url.lastPathComponent)",
-                executable: modelgen,
-                arguments: arguments,
-                inputFiles: inputs,
-                outputFiles: [outputDirectory.appending(path: outputName)])
+        return target.sourceFiles.filter { Self.isModel($0.url) }.map {
+            Self.command(model: $0.url, workDirectory: context.pluginWorkDirectoryURL, modelgen: modelgen)
         }
+    }
+
+    /// The build command for one model file: its single output declared, its inputs listed.
+    static func command(model: URL, workDirectory: URL, modelgen: URL) -> Command {
+        let stem = stem(of: model)
+        let outputDirectory = workDirectory.appending(path: stem)
+        let outputName = "\(stem).generated.swift"
+        var arguments = ["generate", model.path(percentEncoded: false),
+                         "--output", outputDirectory.path(percentEncoded: false), "--single-file-name", outputName]
+        var inputs = [model, modelgen]
+        // modelgen-config.yaml beside the model: options for plugin builds (access level, imports).
+        let config = model.deletingLastPathComponent().appending(path: "modelgen-config.yaml")
+        if FileManager.default.fileExists(atPath: config.path(percentEncoded: false)) {
+            arguments += ["--config", config.path(percentEncoded: false)]
+            inputs.append(config)
+        }
+        // modelgen-templates/ beside the model: the user's templates, inputs so an edit reruns the command.
+        let templates = model.deletingLastPathComponent().appending(path: "modelgen-templates")
+        let templateFiles = ((try? FileManager.default.contentsOfDirectory(atPath: templates.path(percentEncoded: false))) ?? [])
+            .filter { $0.hasSuffix(".mustache") }.sorted().map { templates.appending(path: $0) }
+        if !templateFiles.isEmpty {
+            arguments += ["--templates", templates.path(percentEncoded: false)]
+            inputs += templateFiles
+        }
+        return .buildCommand(
+            displayName: "Generating Swift for \(model.lastPathComponent)",
+            executable: modelgen,
+            arguments: arguments,
+            inputFiles: inputs,
+            outputFiles: [outputDirectory.appending(path: outputName)])
     }
 
     static func isModel(_ url: URL) -> Bool {
@@ -63,17 +68,8 @@ import XcodeProjectPlugin
 extension ModelgenPlugin: XcodeBuildToolPlugin {
     func createBuildCommands(context: XcodePluginContext, target: XcodeTarget) throws -> [Command] {
         let modelgen = try context.tool(named: "modelgen").url
-        return target.inputFiles.filter { Self.isModel($0.url) }.map { file in
-            let stem = Self.stem(of: file.url)
-            let outputDirectory = context.pluginWorkDirectoryURL.appending(path: stem)
-            let outputName = "\(stem).generated.swift"
-            return .buildCommand(
-                displayName: "Generating Swift for \(file.url.lastPathComponent)",
-                executable: modelgen,
-                arguments: ["generate", file.url.path(percentEncoded: false),
-                            "--output", outputDirectory.path(percentEncoded: false), "--single-file-name", outputName],
-                inputFiles: [file.url, modelgen],
-                outputFiles: [outputDirectory.appending(path: outputName)])
+        return target.inputFiles.filter { Self.isModel($0.url) }.map {
+            Self.command(model: $0.url, workDirectory: context.pluginWorkDirectoryURL, modelgen: modelgen)
         }
     }
 }
