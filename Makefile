@@ -12,6 +12,7 @@ all: build
 # System packages the project needs (Debian/Ubuntu). Runs apt only when something is missing.
 deps:
 	@command -v $(PYTHON) >/dev/null || { echo "installing python3"; apt-get update -qq && apt-get install -y -qq python3; }
+	@command -v dot >/dev/null || { echo "installing graphviz (tests render modelgen graph --format dot)"; apt-get update -qq && apt-get install -y -qq graphviz >/dev/null; }
 
 build:
 	$(SWIFT) build

@@ -329,3 +329,31 @@ func temporaryDirectory() throws -> URL {
         #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("Out").path))
     }
 }
+
+@Suite struct GraphCommandTests {
+    @Test func graphWritesMermaidOrDotThatGraphvizRenders() throws {
+        let dir = try temporaryDirectory()
+        try "model: S\nentities:\n  Shelf:\n    relationships:\n      books: { destination: Book, toMany: true, inverse: shelf }\n  Book:\n    attributes: { title: string }\n    relationships:\n      shelf: { destination: Shelf, inverse: books }\n"
+            .write(to: dir.appendingPathComponent("S.model.yaml"), atomically: true, encoding: .utf8)
+        let mermaid = try modelgen(["graph", "S.model.yaml"], in: dir)
+        #expect(mermaid.status == 0)
+        #expect(mermaid.stdout.contains("Shelf \"0..1\" -- \"0..*\" Book : books / shelf"))
+        let dot = try modelgen(["graph", "S.model.yaml", "--format", "dot", "--output", "S.dot"], in: dir)
+        #expect(dot.status == 0)
+        // make deps installs Graphviz; the dot text must be something it renders.
+        let graphviz = ["/usr/bin/dot", "/usr/local/bin/dot", "/opt/homebrew/bin/dot"].first { FileManager.default.isExecutableFile(atPath: $0) }
+        if let graphviz {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: graphviz)
+            process.arguments = ["-Tsvg", dir.appendingPathComponent("S.dot").path, "-o", dir.appendingPathComponent("S.svg").path]
+            try process.run()
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0)
+            #expect(try String(contentsOf: dir.appendingPathComponent("S.svg"), encoding: .utf8).contains("Shelf"))
+        } else if ProcessInfo.processInfo.environment["CI"] == "true" {
+            Issue.record("Graphviz (dot) is missing in CI; make deps installs it")
+        }
+        let bad = try modelgen(["graph", "nope.model.yaml"], in: dir)
+        #expect(bad.status == 2)
+    }
+}
