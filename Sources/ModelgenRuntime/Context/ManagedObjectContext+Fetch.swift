@@ -77,15 +77,17 @@ extension ManagedObject {
     /// The objects of a fetched property: its predicate evaluated with `$FETCH_SOURCE` set to this object.
     public final func fetchedObjects<T: ManagedObject>(forProperty name: String) throws -> [T] {
         var current: EntityDescription? = entity
-        var found: FetchedPropertyDescription?
+        var found: (property: FetchedPropertyDescription, parsed: ParsedFetch)?
         while let e = current, found == nil {
-            found = e.fetchedProperties.first { $0.name == name }
+            if let property = e.fetchedProperties.first(where: { $0.name == name }), let parsed = e.parsedFetchedProperties[name] {
+                found = (property, parsed)
+            }
             current = e.parent
         }
-        guard let property = found else { throw RuntimeError.unknownKey(entity: entity.name, key: name) }
+        guard let (property, parsed) = found else { throw RuntimeError.unknownKey(entity: entity.name, key: name) }
         guard let context = _context else { throw RuntimeError.wrongContext("\(objectID) is not in a context") }
-        var request = FetchRequest<T>(entityName: property.destinationName, predicate: try FetchPredicate(property.predicate),
-                                      sortDescriptors: try property.sortDescriptors.map { try SortDescriptor(parsing: $0) })
+        var request = FetchRequest<T>(entityName: property.destinationName, predicate: parsed.predicate,
+                                      sortDescriptors: parsed.sortDescriptors)
         request.variables = ["FETCH_SOURCE": self]
         return try context.fetch(request)
     }

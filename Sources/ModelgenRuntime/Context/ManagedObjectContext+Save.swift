@@ -136,14 +136,8 @@ extension ManagedObjectContext {
     /// Recomputes derived attributes (`posts.@count`, `lowercase:(title)`, `now()`) into their slots.
     func recomputeDerivedAttributes(of object: ManagedObject) throws {
         let evaluator = PredicateEvaluator(variables: [:])
-        for (slot, property) in object.entity.properties.enumerated() {
-            guard case .attribute(let a) = property, let derivation = a.derivation else { continue }
-            let expression: ModelgenPredicate.Expression
-            do throws(PredicateSyntaxError) {
-                expression = try PredicateParser.parseExpression(derivation)
-            } catch {
-                throw RuntimeError.invalidModel("derivation '\(derivation)' of \(object.entity.name).\(a.name): \(error.message)")
-            }
+        for (slot, expression) in object.entity.derivations.sorted(by: { $0.key < $1.key }) {
+            guard case .attribute(let a) = object.entity.properties[slot] else { continue }
             let value = try evaluator.value(expression, on: object)
             let slotValue: SlotValue
             switch (value, a.type) {

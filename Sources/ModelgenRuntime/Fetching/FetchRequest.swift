@@ -101,12 +101,12 @@ extension ManagedObjectModel {
     /// A fetch request from a named template, with values for its `$VARIABLES`.
     public func fetchRequest<Result: ManagedObject>(fromTemplate name: String, variables: [String: Any?] = [:],
                                                     as type: Result.Type = Result.self) throws -> FetchRequest<Result> {
-        guard let template = fetchRequestTemplates[name] else { throw RuntimeError.invalidModel("no fetch request template '\(name)'") }
-        var request = FetchRequest<Result>(entityName: template.entityName,
-                                           sortDescriptors: try template.sortDescriptors.map { try SortDescriptor(parsing: $0) },
+        guard let template = fetchRequestTemplates[name], let parsed = parsedTemplates[name] else {
+            throw RuntimeError.invalidModel("no fetch request template '\(name)'")
+        }
+        var request = FetchRequest<Result>(entityName: template.entityName, sortDescriptors: parsed.sortDescriptors,
                                            fetchLimit: template.fetchLimit, fetchOffset: template.fetchOffset ?? 0)
-        if let format = template.predicate {
-            let predicate = try FetchPredicate(format)
+        if let predicate = parsed.predicate {
             for name in predicate.predicate.variableNames where variables[name] == nil {
                 throw RuntimeError.missingVariable(name)
             }

@@ -1,3 +1,5 @@
+import ModelgenPredicate
+
 /// A property in an entity's slot layout: an attribute or a relationship.
 public enum PropertyDescription: Sendable {
     case attribute(AttributeDescription)
@@ -50,6 +52,12 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     internal var destinations: [Int: (entity: EntityDescription, inverseSlot: Int?)] = [:]
     /// Per slot: 0 for values kept as `SlotValue`, else the scalar kind kept in a plain cell (see `ScalarKind`).
     public internal(set) var scalarKinds: UnsafeMutablePointer<UInt8> = .allocate(capacity: 1)
+    /// Each slot's value in a newly inserted object (defaults; empty to-many lists).
+    internal var initialSlots: [SlotValue] = []
+    /// Derivation expressions of derived attributes, by slot, parsed once.
+    internal var derivations: [Int: ModelgenPredicate.Expression] = [:]
+    /// The entity's own fetched properties, predicates and sorts parsed once.
+    internal var parsedFetchedProperties: [String: ParsedFetch] = [:]
     /// The model the entity belongs to.
     public internal(set) unowned(unsafe) var model: ManagedObjectModel!
 

@@ -1,5 +1,21 @@
 import ModelgenPredicate
 
+/// A predicate and sort descriptors parsed once, when the model is built.
+struct ParsedFetch {
+    var predicate: FetchPredicate?
+    var sortDescriptors: [SortDescriptor]
+
+    /// Parses a template's or fetched property's strings, naming `owner` in the error.
+    init(predicate: String?, sort: [String], owner: String) throws {
+        do {
+            self.predicate = try predicate.map { try FetchPredicate($0) }
+            sortDescriptors = try sort.map { try SortDescriptor(parsing: $0) }
+        } catch {
+            throw RuntimeError.invalidModel("\(owner): \(error)")
+        }
+    }
+}
+
 /// Errors of the runtime: model problems, misuse, and values a store holds that the model does not accept.
 public enum RuntimeError: Error, Sendable, Hashable, CustomStringConvertible {
     case invalidModel(String)
@@ -39,6 +55,8 @@ public final class ManagedObjectModel: @unchecked Sendable {
     public let configurations: [String: [String]]
     /// An identity for stores to record: changes when entities or stored properties change.
     public let versionHash: String
+    /// The templates' predicates and sorts, parsed once.
+    let parsedTemplates: [String: ParsedFetch]
     private let entitiesByName: [String: EntityDescription]
     private let entitiesByClass: [ObjectIdentifier: EntityDescription]
 
@@ -121,6 +139,30 @@ public final class ManagedObjectModel: @unchecked Sendable {
                 entity.destinations[slot] = (destination, inverseSlot)
             }
         }
+        // Everything written as predicate-language text is parsed now, once: a mistake is a model error here,
+        // and fetches, fetched properties and saves never parse again.
+        for entity in entities {
+            entity.initialSlots = entity.properties.map(ManagedObject.initialSlot)
+            for (slot, property) in entity.properties.enumerated() {
+                guard case .attribute(let a) = property, let derivation = a.derivation else { continue }
+                do throws(PredicateSyntaxError) {
+                    entity.derivations[slot] = try PredicateParser.parseExpression(derivation)
+                } catch {
+                    throw RuntimeError.invalidModel("derivation '\(derivation)' of \(entity.name).\(a.name): \(error.message)")
+                }
+            }
+            for property in entity.fetchedProperties {
+                entity.parsedFetchedProperties[property.name] = try ParsedFetch(
+                    predicate: property.predicate, sort: property.sortDescriptors, owner: "fetched property \(entity.name).\(property.name)")
+            }
+        }
+        var templates: [String: ParsedFetch] = [:]
+        for template in fetchRequestTemplates {
+            templates[template.name] = try ParsedFetch(predicate: template.predicate, sort: template.sortDescriptors,
+                                                       owner: "fetch request template '\(template.name)'")
+        }
+        parsedTemplates = templates
+
         // The version hash covers what a store keeps: entities, stored properties and their types.
         var identity = "model \(name)\n"
         for entity in entities {

@@ -47,7 +47,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         _base.initialize(repeating: .null, count: _count)
         _cells = .allocate(capacity: max(_count, 1))
         _cells.initialize(repeating: ScalarCell(bits: 0, isNull: true), count: _count)
-        if !isFault { _replaceSlots(with: entity.properties.map(Self.initialSlot)) }
+        if !isFault { _replaceSlots(with: entity.initialSlots) }
     }
 
     deinit {
@@ -115,7 +115,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         for (slot, property) in entity.properties.enumerated() {
             if let committed, committed[slot].isSame(as: _slots[slot]) { continue }
             if committed == nil && !_isInserted { continue }
-            if _isInserted && _slots[slot].isSame(as: Self.initialSlot(property)) { continue }
+            if _isInserted && _slots[slot].isSame(as: entity.initialSlots[slot]) { continue }
             result[property.name] = _slots[slot].anyValue
         }
         return result
