@@ -21,14 +21,9 @@ public struct GeneratorConfig: Sendable {
 
     /// Parses config text.
     public static func parse(data: Data, path: String) throws -> GeneratorConfig {
-        let source: SourceText
-        switch SourceText.decode(data, path: path) {
-        case .success(let text): source = text
-        case .failure(let diagnostics): throw Self.error(diagnostics.all)
-        }
-        let root: Node
-        switch YAMLLoader.load(source) {
-        case .success(let node): root = node
+        let source: SourceText, root: Node
+        switch YAMLLoader.loadDocument(data, path: path) {
+        case .success(let document): (source, root) = document
         case .failure(let diagnostics): throw Self.error(diagnostics.all)
         }
         let reader = NodeReader(file: path, byteCount: source.byteCount)

@@ -50,26 +50,19 @@ public struct ModelParser {
 
     /// Parses the bytes of a model file.
     public static func parse(data: Data, path: String) -> ParseResult {
-        switch SourceText.decode(data, path: path) {
-        case .failure(let diagnostics): return ParseResult(model: nil, diagnostics: diagnostics.all)
-        case .success(let source): return parse(source)
+        switch YAMLLoader.loadDocument(data, path: path) {
+        case .failure(let diagnostics):
+            return ParseResult(model: nil, diagnostics: diagnostics.all)
+        case .success(let (source, root)):
+            let parser = ModelParser(source: source)
+            let model = parser.model(root, path: source.path)
+            return ParseResult(model: model, diagnostics: parser.reader.diagnostics.all, syntaxTree: SyntaxTree(root))
         }
     }
 
     /// Parses model text.
     public static func parse(text: String, path: String) -> ParseResult {
         parse(data: Data(text.utf8), path: path)
-    }
-
-    static func parse(_ source: SourceText) -> ParseResult {
-        switch YAMLLoader.load(source) {
-        case .failure(let diagnostics):
-            return ParseResult(model: nil, diagnostics: diagnostics.all)
-        case .success(let root):
-            let parser = ModelParser(source: source)
-            let model = parser.model(root, path: source.path)
-            return ParseResult(model: model, diagnostics: parser.reader.diagnostics.all, syntaxTree: SyntaxTree(root))
-        }
     }
 
     // MARK: Top level

@@ -36,14 +36,9 @@ public struct ProjectConfig: Sendable {
 
     /// Parses a modelgen.yml; paths come back relative to `baseDirectory` (the file's folder).
     public static func parse(data: Data, path: String) -> (config: ProjectConfig?, diagnostics: [Diagnostic]) {
-        let source: SourceText
-        switch SourceText.decode(data, path: path) {
-        case .success(let text): source = text
-        case .failure(let diagnostics): return (nil, diagnostics.all)
-        }
-        let root: Node
-        switch YAMLLoader.load(source) {
-        case .success(let node): root = node
+        let source: SourceText, root: Node
+        switch YAMLLoader.loadDocument(data, path: path) {
+        case .success(let document): (source, root) = document
         case .failure(let diagnostics): return (nil, diagnostics.all)
         }
         let reader = NodeReader(file: path, byteCount: source.byteCount)

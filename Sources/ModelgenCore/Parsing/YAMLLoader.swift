@@ -5,6 +5,11 @@ import Yams
 /// string (the basic resolver): each field later reads its scalar by what it
 /// expects, so `no`, `on` or `1e3` stay what the field means.
 enum YAMLLoader {
+    /// A file's bytes checked (UTF-8, binary, emptiness) and composed: what every YAML file modelgen reads goes through.
+    static func loadDocument(_ data: Data, path: String) -> Result<(source: SourceText, root: Node), DiagnosticList> {
+        SourceText.decode(data, path: path).flatMap { source in load(source).map { (source, $0) } }
+    }
+
     /// The root node, or the diagnostics of a YAML-level failure.
     static func load(_ source: SourceText) -> Result<Node, DiagnosticList> {
         var diagnostics = DiagnosticList()
