@@ -75,8 +75,6 @@ final class EmbeddedSourceMapper {
             var probe = lineNumber + 1
             while let l = line(probe), l.allSatisfy({ $0 == " " }) { probe += 1 }
             blockIndent = line(probe)?.prefix { $0 == " " }.count ?? 0
-            _ = line(lineNumber)
-            source = line(lineNumber) ?? []
             if !nextLine(skipIndent: false) { column = 1 }
         default:
             break
@@ -92,8 +90,6 @@ final class EmbeddedSourceMapper {
                 // At the end of a source line: a folded or kept line break.
                 if c == "\n" || c == " " {
                     if !nextLine(skipIndent: true) { mismatch = true }
-                } else if !isBlock && scalar.style == .doubleQuoted && c != " " {
-                    mismatch = true
                 } else {
                     mismatch = true
                 }

@@ -95,7 +95,7 @@ public final class ManagedObjectContext {
 
     // MARK: Tracking
 
-    /// Registers an object's first change in the current epoch. Returns false while change processing is off.
+    /// Registers an object's first change in the current epoch (nothing while change processing is off).
     func objectWillChange(_ object: ManagedObject) {
         if changeProcessingSuspended > 0 { return }
         recordUndoImage(of: object)

@@ -53,7 +53,6 @@ enum EvaluatedValue {
         case let v as UUID: self = .uuid(v)
         case let v as URL: self = .url(v)
         case let v as any RawRepresentable: self = EvaluatedValue(any: v.rawValue)
-        case let v as [Any]: self = .collection(v.map { EvaluatedValue(any: $0) })
         case let v as any Collection: self = .collection(v.map { EvaluatedValue(any: $0) })
         default: self = .other(value)
         }
