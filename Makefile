@@ -12,9 +12,10 @@ all: build
 # System packages the project needs (Debian/Ubuntu). Runs apt only when something is missing.
 deps:
 	@command -v $(PYTHON) >/dev/null || { echo "installing python3"; apt-get update -qq && apt-get install -y -qq python3; }
+	@[ -f /usr/include/sqlite3.h ] || [ "$$(uname)" = Darwin ] || { echo "installing libsqlite3-dev (the runtime's SQLite store)"; apt-get update -qq && apt-get install -y -qq libsqlite3-dev >/dev/null; }
 	@command -v dot >/dev/null || { echo "installing graphviz (tests render modelgen graph --format dot)"; apt-get update -qq && apt-get install -y -qq graphviz >/dev/null; }
 
-build:
+build: deps
 	$(SWIFT) build
 
 # Quick start: validate the example models and generate the Blog model's Swift code.

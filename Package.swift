@@ -32,8 +32,15 @@ let package = Package(
         ),
 
         // What generated code links against: managed objects, contexts, stores, fetching.
-        // Depends on the predicate language only (never on Yams or ArgumentParser).
-        .target(name: "ModelgenRuntime", dependencies: ["ModelgenPredicate"]),
+        // Depends on the predicate language and the system's SQLite only (never on Yams or ArgumentParser).
+        .target(name: "ModelgenRuntime", dependencies: ["ModelgenPredicate", "CSQLite"]),
+
+        // The system's SQLite, for the runtime's SQLite store.
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
+        ),
 
         // The thin command-line front end.
         .executableTarget(

@@ -2,33 +2,21 @@ import ModelgenPredicate
 
 extension ManagedObjectContext {
     /// Objects matching a request. Unsaved inserts appear, unsaved deletes do not, and
-    /// unsaved changes are what the predicate and sorting see.
+    /// unsaved changes are what the predicate and sorting see. A store that runs queries itself
+    /// (SQLite) filters, sorts and limits; objects the context changed are evaluated here.
+    /// Rows come with the query. With result type `.objects` (the default) the objects are loaded
+    /// before `fetch` returns, so a stored value the model refuses is an error thrown here; with
+    /// `.faults` objects not loaded before stay faults and fire on first property access
+    /// (`awakeFromFetch` then) from the rows fetched, without another query.
     public func fetch<Result: ManagedObject>(_ request: FetchRequest<Result>) throws -> [Result] {
-        let matches = try matchingObjects(request)
-        var sorted = matches
-        if !request.sortDescriptors.isEmpty {
-            let keys = request.sortDescriptors.map { descriptor -> ([KeyPathComponent], Bool) in
-                let path = descriptor.keyPath.split(separator: ".").map { KeyPathComponent(.key(String($0)), range: SourceRange(0, 0)) }
-                return (path, descriptor.ascending)
-            }
-            let evaluator = PredicateEvaluator(variables: [:])
-            var decorated: [(ManagedObject, [EvaluatedValue])] = []
-            decorated.reserveCapacity(matches.count)
-            for object in matches {
-                let values = try keys.map { try evaluator.value(ModelgenPredicate.Expression(.keyPath($0.0), range: SourceRange(0, 0)), on: object) }
-                decorated.append((object, values))
-            }
-            decorated.sort { a, b in
-                for (index, key) in keys.enumerated() {
-                    let order = PredicateEvaluator.order(a.1[index], b.1[index]) ?? .orderedSame
-                    if order != .orderedSame { return (order == .orderedAscending) == key.1 }
-                }
-                return false
-            }
-            sorted = decorated.map(\.0)
+        let entities = try requestEntities(request)
+        let result: ArraySlice<ManagedObject>
+        if let fromStore = try storeFetch(request, entities: entities) {
+            result = fromStore
+        } else {
+            let sorted = try sort(try matchingObjects(request, entities: entities), by: request.sortDescriptors)
+            result = window(sorted, request)
         }
-        var result = sorted.dropFirst(request.fetchOffset)
-        if let limit = request.fetchLimit, limit > 0 { result = result.prefix(limit) }
         if request.resultType == .objects {
             for object in result { try object.loadIfFault() }
         }
@@ -37,7 +25,13 @@ extension ManagedObjectContext {
 
     /// The number of objects a request would return.
     public func count<Result: ManagedObject>(for request: FetchRequest<Result>) throws -> Int {
-        var count = try matchingObjects(request).count - request.fetchOffset
+        let entities = try requestEntities(request)
+        if pendingObjects(of: entities).isEmpty, let query = try storeQuery(request, entities: entities, window: true),
+           let count = try store.count(query) {
+            return count
+        }
+        if let fromStore = try storeFetch(request, entities: entities) { return fromStore.count }
+        var count = try matchingObjects(request, entities: entities).count - request.fetchOffset
         count = max(0, count)
         if let limit = request.fetchLimit, limit > 0 { count = min(count, limit) }
         return count
@@ -50,7 +44,7 @@ extension ManagedObjectContext {
         return try fetch(unsortedFaults).map(\.objectID)
     }
 
-    private func matchingObjects<Result: ManagedObject>(_ request: FetchRequest<Result>) throws -> [ManagedObject] {
+    private func requestEntities<Result: ManagedObject>(_ request: FetchRequest<Result>) throws -> [EntityDescription] {
         let entity: EntityDescription
         if request.entityName.isEmpty {
             guard let byClass = model.entity(for: Result.self) else { throw RuntimeError.unknownEntity("\(Result.self) is not the class of an entity of model '\(model.name)'") }
@@ -59,7 +53,83 @@ extension ManagedObjectContext {
             guard let byName = model.entity(named: request.entityName) else { throw RuntimeError.unknownEntity(request.entityName) }
             entity = byName
         }
-        let entities = request.includesSubentities ? entity.selfAndDescendants : [entity]
+        return request.includesSubentities ? entity.selfAndDescendants : [entity]
+    }
+
+    /// Inserted, changed and deleted objects of these entities.
+    private func pendingObjects(of entities: [EntityDescription]) -> [ManagedObject] {
+        let names = Set(entities.map(\.name))
+        return (inserted.objects + updated.objects + deleted.objects).filter { names.contains($0.entity.name) }
+    }
+
+    /// The request as a store query, or nil when a variable holds what a store cannot compare.
+    private func storeQuery<Result: ManagedObject>(_ request: FetchRequest<Result>, entities: [EntityDescription], window: Bool) throws -> StoreQuery? {
+        var variables: [String: QueryValue] = [:]
+        for (name, value) in request.variables {
+            guard let converted = EvaluatedValue(any: value).queryValue else { return nil }
+            variables[name] = converted
+        }
+        return StoreQuery(entityNames: entities.map(\.name), entityName: entities[0].name, predicate: request.predicate?.predicate,
+                          variables: variables, sortDescriptors: request.sortDescriptors,
+                          fetchLimit: window ? request.fetchLimit : nil, fetchOffset: window ? request.fetchOffset : 0)
+    }
+
+    /// The request run by the store, merged with this context's unsaved changes; nil when the store cannot run it.
+    private func storeFetch<Result: ManagedObject>(_ request: FetchRequest<Result>, entities: [EntityDescription]) throws -> ArraySlice<ManagedObject>? {
+        let pending = pendingObjects(of: entities)
+        guard let query = try storeQuery(request, entities: entities, window: pending.isEmpty),
+              let rows = try store.fetch(query) else { return nil }
+        var objects: [ManagedObject] = []
+        objects.reserveCapacity(rows.count)
+        for row in rows {
+            let object = self.object(with: row.id)
+            if object._isFault { rowCache[row.id] = row }
+            objects.append(object)
+        }
+        if pending.isEmpty { return objects[...] }
+        // Changed objects are judged on their unsaved values; deleted ones leave; inserted ones join.
+        let changed = ObjectList(updated.objects + deleted.objects)
+        objects.removeAll { changed.contains($0) }
+        let names = Set(entities.map(\.name))
+        var candidates = (updated.objects + inserted.objects).filter { names.contains($0.entity.name) && !$0._isDeleted }
+        if let predicate = request.predicate?.predicate {
+            let evaluator = PredicateEvaluator(variables: request.variables.mapValues { EvaluatedValue(any: $0) })
+            candidates = try candidates.filter { try evaluator.evaluate(predicate, on: $0) }
+        }
+        return window(try sort(objects + candidates, by: request.sortDescriptors), request)
+    }
+
+    private func window<Result: ManagedObject>(_ objects: [ManagedObject], _ request: FetchRequest<Result>) -> ArraySlice<ManagedObject> {
+        var result = objects.dropFirst(request.fetchOffset)
+        if let limit = request.fetchLimit, limit > 0 { result = result.prefix(limit) }
+        return result
+    }
+
+    /// Objects in the order of the sort descriptors (stable: ties keep their order).
+    private func sort(_ objects: [ManagedObject], by descriptors: [SortDescriptor]) throws -> [ManagedObject] {
+        if descriptors.isEmpty { return objects }
+        let keys = descriptors.map { descriptor -> ([KeyPathComponent], Bool) in
+            let path = descriptor.keyPath.split(separator: ".").map { KeyPathComponent(.key(String($0)), range: SourceRange(0, 0)) }
+            return (path, descriptor.ascending)
+        }
+        let evaluator = PredicateEvaluator(variables: [:])
+        var decorated: [(offset: Int, object: ManagedObject, values: [EvaluatedValue])] = []
+        decorated.reserveCapacity(objects.count)
+        for (offset, object) in objects.enumerated() {
+            let values = try keys.map { try evaluator.value(ModelgenPredicate.Expression(.keyPath($0.0), range: SourceRange(0, 0)), on: object) }
+            decorated.append((offset, object, values))
+        }
+        decorated.sort { a, b in
+            for (index, key) in keys.enumerated() {
+                let order = PredicateEvaluator.order(a.values[index], b.values[index]) ?? .orderedSame
+                if order != .orderedSame { return (order == .orderedAscending) == key.1 }
+            }
+            return a.offset < b.offset
+        }
+        return decorated.map(\.object)
+    }
+
+    private func matchingObjects<Result: ManagedObject>(_ request: FetchRequest<Result>, entities: [EntityDescription]) throws -> [ManagedObject] {
         let names = Set(entities.map(\.name))
         var candidates: [ManagedObject] = []
         for id in try store.recordIDs(of: entities.map(\.name)) {

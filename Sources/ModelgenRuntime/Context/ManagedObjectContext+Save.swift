@@ -187,10 +187,13 @@ extension ManagedObjectContext {
         var failures: [ValidationError.Failure] = []
         let names = entity.selfAndDescendants.map(\.name)
         // Saved records that this context neither changed nor deleted.
-        for id in try store.recordIDs(of: names) {
-            if let object = registered[id], object._isDeleted || object._isUpdated { continue }
-            guard let row = try store.row(for: id), let k = key(row.values) else { continue }
-            seen[k] = id
+        let all = StoreQuery(entityNames: names, entityName: entity.name, predicate: nil, variables: [:],
+                             sortDescriptors: [], fetchLimit: nil, fetchOffset: 0)
+        let rows = try store.fetch(all) ?? store.recordIDs(of: names).compactMap { try store.row(for: $0) }
+        for row in rows {
+            if let object = registered[row.id], object._isDeleted || object._isUpdated { continue }
+            guard let k = key(row.values) else { continue }
+            seen[k] = row.id
         }
         let pending = (updated.objects + inserted.objects).filter { $0.entity.isKind(of: entity) && !$0._isDeleted }
         for object in pending {

@@ -23,6 +23,8 @@ public final class ManagedObjectContext {
     var redoStack: [UndoGroup] = []
     var openGroup: UndoGroup?
     var changeProcessingSuspended = 0
+    /// Rows a fetch brought for objects still faults: their faults fire from here without another query.
+    var rowCache: [ObjectID: StoreRow] = [:]
     private var nextTemporaryKey: Int64 = -1
 
     init(container: ManagedContainer) {
@@ -182,7 +184,17 @@ public final class ManagedObjectContext {
     /// Loads a fault's values from the store, then calls `awakeFromFetch` with change processing off.
     func fulfillFault(_ object: ManagedObject) throws {
         guard object._isFault else { return }
-        guard let row = try store.row(for: object.objectID) else { throw RuntimeError.objectNotFound(object.objectID) }
+        guard var row = try rowCache.removeValue(forKey: object.objectID) ?? store.row(for: object.objectID) else {
+            throw RuntimeError.objectNotFound(object.objectID)
+        }
+        if !row.hasToManyValues {
+            for (slot, property) in object.entity.properties.enumerated() {
+                if case .relationship(let r) = property, r.isToMany, !r.isTransient {
+                    row.values[slot] = .references(try store.toManyIDs(of: row.id, relationship: slot))
+                }
+            }
+            row.hasToManyValues = true
+        }
         object._replaceSlots(with: try slots(from: row, entity: object.entity))
         object.committedVersion = row.version
         object.committedSlots = nil
@@ -236,6 +248,7 @@ public final class ManagedObjectContext {
         }
         if object._isUpdated { updated.remove(object) }
         if object._isDeleted { deleted.remove(object); object._isDeleted = false }
+        rowCache[object.objectID] = nil
         object.turnIntoFault()
         _epoch &+= 1
     }
@@ -248,6 +261,7 @@ public final class ManagedObjectContext {
             object._isRegistered = false
         }
         registered = [:]
+        rowCache = [:]
         inserted = ObjectList()
         updated = ObjectList()
         deleted = ObjectList()

@@ -78,4 +78,37 @@ enum EvaluatedValue {
         default: return nil
         }
     }
+
+    /// The value as a store query variable; nil for what a store cannot compare (transformable values).
+    var queryValue: QueryValue? {
+        switch self {
+        case .collection(let items):
+            var values: [StoreValue] = []
+            for item in items {
+                guard case .value(let v)? = item.queryValue else { return nil }
+                values.append(v)
+            }
+            return .list(values)
+        default:
+            return storeValue.map(QueryValue.value)
+        }
+    }
+
+    private var storeValue: StoreValue? {
+        switch self {
+        case .null: return .null
+        case .bool(let v): return .bool(v)
+        case .int(let v): return .int(v)
+        case .double(let v): return .double(v)
+        case .decimal(let v): return .decimal(v)
+        case .string(let v): return .string(v)
+        case .date(let v): return .date(v)
+        case .data(let v): return .data(v)
+        case .uuid(let v): return .uuid(v)
+        case .url(let v): return .url(v)
+        case .object(let o): return .reference(o.objectID)
+        case .objectID(let id): return .reference(id)
+        case .collection, .other: return nil
+        }
+    }
 }

@@ -147,18 +147,26 @@ struct PredicateEvaluator {
             case .collection(let items): return items.contains { Self.equal($0, r, options) }
             case .string(let haystack):
                 guard case .string(let needle) = r else { return false }
-                return Self.fold(haystack, options).contains(Self.fold(needle, options))
+                return Self.matchString(haystack, .contains, needle, options)
             default: return false
             }
         case .beginsWith, .endsWith, .like, .matches:
             guard case .string(let s) = l, case .string(let pattern) = r else { return false }
-            let text = Self.fold(s, options), p = Self.fold(pattern, options)
-            switch op {
-            case .beginsWith: return text.hasPrefix(p)
-            case .endsWith: return text.hasSuffix(p)
-            case .like: return Self.like(text, p)
-            default: return Self.matches(text, pattern: pattern, caseInsensitive: options.contains(.caseInsensitive))
-            }
+            return Self.matchString(s, op, pattern, options)
+        }
+    }
+
+    /// A string operator (CONTAINS, BEGINSWITH, ENDSWITH, LIKE, MATCHES) on two strings, with [c]/[d].
+    /// The SQLite store calls this too, so both stores give the same answers.
+    static func matchString(_ s: String, _ op: ComparisonOperator, _ pattern: String, _ options: ComparisonOptions) -> Bool {
+        let text = fold(s, options), p = fold(pattern, options)
+        switch op {
+        case .contains: return text.contains(p)
+        case .beginsWith: return text.hasPrefix(p)
+        case .endsWith: return text.hasSuffix(p)
+        case .like: return like(text, p)
+        case .matches: return matches(text, pattern: pattern, caseInsensitive: options.contains(.caseInsensitive))
+        default: return false
         }
     }
 

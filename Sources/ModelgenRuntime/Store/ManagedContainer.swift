@@ -4,6 +4,8 @@ import Foundation
 public enum StoreDescription: Sendable {
     /// Rows in memory, gone with the process.
     case inMemory
+    /// A SQLite database file (created when missing), see `SQLiteStore`.
+    case sqlite(URL)
 }
 
 /// What to do when a save conflicts with a newer save from another context.
@@ -22,10 +24,11 @@ public final class ManagedContainer: Sendable {
     public let model: ManagedObjectModel
     public let store: any PersistentStore
 
-    /// A container over a store description (`.inMemory`).
+    /// A container over a store description (`.inMemory` or `.sqlite(url)`).
     public convenience init(model: ManagedObjectModel, store description: StoreDescription = .inMemory) throws {
         switch description {
         case .inMemory: self.init(model: model, store: InMemoryStore(model: model))
+        case .sqlite(let url): self.init(model: model, store: try SQLiteStore(url: url, model: model))
         }
     }
 

@@ -1,3 +1,5 @@
+import ModelgenPredicate
+
 /// One record as a store keeps it: stored (non-transient) property values by slot, relationships as IDs.
 public struct StoreRow: Sendable, Hashable {
     public var id: ObjectID
@@ -5,12 +7,16 @@ public struct StoreRow: Sendable, Hashable {
     public var version: Int64
     /// Values for every slot of the entity's layout; transient slots hold `.null`.
     public var values: [StoreValue]
+    /// False when the row came from a fetch that left to-many relationships out (their slots hold
+    /// `.null`); the context asks `toManyIDs(of:relationship:)` when the object's fault fires.
+    public var hasToManyValues: Bool
 
     /// Creates a row.
-    public init(id: ObjectID, version: Int64, values: [StoreValue]) {
+    public init(id: ObjectID, version: Int64, values: [StoreValue], hasToManyValues: Bool = true) {
         self.id = id
         self.version = version
         self.values = values
+        self.hasToManyValues = hasToManyValues
     }
 }
 
@@ -70,4 +76,45 @@ public protocol PersistentStore: AnyObject, Sendable {
     /// Applies a save: checks versions (unless forced), then applies every change or none.
     /// Throws `MergeConflictError` listing every conflicting record.
     func commit(_ changes: StoreChanges) throws -> StoreCommitResult
+    /// Rows matching a query (see the default in the extension).
+    func fetch(_ query: StoreQuery) throws -> [StoreRow]?
+    /// The number of records matching a query (see the default in the extension).
+    func count(_ query: StoreQuery) throws -> Int?
+    /// The IDs a to-many relationship of a record holds (see the default in the extension).
+    func toManyIDs(of id: ObjectID, relationship slot: Int) throws -> [ObjectID]
+}
+
+/// A fetch a store can run itself (the SQLite store translates it to SQL). Variables are already
+/// given as store values (objects as `.reference` of their IDs).
+public struct StoreQuery: Sendable {
+    /// The entities whose records qualify (the requested one and, usually, its subentities).
+    public var entityNames: [String]
+    /// The requested entity (key paths start there).
+    public var entityName: String
+    public var predicate: ModelgenPredicate.Predicate?
+    public var variables: [String: QueryValue]
+    public var sortDescriptors: [SortDescriptor]
+    public var fetchLimit: Int?
+    public var fetchOffset: Int
+}
+
+/// A `$VARIABLE`'s value in a store query: one value or a list (for `IN`).
+public enum QueryValue: Sendable, Hashable {
+    case value(StoreValue)
+    case list([StoreValue])
+}
+
+extension PersistentStore {
+    /// Rows matching a query, sorted, limited; nil when the store cannot run it (the context then
+    /// evaluates the predicate on objects). Default: nil.
+    public func fetch(_ query: StoreQuery) throws -> [StoreRow]? { nil }
+
+    /// The number of records matching a query; nil when the store cannot run it. Default: nil.
+    public func count(_ query: StoreQuery) throws -> Int? { nil }
+
+    /// The IDs a to-many relationship of a record holds, in order. Default: read from the whole row.
+    public func toManyIDs(of id: ObjectID, relationship slot: Int) throws -> [ObjectID] {
+        guard let row = try row(for: id), slot < row.values.count, case .references(let ids) = row.values[slot] else { return [] }
+        return ids
+    }
 }

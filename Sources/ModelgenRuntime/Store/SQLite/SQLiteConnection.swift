@@ -1,0 +1,206 @@
+import CSQLite
+import Foundation
+import ModelgenPredicate
+
+/// An error of the SQLite store: a failing SQLite call, or a store the model cannot open.
+public enum SQLiteStoreError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// SQLite refused a statement: its result code, its message and the statement.
+    case sqlite(code: Int32, message: String, statement: String)
+    /// The file's recorded model cannot be migrated to the current one; the file was left untouched.
+    case incompatibleModel(path: String, problems: [String])
+    /// The file is not a modelgen store (or is a newer format).
+    case notAStore(path: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .sqlite(let code, let message, let statement):
+            return "SQLite error \(code): \(message)" + (statement.isEmpty ? "" : " (in: \(statement))")
+        case .incompatibleModel(let path, let problems):
+            return "\(path): the store was written with a model this one cannot migrate to automatically; the file was not changed:\n"
+                + problems.map { "  - \($0)" }.joined(separator: "\n")
+        case .notAStore(let path, let reason):
+            return "\(path): not a modelgen store: \(reason)"
+        }
+    }
+}
+
+/// SQLite's "copy the bytes now" destructor.
+private let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+/// One SQLite database connection. Not thread-safe by itself: the store serializes every use.
+final class SQLiteConnection {
+    private(set) var handle: OpaquePointer?
+    let path: String
+    private var statements: [String: SQLiteStatement] = [:]
+
+    /// Opens (creating when asked) the database file.
+    init(path: String, create: Bool) throws {
+        self.path = path
+        var flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX
+        if create { flags |= SQLITE_OPEN_CREATE }
+        let code = sqlite3_open_v2(path, &handle, flags, nil)
+        guard code == SQLITE_OK else {
+            let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
+            sqlite3_close_v2(handle)
+            handle = nil
+            throw SQLiteStoreError.sqlite(code: code, message: message, statement: "open \(path)")
+        }
+        sqlite3_extended_result_codes(handle, 1)
+        sqlite3_busy_timeout(handle, 10_000)
+        registerFunctions()
+    }
+
+    deinit {
+        statements.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    /// Runs statements without results (several, separated by semicolons).
+    func execute(_ sql: String) throws {
+        var message: UnsafeMutablePointer<CChar>?
+        let code = sqlite3_exec(handle, sql, nil, nil, &message)
+        if code != SQLITE_OK {
+            let text = message.map { String(cString: $0) } ?? "error \(code)"
+            sqlite3_free(message)
+            throw SQLiteStoreError.sqlite(code: code, message: text, statement: sql)
+        }
+    }
+
+    /// A prepared statement, cached by its text (reset and unbound, ready for new bindings).
+    func statement(_ sql: String) throws -> SQLiteStatement {
+        if let cached = statements[sql] {
+            cached.reset()
+            return cached
+        }
+        let statement = try SQLiteStatement(connection: self, sql: sql)
+        statements[sql] = statement
+        return statement
+    }
+
+    /// Runs `body` in one write transaction (BEGIN IMMEDIATE … COMMIT); rolls back when it throws.
+    func inTransaction<T>(_ body: () throws -> T) throws -> T {
+        try execute("BEGIN IMMEDIATE")
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    func error(_ code: Int32, _ sql: String) -> SQLiteStoreError {
+        .sqlite(code: code, message: String(cString: sqlite3_errmsg(handle)), statement: sql)
+    }
+
+    /// The functions the predicate translation calls for string operators with [c]/[d] options,
+    /// LIKE and MATCHES: the same Swift code the in-memory evaluator uses, so both agree.
+    private func registerFunctions() {
+        // mg_fold(text, options): the text folded as the options ask (1 = [c], 2 = [d]).
+        sqlite3_create_function_v2(handle, "mg_fold", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nil, { context, count, values in
+            guard let values, let text = sqliteText(values[0]) else { sqlite3_result_null(context); return }
+            let options = ComparisonOptions(rawValue: UInt8(truncatingIfNeeded: sqlite3_value_int(values[1])))
+            let folded = PredicateEvaluator.fold(text, options)
+            sqlite3_result_text(context, folded, -1, transient)
+        }, nil, nil, nil)
+        // mg_match(operator, options, text, pattern): 1 when the string operator holds.
+        sqlite3_create_function_v2(handle, "mg_match", 4, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nil, { context, count, values in
+            guard let values, let op = sqliteText(values[0]).flatMap(ComparisonOperator.init(rawValue:)),
+                  let text = sqliteText(values[2]), let pattern = sqliteText(values[3]) else {
+                sqlite3_result_int(context, 0); return
+            }
+            let options = ComparisonOptions(rawValue: UInt8(truncatingIfNeeded: sqlite3_value_int(values[1])))
+            sqlite3_result_int(context, PredicateEvaluator.matchString(text, op, pattern, options) ? 1 : 0)
+        }, nil, nil, nil)
+    }
+}
+
+private func sqliteText(_ value: OpaquePointer?) -> String? {
+    guard let value, sqlite3_value_type(value) != SQLITE_NULL, let bytes = sqlite3_value_text(value) else { return nil }
+    return String(cString: bytes)
+}
+
+/// A prepared statement: bind by position (1-based), step, read columns (0-based).
+final class SQLiteStatement {
+    private let connection: SQLiteConnection
+    private(set) var handle: OpaquePointer?
+    let sql: String
+
+    init(connection: SQLiteConnection, sql: String) throws {
+        self.connection = connection
+        self.sql = sql
+        let code = sqlite3_prepare_v3(connection.handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &handle, nil)
+        guard code == SQLITE_OK else { throw connection.error(code, sql) }
+    }
+
+    deinit { sqlite3_finalize(handle) }
+
+    func reset() {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+    }
+
+    func bind(_ value: SQLiteValue, at index: Int32) {
+        switch value {
+        case .null: sqlite3_bind_null(handle, index)
+        case .integer(let v): sqlite3_bind_int64(handle, index, v)
+        case .real(let v): sqlite3_bind_double(handle, index, v)
+        case .text(let v): sqlite3_bind_text(handle, index, v, -1, transient)
+        case .blob(let v):
+            v.withUnsafeBytes { bytes in
+                _ = sqlite3_bind_blob(handle, index, bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(bytes.count), transient)
+            }
+        }
+    }
+
+    func bind(_ values: [SQLiteValue]) {
+        for (offset, value) in values.enumerated() { bind(value, at: Int32(offset + 1)) }
+    }
+
+    /// Advances to the next row; false when done.
+    func step() throws -> Bool {
+        let code = sqlite3_step(handle)
+        if code == SQLITE_ROW { return true }
+        if code == SQLITE_DONE { return false }
+        throw connection.error(code, sql)
+    }
+
+    /// Runs a statement that returns no rows.
+    func run(_ values: [SQLiteValue] = []) throws {
+        bind(values)
+        while try step() {}
+        sqlite3_reset(handle)
+    }
+
+    func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
+    func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
+    func double(_ column: Int32) -> Double { sqlite3_column_double(handle, column) }
+    func text(_ column: Int32) -> String {
+        guard let bytes = sqlite3_column_text(handle, column) else { return "" }
+        return String(cString: bytes)
+    }
+    func blob(_ column: Int32) -> Data {
+        let count = Int(sqlite3_column_bytes(handle, column))
+        guard count > 0, let bytes = sqlite3_column_blob(handle, column) else { return Data() }
+        return Data(bytes: bytes, count: count)
+    }
+    func value(_ column: Int32) -> SQLiteValue {
+        switch sqlite3_column_type(handle, column) {
+        case SQLITE_NULL: return .null
+        case SQLITE_INTEGER: return .integer(int64(column))
+        case SQLITE_FLOAT: return .real(double(column))
+        case SQLITE_BLOB: return .blob(blob(column))
+        default: return .text(text(column))
+        }
+    }
+}
+
+/// A value as SQLite binds and returns it.
+enum SQLiteValue: Hashable {
+    case null
+    case integer(Int64)
+    case real(Double)
+    case text(String)
+    case blob(Data)
+}

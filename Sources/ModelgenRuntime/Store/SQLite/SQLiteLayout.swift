@@ -1,0 +1,111 @@
+/// The recorded schema resolved against the model: for each entity, where each slot lives, ready
+/// for reading and writing rows without looking names up.
+struct SQLiteLayout {
+    /// How one slot of an entity is stored.
+    enum Storage {
+        /// Not stored (transient).
+        case none
+        /// A column of the entity's table.
+        case attribute(column: String, type: AttributeType, external: Bool)
+        /// A to-one relationship: key column and its `.entity` column.
+        case toOne(column: String)
+        /// A to-many relationship read through its to-one inverse (destination table, inverse's column, order column).
+        case toManyByInverse(destinationTable: String, inverseColumn: String, orderColumn: String?)
+        /// A to-many relationship in a join table.
+        case toManyByJoin(table: String)
+    }
+
+    /// One entity: its code, table and slots.
+    struct Entity {
+        let description: EntityDescription
+        let code: Int64
+        let table: String
+        let storage: [Storage]
+        /// For each slot, the index of its column in the table's select list (attributes and to-one), else -1.
+        let selectIndex: [Int32]
+    }
+
+    /// One root table: its select list (system columns first) and the entities that share it.
+    struct Table {
+        let name: String
+        let columns: [String]
+        var entityCodes: [Int64]
+    }
+
+    private(set) var entities: [String: Entity] = [:]
+    private(set) var namesByCode: [Int64: String] = [:]
+    private(set) var tables: [String: Table] = [:]
+
+    init(schema: SQLiteSchema, model: ManagedObjectModel) {
+        var columnsByTable: [String: [String]] = [:]
+        for stored in schema.entities {
+            var columns = columnsByTable[stored.table] ?? ["Z_PK", "Z_ENT", "Z_OPT"]
+            columns += stored.attributes.map(\.column)
+            for r in stored.relationships where r.column != nil { columns += [r.column!, r.column! + ".entity"] }
+            columnsByTable[stored.table] = columns
+        }
+        for stored in schema.entities {
+            namesByCode[stored.code] = stored.name
+            tables[stored.table, default: Table(name: stored.table, columns: columnsByTable[stored.table]!, entityCodes: [])]
+                .entityCodes.append(stored.code)
+        }
+        for stored in schema.entities {
+            guard let description = model.entity(named: stored.name) else { continue }
+            let columns = columnsByTable[stored.table]!
+            var storage: [Storage] = []
+            var selectIndex: [Int32] = []
+            for property in description.properties {
+                let owner = Self.owner(of: property.name, in: description, schema: schema)
+                switch property {
+                case .attribute(let a):
+                    if let column = owner?.attributes.first(where: { $0.name == a.name })?.column {
+                        storage.append(.attribute(column: column, type: a.type, external: a.allowsExternalStorage && a.type == .binary))
+                        selectIndex.append(Int32(columns.firstIndex(of: column)!))
+                    } else {
+                        storage.append(.none)
+                        selectIndex.append(-1)
+                    }
+                case .relationship(let r):
+                    guard let stored = owner?.relationships.first(where: { $0.name == r.name }) else {
+                        storage.append(.none)
+                        selectIndex.append(-1)
+                        continue
+                    }
+                    if let column = stored.column {
+                        storage.append(.toOne(column: column))
+                        selectIndex.append(Int32(columns.firstIndex(of: column)!))
+                    } else if let join = stored.joinTable {
+                        storage.append(.toManyByJoin(table: join))
+                        selectIndex.append(-1)
+                    } else {
+                        let destination = schema.entity(named: r.destinationName)!
+                        let inverseOwner = model.entity(named: r.destinationName).flatMap { Self.owner(of: stored.inverse!, in: $0, schema: schema) }
+                        let inverseColumn = inverseOwner?.relationships.first { $0.name == stored.inverse }?.column ?? stored.inverse!
+                        storage.append(.toManyByInverse(destinationTable: destination.table, inverseColumn: inverseColumn, orderColumn: stored.orderColumn))
+                        selectIndex.append(-1)
+                    }
+                }
+            }
+            entities[stored.name] = Entity(description: description, code: stored.code, table: stored.table,
+                                           storage: storage, selectIndex: selectIndex)
+        }
+    }
+
+    /// The recorded entity that declares a property (the entity itself or an ancestor).
+    static func owner(of property: String, in entity: EntityDescription, schema: SQLiteSchema) -> SQLiteSchema.Entity? {
+        var current: EntityDescription? = entity
+        while let e = current {
+            if let stored = schema.entity(named: e.name),
+               stored.attributes.contains(where: { $0.name == property }) || stored.relationships.contains(where: { $0.name == property }) {
+                return stored
+            }
+            current = e.parent
+        }
+        return nil
+    }
+
+    func entity(_ name: String) throws -> Entity {
+        guard let entity = entities[name] else { throw RuntimeError.unknownEntity(name) }
+        return entity
+    }
+}

@@ -1,0 +1,287 @@
+import Foundation
+import ModelgenPredicate
+
+/// Translates a store query (predicate, sort descriptors, limit, offset) to one SQL statement over the
+/// layout: key paths through to-one relationships become scalar subqueries, to-many ones `EXISTS`
+/// and aggregate subqueries (`ANY`/`ALL`/`NONE`, `@count`, `@sum`, `@avg`, `@min`, `@max`), string
+/// operators and `[c]`/`[d]` call the functions the connection registers (the in-memory evaluator's
+/// own code). What it cannot translate throws `Unsupported`, and the store answers nil (the context
+/// then evaluates on objects): key paths with two to-many steps, functions other than `now()`.
+final class SQLiteQueryTranslator {
+    struct Unsupported: Error { let reason: String }
+    struct SQL {
+        var text: String
+        var bindings: [SQLiteValue]
+    }
+
+    private let layout: SQLiteLayout
+    private let query: StoreQuery
+    private var bindings: [SQLiteValue] = []
+    private var aliases = 0
+
+    init(layout: SQLiteLayout, query: StoreQuery) {
+        self.layout = layout
+        self.query = query
+    }
+
+    func select() throws -> SQL {
+        let entity = try layout.entity(query.entityName)
+        let table = layout.tables[entity.table]!
+        var text = "SELECT \(table.columns.map { "t0." + Self.quote($0) }.joined(separator: ", ")) FROM \(Self.quote(table.name)) t0 WHERE \(try whereClause(entity))"
+        var order: [String] = []
+        for descriptor in query.sortDescriptors {
+            let components = descriptor.keyPath.split(separator: ".").map { part -> KeyPathComponent in
+                part.hasPrefix("@") ? KeyPathComponent(.collectionOperator(String(part.dropFirst())), range: SourceRange(0, 0))
+                    : KeyPathComponent(.key(String(part)), range: SourceRange(0, 0))
+            }
+            guard case .scalar(let sql, _) = try keyPath(components, alias: "t0", entity: entity) else {
+                throw Unsupported(reason: "sorting by \(descriptor.keyPath)")
+            }
+            order.append("\(sql) \(descriptor.ascending ? "ASC" : "DESC")")
+        }
+        order.append("t0.\"Z_PK\"")
+        text += " ORDER BY " + order.joined(separator: ", ")
+        if let limit = query.fetchLimit, limit > 0 { text += " LIMIT \(limit)" } else if query.fetchOffset > 0 { text += " LIMIT -1" }
+        if query.fetchOffset > 0 { text += " OFFSET \(query.fetchOffset)" }
+        return SQL(text: text, bindings: bindings)
+    }
+
+    func count() throws -> SQL {
+        let entity = try layout.entity(query.entityName)
+        var inner = "SELECT 1 FROM \(Self.quote(entity.table)) t0 WHERE \(try whereClause(entity))"
+        if let limit = query.fetchLimit, limit > 0 { inner += " LIMIT \(limit)" } else if query.fetchOffset > 0 { inner += " LIMIT -1" }
+        if query.fetchOffset > 0 { inner += " OFFSET \(query.fetchOffset)" }
+        return SQL(text: "SELECT count(*) FROM (\(inner))", bindings: bindings)
+    }
+
+    private func whereClause(_ entity: SQLiteLayout.Entity) throws -> String {
+        let codes = try query.entityNames.map { try layout.entity($0).code }
+        var clause = "t0.\"Z_ENT\" IN (\(codes.map(String.init).joined(separator: ", ")))"
+        if let predicate = query.predicate { clause += " AND (\(try translate(predicate, alias: "t0", entity: entity)))" }
+        return clause
+    }
+
+    // MARK: Predicates
+
+    private func translate(_ predicate: ModelgenPredicate.Predicate, alias: String, entity: SQLiteLayout.Entity) throws -> String {
+        switch predicate {
+        case .constant(let value, _): return value ? "1" : "0"
+        case .not(let inner, _): return "NOT coalesce((\(try translate(inner, alias: alias, entity: entity))), 0)"
+        case .and(let items, _): return try items.map { "(\(try translate($0, alias: alias, entity: entity)))" }.joined(separator: " AND ")
+        case .or(let items, _): return try items.map { "(\(try translate($0, alias: alias, entity: entity)))" }.joined(separator: " OR ")
+        case .comparison(let c): return try comparison(c, alias: alias, entity: entity)
+        }
+    }
+
+    /// What an expression stands for in SQL.
+    private indirect enum Term {
+        /// A value: its SQL and, for a column, the attribute's type.
+        case scalar(String, AttributeType?)
+        /// A record: SQL for its key and for its entity code.
+        case object(key: String, entity: String)
+        /// The elements of a to-many key path: the FROM … WHERE clause linking them, and each element.
+        case collection(from: String, element: Term)
+        /// A literal or variable.
+        case constant(StoreValue)
+        /// A list of literals, or a list variable.
+        case list([StoreValue])
+    }
+
+    private func comparison(_ c: Comparison, alias: String, entity: SQLiteLayout.Entity) throws -> String {
+        let left = try term(c.left, alias: alias, entity: entity)
+        let right = try term(c.right, alias: alias, entity: entity)
+        switch c.modifier {
+        case .any, .all, .none:
+            guard case .collection(let from, let element) = left else {
+                let direct = try compare(left, c.operator, right, c.options)
+                return c.modifier == .none ? "NOT coalesce((\(direct)), 0)" : direct
+            }
+            let condition = try compare(element, c.operator, right, c.options)
+            switch c.modifier {
+            case .any: return "EXISTS (SELECT 1 \(from) AND (\(condition)))"
+            case .none: return "NOT EXISTS (SELECT 1 \(from) AND (\(condition)))"
+            default: return "NOT EXISTS (SELECT 1 \(from) AND NOT coalesce((\(condition)), 0))"
+            }
+        case .direct:
+            if case .collection(let from, let element) = left, c.operator == .contains {
+                return "EXISTS (SELECT 1 \(from) AND (\(try compare(element, .equal, right, c.options))))"
+            }
+            if case .collection(let from, let element) = right, c.operator == .in {
+                return "EXISTS (SELECT 1 \(from) AND (\(try compare(element, .equal, left, c.options))))"
+            }
+            return try compare(left, c.operator, right, c.options)
+        }
+    }
+
+    private func compare(_ left: Term, _ op: ComparisonOperator, _ right: Term, _ options: ComparisonOptions) throws -> String {
+        switch (left, right) {
+        case (.collection, _), (_, .collection):
+            throw Unsupported(reason: "a to-many key path compared without ANY, ALL, NONE or an aggregate")
+        case (.object, _), (_, .object):
+            return try compareObjects(left, op, right)
+        default:
+            break
+        }
+        let options = options.rawValue
+        func folded(_ sql: String) -> String { options == 0 ? sql : "mg_fold(\(sql), \(options))" }
+        let l = try sqlOf(left, typedBy: right)
+        switch op {
+        case .equal: return "\(folded(l)) IS \(folded(try sqlOf(right, typedBy: left)))"
+        case .notEqual: return "\(folded(l)) IS NOT \(folded(try sqlOf(right, typedBy: left)))"
+        case .lessThan, .lessThanOrEqual, .greaterThan, .greaterThanOrEqual:
+            return "\(folded(l)) \(op.rawValue) \(folded(try sqlOf(right, typedBy: left)))"
+        case .between:
+            guard case .list(let bounds) = right, bounds.count == 2 else { return "0" }
+            return "(\(folded(l)) >= \(folded(bind(bounds[0], like: left))) AND \(folded(l)) <= \(folded(bind(bounds[1], like: left))))"
+        case .in:
+            switch right {
+            case .list(let items):
+                if items.isEmpty { return "0" }
+                return "\(folded(l)) IN (\(items.map { folded(bind($0, like: left)) }.joined(separator: ", ")))"
+            case .constant(.string), .scalar:
+                return "mg_match('CONTAINS', \(options), \(try sqlOf(right, typedBy: left)), \(l))"
+            default:
+                return "0"
+            }
+        case .contains, .beginsWith, .endsWith, .like, .matches:
+            return "mg_match('\(op.rawValue)', \(options), \(l), \(try sqlOf(right, typedBy: left)))"
+        }
+    }
+
+    private func compareObjects(_ left: Term, _ op: ComparisonOperator, _ right: Term) throws -> String {
+        func equality(_ a: Term, _ b: Term) throws -> String {
+            switch (a, b) {
+            case (.object(let k1, let e1), .object(let k2, let e2)): return "(\(k1) IS \(k2) AND \(e1) IS \(e2))"
+            case (.object(let key, _), .constant(.reference(nil))), (.object(let key, _), .constant(.null)): return "\(key) IS NULL"
+            case (.object(let key, let entity), .constant(.reference(let id?))):
+                guard let code = layout.entities[id.entityName]?.code else { return "0" }
+                return "(\(key) IS \(bind(.integer(id.key))) AND \(entity) IS \(code))"
+            case (.constant, .object): return try equality(b, a)
+            default: throw Unsupported(reason: "an object compared with a value")
+            }
+        }
+        switch op {
+        case .equal: return try equality(left, right)
+        case .notEqual: return "NOT coalesce(\(try equality(left, right)), 0)"
+        case .in:
+            guard case .list(let items) = right else { throw Unsupported(reason: "IN on objects") }
+            if items.isEmpty { return "0" }
+            return try items.map { try equality(left, .constant($0)) }.joined(separator: " OR ")
+        default: throw Unsupported(reason: "\(op.rawValue) on objects")
+        }
+    }
+
+    /// SQL for a scalar term; constants are bound typed like the column on the other side.
+    private func sqlOf(_ term: Term, typedBy other: Term) throws -> String {
+        switch term {
+        case .scalar(let sql, _): return sql
+        case .constant(let value): return bind(value, like: other)
+        default: throw Unsupported(reason: "a list or object where a value is expected")
+        }
+    }
+
+    private func bind(_ value: StoreValue, like other: Term) -> String {
+        if case .scalar(_, let type?) = other, type != .decimal { return bind(SQLiteValueCodec.sqlValue(value, type: type)) }
+        if case .decimal(let d) = value { return bind(.real(NSDecimalNumber(decimal: d).doubleValue)) }
+        return bind(SQLiteValueCodec.sqlValue(value))
+    }
+
+    private func bind(_ value: SQLiteValue) -> String {
+        bindings.append(value)
+        return "?\(bindings.count)"
+    }
+
+    // MARK: Expressions
+
+    private func term(_ expression: ModelgenPredicate.Expression, alias: String, entity: SQLiteLayout.Entity) throws -> Term {
+        switch expression.kind {
+        case .keyPath(let components): return try keyPath(components, alias: alias, entity: entity)
+        case .evaluatedObject: return .object(key: "\(alias).\"Z_PK\"", entity: "\(alias).\"Z_ENT\"")
+        case .variable(let name):
+            switch query.variables[name] {
+            case .value(let value)?: return .constant(value)
+            case .list(let values)?: return .list(values)
+            case nil: throw RuntimeError.missingVariable(name)
+            }
+        case .string(let s): return .constant(.string(s))
+        case .number(let text):
+            if expression.isIntegerLiteral, let v = Int64(text) { return .constant(.int(v)) }
+            return .constant(.double(Double(text) ?? .nan))
+        case .bool(let b): return .constant(.bool(b))
+        case .null: return .constant(.null)
+        case .aggregate(let items):
+            return .list(try items.map { item in
+                guard case .constant(let value) = try term(item, alias: alias, entity: entity) else {
+                    throw Unsupported(reason: "a non-constant element in { }")
+                }
+                return value
+            })
+        case .function(let name, _):
+            guard name == "now" else { throw Unsupported(reason: "function \(name)") }
+            return .constant(.date(Date()))
+        }
+    }
+
+    private func nextAlias() -> String {
+        aliases += 1
+        return "t\(aliases)"
+    }
+
+    private func keyPath(_ components: [KeyPathComponent], alias: String, entity: SQLiteLayout.Entity) throws -> Term {
+        guard let first = components.first else { return .object(key: "\(alias).\"Z_PK\"", entity: "\(alias).\"Z_ENT\"") }
+        guard case .key(let key) = first.kind else { throw Unsupported(reason: "a key path starting with an operator") }
+        guard let slot = entity.description.slot(of: key) else { throw RuntimeError.unknownKey(entity: entity.description.name, key: key) }
+        let rest = Array(components.dropFirst())
+        switch entity.storage[slot] {
+        case .none:
+            throw Unsupported(reason: "transient property \(key)")
+        case .attribute(let column, let type, _):
+            guard rest.isEmpty else { throw Unsupported(reason: "a key path through attribute \(key)") }
+            let sql = "\(alias).\(Self.quote(column))"
+            return .scalar(type == .decimal ? "CAST(\(sql) AS REAL)" : sql, type)
+        case .toOne(let column):
+            let keySQL = "\(alias).\(Self.quote(column))"
+            if rest.isEmpty { return .object(key: keySQL, entity: "\(alias).\(Self.quote(column + ".entity"))") }
+            guard case .relationship(let r) = entity.description.property(at: slot) else { throw Unsupported(reason: key) }
+            let destination = try layout.entity(r.destinationName)
+            let inner = nextAlias()
+            let from = "FROM \(Self.quote(destination.table)) \(inner) WHERE \(inner).\"Z_PK\" = \(keySQL)"
+            switch try keyPath(rest, alias: inner, entity: destination) {
+            case .scalar(let sql, let type): return .scalar("(SELECT \(sql) \(from))", type)
+            case .object(let k, let e): return .object(key: "(SELECT \(k) \(from))", entity: "(SELECT \(e) \(from))")
+            default: throw Unsupported(reason: "a to-many key path after to-one \(key)")
+            }
+        case .toManyByInverse(let table, let inverseColumn, _):
+            guard case .relationship(let r) = entity.description.property(at: slot) else { throw Unsupported(reason: key) }
+            let inner = nextAlias()
+            let from = "FROM \(Self.quote(table)) \(inner) WHERE \(inner).\(Self.quote(inverseColumn)) = \(alias).\"Z_PK\""
+            return try collection(from: from, alias: inner, destination: try layout.entity(r.destinationName), rest: rest)
+        case .toManyByJoin(let table):
+            guard case .relationship(let r) = entity.description.property(at: slot) else { throw Unsupported(reason: key) }
+            let destination = try layout.entity(r.destinationName)
+            let join = nextAlias(), inner = nextAlias()
+            let from = "FROM \(Self.quote(table)) \(join) JOIN \(Self.quote(destination.table)) \(inner) ON \(inner).\"Z_PK\" = \(join).\"target\" WHERE \(join).\"source\" = \(alias).\"Z_PK\""
+            return try collection(from: from, alias: inner, destination: destination, rest: rest)
+        }
+    }
+
+    private func collection(from: String, alias: String, destination: SQLiteLayout.Entity, rest: [KeyPathComponent]) throws -> Term {
+        if let first = rest.first, case .collectionOperator(let op) = first.kind {
+            if op == "count" { return .scalar("(SELECT count(*) \(from))", .int64) }
+            guard rest.count == 2, case .scalar(let value, let type) = try keyPath(Array(rest.dropFirst()), alias: alias, entity: destination) else {
+                throw Unsupported(reason: "@\(op) without one attribute after it")
+            }
+            switch op {
+            case "sum": return .scalar("(SELECT coalesce(sum(\(value)), 0) \(from))", type == .decimal ? .double : type)
+            case "avg": return .scalar("(SELECT avg(\(value)) \(from))", .double)
+            case "min", "max": return .scalar("(SELECT \(op)(\(value)) \(from))", type)
+            default: throw Unsupported(reason: "@\(op)")
+            }
+        }
+        let element = try keyPath(rest, alias: alias, entity: destination)
+        if case .collection = element { throw Unsupported(reason: "a key path with two to-many steps") }
+        return .collection(from: from, element: element)
+    }
+
+    static func quote(_ name: String) -> String { SQLiteSchemaPlanner.quote(name) }
+}

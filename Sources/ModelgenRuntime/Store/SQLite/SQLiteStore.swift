@@ -1,0 +1,424 @@
+import Foundation
+
+/// A store in a SQLite file (the system's SQLite), in WAL mode. Every save is one transaction:
+/// a failed or interrupted save leaves the last good state. The model's layout is recorded in the
+/// file; opening it with a changed model migrates additive changes and renames in place, or refuses
+/// with `SQLiteStoreError.incompatibleModel` and leaves the file untouched. Fetches run as SQL.
+/// Binaries of attributes with `externalStorage` at or above `externalStorageThreshold` bytes are kept
+/// as files in `<file>-external/` and removed when no record refers to them any more.
+public final class SQLiteStore: PersistentStore, @unchecked Sendable {
+    public let model: ManagedObjectModel
+    /// Where the database file is.
+    public let url: URL
+    /// Binaries of `externalStorage` attributes this large or larger go to files beside the database.
+    public let externalStorageThreshold: Int
+    /// The directory of externally stored binaries.
+    public var externalDirectory: URL { URL(fileURLWithPath: url.path + "-external", isDirectory: true) }
+
+    // Everything below is used under `lock` only.
+    private let lock = NSLock()
+    private let connection: SQLiteConnection
+    let layout: SQLiteLayout
+
+    /// Opens or creates the store at `url` for `model`, migrating the file when the model changed compatibly.
+    public init(url: URL, model: ManagedObjectModel, externalStorageThreshold: Int = 100 * 1024) throws {
+        self.model = model
+        self.url = url
+        self.externalStorageThreshold = externalStorageThreshold
+        let path = url.path
+        let existed = FileManager.default.fileExists(atPath: path)
+        let connection = try SQLiteConnection(path: path, create: true)
+        self.connection = connection
+        let previous = try Self.readSchema(connection, path: path, existed: existed)
+        let plan = SQLiteSchemaPlanner(model: model, previous: previous).plan()
+        if !plan.problems.isEmpty {
+            throw SQLiteStoreError.incompatibleModel(path: path, problems: plan.problems)
+        }
+        if previous == nil || previous != plan.schema {
+            try connection.execute("PRAGMA journal_mode=WAL")
+            try connection.inTransaction {
+                if previous == nil {
+                    try connection.execute("CREATE TABLE \"modelgen.metadata\" (\"key\" TEXT PRIMARY KEY, \"value\" TEXT NOT NULL)")
+                }
+                for statement in plan.statements { try connection.execute(statement) }
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.sortedKeys]
+                let json = String(decoding: try encoder.encode(plan.schema), as: UTF8.self)
+                try connection.statement("INSERT OR REPLACE INTO \"modelgen.metadata\" VALUES ('schema', ?)").run([.text(json)])
+            }
+        }
+        try connection.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=OFF")
+        layout = SQLiteLayout(schema: plan.schema, model: model)
+        try collectUnreferencedExternalFiles()
+    }
+
+    /// The layout recorded in the file, nil for a new (empty) file.
+    private static func readSchema(_ connection: SQLiteConnection, path: String, existed: Bool) throws -> SQLiteSchema? {
+        let tables = try connection.statement("SELECT name FROM sqlite_master WHERE type = 'table'")
+        var names: [String] = []
+        while try tables.step() { names.append(tables.text(0)) }
+        guard names.contains("modelgen.metadata") else {
+            if !names.isEmpty { throw SQLiteStoreError.notAStore(path: path, reason: "it has tables (\(names.prefix(3).joined(separator: ", "))) but no modelgen.metadata") }
+            return nil
+        }
+        let select = try connection.statement("SELECT value FROM \"modelgen.metadata\" WHERE key = 'schema'")
+        guard try select.step() else { throw SQLiteStoreError.notAStore(path: path, reason: "modelgen.metadata has no schema") }
+        let json = select.text(0)
+        select.reset()
+        guard let schema = try? JSONDecoder().decode(SQLiteSchema.self, from: Data(json.utf8)) else {
+            throw SQLiteStoreError.notAStore(path: path, reason: "its recorded schema cannot be read")
+        }
+        guard schema.formatVersion == SQLiteSchema.formatVersion else {
+            throw SQLiteStoreError.notAStore(path: path, reason: "store format \(schema.formatVersion); this runtime reads format \(SQLiteSchema.formatVersion)")
+        }
+        return schema
+    }
+
+    /// Runs `body` with the connection, one caller at a time.
+    func withConnection<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(connection)
+    }
+
+    // MARK: Reading
+
+    public func recordIDs(of entityNames: [String]) throws -> [ObjectID] {
+        try withConnection { connection in
+            var byTable: [String: [Int64]] = [:]
+            for name in entityNames {
+                let entity = try layout.entity(name)
+                byTable[entity.table, default: []].append(entity.code)
+            }
+            var ids: [ObjectID] = []
+            for (table, codes) in byTable.sorted(by: { $0.key < $1.key }) {
+                let select = try connection.statement("SELECT \"Z_PK\", \"Z_ENT\" FROM \(SQLiteSchemaPlanner.quote(table)) WHERE \"Z_ENT\" IN (\(codes.map(String.init).joined(separator: ","))) ORDER BY \"Z_PK\"")
+                while try select.step() {
+                    ids.append(ObjectID(entityName: layout.namesByCode[select.int64(1)] ?? "", key: select.int64(0)))
+                }
+            }
+            return ids
+        }
+    }
+
+    public func row(for id: ObjectID) throws -> StoreRow? {
+        try withConnection { connection in
+            guard let entity = layout.entities[id.entityName], let table = layout.tables[entity.table] else { return nil }
+            let select = try connection.statement("SELECT \(table.columns.map(SQLiteSchemaPlanner.quote).joined(separator: ", ")) FROM \(SQLiteSchemaPlanner.quote(table.name)) WHERE \"Z_PK\" = ? AND \"Z_ENT\" = ?")
+            select.bind([.integer(id.key), .integer(entity.code)])
+            guard try select.step() else { return nil }
+            var row = try decodeRow(select, columnOffset: 0)
+            select.reset()
+            for (slot, storage) in entity.storage.enumerated() {
+                switch storage {
+                case .toManyByInverse, .toManyByJoin: row.values[slot] = .references(try toManyIDs(connection, id: id, storage: storage))
+                default: break
+                }
+            }
+            row.hasToManyValues = true
+            return row
+        }
+    }
+
+    public func toManyIDs(of id: ObjectID, relationship slot: Int) throws -> [ObjectID] {
+        try withConnection { connection in
+            let entity = try layout.entity(id.entityName)
+            return try toManyIDs(connection, id: id, storage: entity.storage[slot])
+        }
+    }
+
+    private func toManyIDs(_ connection: SQLiteConnection, id: ObjectID, storage: SQLiteLayout.Storage) throws -> [ObjectID] {
+        let select: SQLiteStatement
+        switch storage {
+        case .toManyByInverse(let table, let inverse, let order):
+            let orderBy = order.map { "\(SQLiteSchemaPlanner.quote($0)), " } ?? ""
+            select = try connection.statement("SELECT \"Z_PK\", \"Z_ENT\" FROM \(SQLiteSchemaPlanner.quote(table)) WHERE \(SQLiteSchemaPlanner.quote(inverse)) = ? ORDER BY \(orderBy)\"Z_PK\"")
+        case .toManyByJoin(let table):
+            select = try connection.statement("SELECT \"target\", \"target.entity\" FROM \(SQLiteSchemaPlanner.quote(table)) WHERE \"source\" = ? ORDER BY \"position\"")
+        default:
+            return []
+        }
+        select.bind([.integer(id.key)])
+        var ids: [ObjectID] = []
+        while try select.step() {
+            ids.append(ObjectID(entityName: layout.namesByCode[select.int64(1)] ?? "", key: select.int64(0)))
+        }
+        return ids
+    }
+
+    /// Decodes the current row of a statement selecting a table's columns (from `columnOffset`):
+    /// attributes and to-one relationships; to-many slots are left `.null` (`hasToManyValues` false).
+    func decodeRow(_ select: SQLiteStatement, columnOffset: Int32) throws -> StoreRow {
+        let code = select.int64(columnOffset + 1)
+        guard let name = layout.namesByCode[code], let entity = layout.entities[name] else {
+            throw SQLiteStoreError.notAStore(path: url.path, reason: "a record has entity code \(code), which the model does not have")
+        }
+        var values: [StoreValue] = []
+        values.reserveCapacity(entity.storage.count)
+        for (slot, storage) in entity.storage.enumerated() {
+            let column = columnOffset + entity.selectIndex[slot]
+            switch storage {
+            case .attribute(_, let type, let external):
+                if external, !select.isNull(column), case .text(let file) = select.value(column) {
+                    values.append(.data(try readExternal(file)))
+                } else {
+                    values.append(SQLiteValueCodec.storeValue(select, column, type: type))
+                }
+            case .toOne:
+                if select.isNull(column) {
+                    values.append(.reference(nil))
+                } else {
+                    values.append(.reference(ObjectID(entityName: layout.namesByCode[select.int64(column + 1)] ?? "", key: select.int64(column))))
+                }
+            case .none, .toManyByInverse, .toManyByJoin:
+                values.append(.null)
+            }
+        }
+        return StoreRow(id: ObjectID(entityName: name, key: select.int64(columnOffset)), version: select.int64(columnOffset + 2),
+                        values: values, hasToManyValues: false)
+    }
+
+    // MARK: Fetching
+
+    public func fetch(_ query: StoreQuery) throws -> [StoreRow]? {
+        try withConnection { connection in
+            guard let sql = try? SQLiteQueryTranslator(layout: layout, query: query).select() else { return nil }
+            let select = try connection.statement(sql.text)
+            select.bind(sql.bindings)
+            var rows: [StoreRow] = []
+            while try select.step() { rows.append(try decodeRow(select, columnOffset: 0)) }
+            select.reset()
+            return rows
+        }
+    }
+
+    public func count(_ query: StoreQuery) throws -> Int? {
+        try withConnection { connection in
+            guard let sql = try? SQLiteQueryTranslator(layout: layout, query: query).count() else { return nil }
+            let select = try connection.statement(sql.text)
+            select.bind(sql.bindings)
+            _ = try select.step()
+            let count = select.int64(0)
+            select.reset()
+            return Int(count)
+        }
+    }
+
+    // MARK: Saving
+
+    public func commit(_ changes: StoreChanges) throws -> StoreCommitResult {
+        try withConnection { connection in
+            var unreferencedFiles: Set<String> = []
+            var writtenFiles: [String] = []
+            do {
+                let result = try connection.inTransaction {
+                    try apply(changes, connection, unreferenced: &unreferencedFiles, written: &writtenFiles)
+                }
+                for file in unreferencedFiles { try? FileManager.default.removeItem(at: externalDirectory.appendingPathComponent(file)) }
+                return result
+            } catch {
+                for file in writtenFiles { try? FileManager.default.removeItem(at: externalDirectory.appendingPathComponent(file)) }
+                throw error
+            }
+        }
+    }
+
+    private func apply(_ changes: StoreChanges, _ connection: SQLiteConnection,
+                       unreferenced: inout Set<String>, written: inout [String]) throws -> StoreCommitResult {
+        func quote(_ name: String) -> String { SQLiteSchemaPlanner.quote(name) }
+        func currentVersion(_ id: ObjectID) throws -> Int64? {
+            let entity = try layout.entity(id.entityName)
+            let select = try connection.statement("SELECT \"Z_OPT\" FROM \(quote(entity.table)) WHERE \"Z_PK\" = ? AND \"Z_ENT\" = ?")
+            select.bind([.integer(id.key), .integer(entity.code)])
+            defer { select.reset() }
+            return try select.step() ? select.int64(0) : nil
+        }
+        // Optimistic locking: every update and delete checked before anything changes.
+        if !changes.force {
+            var conflicts: [StoreConflict] = []
+            for row in changes.updated {
+                let current = try currentVersion(row.id)
+                if current != row.version { conflicts.append(StoreConflict(id: row.id, expectedVersion: row.version, currentVersion: current)) }
+            }
+            for (id, version) in changes.deleted {
+                if let current = try currentVersion(id), current != version {
+                    conflicts.append(StoreConflict(id: id, expectedVersion: version, currentVersion: current))
+                }
+            }
+            if !conflicts.isEmpty { throw MergeConflictError(conflicts: conflicts) }
+        }
+        // Permanent keys: the next free key of each table (the write lock is held).
+        var nextKey: [String: Int64] = [:]
+        var permanent: [ObjectID: ObjectID] = [:]
+        for row in changes.inserted {
+            let entity = try layout.entity(row.id.entityName)
+            if nextKey[entity.table] == nil {
+                let select = try connection.statement("SELECT coalesce(max(\"Z_PK\"), 0) + 1 FROM \(quote(entity.table))")
+                _ = try select.step()
+                nextKey[entity.table] = select.int64(0)
+                select.reset()
+            }
+            permanent[row.id] = ObjectID(entityName: row.id.entityName, key: nextKey[entity.table]!)
+            nextKey[entity.table]! += 1
+        }
+        func resolve(_ id: ObjectID) -> ObjectID { permanent[id] ?? id }
+
+        var versions: [ObjectID: Int64] = [:]
+        for (id, _) in changes.deleted {
+            let entity = try layout.entity(id.entityName)
+            unreferenced.formUnion(try externalFiles(of: id, entity, connection).values)
+            try connection.statement("DELETE FROM \(quote(entity.table)) WHERE \"Z_PK\" = ? AND \"Z_ENT\" = ?").run([.integer(id.key), .integer(entity.code)])
+            for case .toManyByJoin(let table) in entity.storage {
+                try connection.statement("DELETE FROM \(quote(table)) WHERE \"source\" = ?").run([.integer(id.key)])
+            }
+        }
+        for row in changes.inserted {
+            let id = resolve(row.id)
+            let entity = try layout.entity(id.entityName)
+            let (columns, values) = try columnValues(row, entity, resolve, written: &written, previous: [:])
+            let sql = "INSERT INTO \(quote(entity.table)) (\"Z_PK\", \"Z_ENT\", \"Z_OPT\"\(columns.map { ", " + quote($0) }.joined())) VALUES (?, ?, 1\(String(repeating: ", ?", count: columns.count)))"
+            try connection.statement(sql).run([.integer(id.key), .integer(entity.code)] + values)
+            versions[id] = 1
+        }
+        for row in changes.updated {
+            let entity = try layout.entity(row.id.entityName)
+            let previousFiles = try externalFiles(of: row.id, entity, connection)
+            let (columns, values) = try columnValues(row, entity, resolve, written: &written, previous: previousFiles)
+            let assignments = columns.map { ", \(quote($0)) = ?" }.joined()
+            let update = try connection.statement("UPDATE \(quote(entity.table)) SET \"Z_OPT\" = \"Z_OPT\" + 1\(assignments) WHERE \"Z_PK\" = ? AND \"Z_ENT\" = ? RETURNING \"Z_OPT\"")
+            update.bind(values + [.integer(row.id.key), .integer(entity.code)])
+            if try update.step() {
+                versions[row.id] = update.int64(0)
+                update.reset()
+            } else {
+                // Deleted by another save and forced back by the merge policy: insert it again.
+                update.reset()
+                let sql = "INSERT INTO \(quote(entity.table)) (\"Z_PK\", \"Z_ENT\", \"Z_OPT\"\(columns.map { ", " + quote($0) }.joined())) VALUES (?, ?, 1\(String(repeating: ", ?", count: columns.count)))"
+                try connection.statement(sql).run([.integer(row.id.key), .integer(entity.code)] + values)
+                versions[row.id] = 1
+            }
+            let kept = Set(values.compactMap { if case .text(let t) = $0 { return t } else { return nil } })
+            unreferenced.formUnion(previousFiles.values.filter { !kept.contains($0) })
+        }
+        // To-many relationships of every written row.
+        for row in changes.inserted + changes.updated {
+            let id = resolve(row.id)
+            let entity = try layout.entity(id.entityName)
+            for (slot, storage) in entity.storage.enumerated() {
+                guard slot < row.values.count, case .references(let targets) = row.values[slot] else { continue }
+                switch storage {
+                case .toManyByJoin(let table):
+                    try connection.statement("DELETE FROM \(quote(table)) WHERE \"source\" = ?").run([.integer(id.key)])
+                    let insert = "INSERT INTO \(quote(table)) (\"source\", \"target\", \"target.entity\", \"position\") VALUES (?, ?, ?, ?)"
+                    for (position, target) in targets.map(resolve).enumerated() {
+                        let code = layout.entities[target.entityName]?.code ?? 0
+                        try connection.statement(insert).run([.integer(id.key), .integer(target.key), .integer(code), .integer(Int64(position))])
+                    }
+                case .toManyByInverse(let table, _, let order?):
+                    let update = "UPDATE \(quote(table)) SET \(quote(order)) = ? WHERE \"Z_PK\" = ?"
+                    for (position, target) in targets.map(resolve).enumerated() {
+                        try connection.statement(update).run([.integer(Int64(position)), .integer(target.key)])
+                    }
+                default:
+                    break
+                }
+            }
+        }
+        return StoreCommitResult(permanentIDs: permanent, versions: versions)
+    }
+
+    /// The columns and values of a row's attributes and to-one relationships; large external binaries
+    /// written to files (reusing a previous file with the same bytes).
+    private func columnValues(_ row: StoreRow, _ entity: SQLiteLayout.Entity, _ resolve: (ObjectID) -> ObjectID,
+                              written: inout [String], previous: [Int: String]) throws -> ([String], [SQLiteValue]) {
+        var columns: [String] = []
+        var values: [SQLiteValue] = []
+        for (slot, storage) in entity.storage.enumerated() {
+            let value = slot < row.values.count ? row.values[slot] : .null
+            switch storage {
+            case .attribute(let column, let type, let external):
+                columns.append(column)
+                if external, case .data(let data) = value, data.count >= externalStorageThreshold {
+                    if let old = previous[slot], (try? readExternal(old)) == data {
+                        values.append(.text(old))
+                    } else {
+                        let file = UUID().uuidString
+                        try FileManager.default.createDirectory(at: externalDirectory, withIntermediateDirectories: true)
+                        written.append(file)
+                        try writeExternal(data, file)
+                        values.append(.text(file))
+                    }
+                } else {
+                    values.append(SQLiteValueCodec.sqlValue(value, type: type))
+                }
+            case .toOne(let column):
+                columns += [column, column + ".entity"]
+                if case .reference(let target?) = value {
+                    let target = resolve(target)
+                    values += [.integer(target.key), .integer(layout.entities[target.entityName]?.code ?? 0)]
+                } else {
+                    values += [.null, .null]
+                }
+            case .none, .toManyByInverse, .toManyByJoin:
+                break
+            }
+        }
+        return (columns, values)
+    }
+
+    // MARK: External storage
+
+    /// The external files a record refers to, by slot.
+    private func externalFiles(of id: ObjectID, _ entity: SQLiteLayout.Entity, _ connection: SQLiteConnection) throws -> [Int: String] {
+        var files: [Int: String] = [:]
+        for (slot, storage) in entity.storage.enumerated() {
+            guard case .attribute(let column, _, true) = storage else { continue }
+            let select = try connection.statement("SELECT \(SQLiteSchemaPlanner.quote(column)) FROM \(SQLiteSchemaPlanner.quote(entity.table)) WHERE \"Z_PK\" = ? AND typeof(\(SQLiteSchemaPlanner.quote(column))) = 'text'")
+            select.bind([.integer(id.key)])
+            if try select.step() { files[slot] = select.text(0) }
+            select.reset()
+        }
+        return files
+    }
+
+    private func readExternal(_ file: String) throws -> Data {
+        try Data(contentsOf: externalDirectory.appendingPathComponent(file))
+    }
+
+    private func writeExternal(_ data: Data, _ file: String) throws {
+        let target = externalDirectory.appendingPathComponent(file)
+        let descriptor = open(target.path, O_WRONLY | O_CREAT | O_EXCL, 0o644)
+        guard descriptor >= 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: target.path]) }
+        defer { close(descriptor) }
+        let ok = data.withUnsafeBytes { bytes -> Bool in
+            var offset = 0
+            while offset < bytes.count {
+                let n = write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+                if n <= 0 { return false }
+                offset += n
+            }
+            return true
+        }
+        guard ok, fsync(descriptor) == 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: target.path]) }
+    }
+
+    /// Removes files of the external directory no record refers to (left by a save that failed or was
+    /// killed). Holds the write lock, so no other save is between writing its files and committing.
+    private func collectUnreferencedExternalFiles() throws {
+        guard let files = try? FileManager.default.contentsOfDirectory(atPath: externalDirectory.path), !files.isEmpty else { return }
+        try withConnection { connection in
+            try connection.inTransaction {
+                var referenced: Set<String> = []
+                for entity in layout.entities.values {
+                    for case .attribute(let column, _, true) in entity.storage {
+                        let select = try connection.statement("SELECT \(SQLiteSchemaPlanner.quote(column)) FROM \(SQLiteSchemaPlanner.quote(entity.table)) WHERE typeof(\(SQLiteSchemaPlanner.quote(column))) = 'text'")
+                        while try select.step() { referenced.insert(select.text(0)) }
+                    }
+                }
+                for file in files where !referenced.contains(file) {
+                    try? FileManager.default.removeItem(at: externalDirectory.appendingPathComponent(file))
+                }
+            }
+        }
+    }
+}

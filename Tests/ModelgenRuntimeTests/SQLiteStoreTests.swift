@@ -1,0 +1,257 @@
+import Foundation
+import ModelgenPredicate
+import Testing
+@testable import ModelgenRuntime
+
+/// A fresh directory for one test's database files.
+func temporaryDirectory() throws -> URL {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("modelgen-sqlite-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    return url
+}
+
+/// The same data in any store: three people, a tag, five posts with likes 0…200, comments, members.
+func seedBlog(_ container: ManagedContainer) throws {
+    let context = container.newContext()
+    let ann = makeAuthor(context, "Ann"), bob = makeAuthor(context, "Bob")
+    ann.bio = "Ünïcode bio"
+    let reader = Reader(context: context)
+    reader.firstName = "Rea"; reader.lastName = "Der"; reader.email = "r@x.y"; reader.createdAt = Date(timeIntervalSinceReferenceDate: 5)
+    let swift = Tag(context: context), go = Tag(context: context)
+    swift.name = "swift"; go.name = "go"
+    for (index, likes) in [0, 50, 100, 150, 200].enumerated() {
+        let post = Post(context: context, title: index == 1 ? "Café \(index)" : "Post \(index)", author: index % 2 == 0 ? ann : bob)
+        post.likes = Int64(likes)
+        post.score = Decimal(string: "\(index).25")!
+        post.publishedAt = index == 4 ? nil : Date(timeIntervalSinceReferenceDate: Double(index) * 1000)
+        post.link = URL(string: "https://example.com/\(index)")
+        if index >= 3 { post.addToTags(swift) }
+        if index == 4 { post.addToTags(go) }
+        if index < 2 {
+            let comment = Comment(context: context)
+            comment.text = "comment on \(index)"
+            comment.postedAt = Date(timeIntervalSinceReferenceDate: 10)
+            comment.post = post
+            comment.reader = reader
+        }
+    }
+    try context.save()
+}
+
+@Suite struct SQLiteStoreTests {
+    @Test func everyValueAndRelationshipSurvivesReopening() throws {
+        let directory = try temporaryDirectory()
+        let url = directory.appendingPathComponent("Blog.sqlite")
+        let instant = Date(timeIntervalSinceReferenceDate: 123_456.789)
+        var ids: [ObjectID] = []
+        do {
+            let container = try ManagedContainer(model: BlogModel.model, store: .sqlite(url))
+            let context = container.newContext()
+            let author = makeAuthor(context)
+            author.createdAt = instant
+            author.timeZoneName = "Asia/Tokyo"
+            author.avatar = Data([0, 1, 2, 255])
+            author.rating = 4
+            let first = Post(context: context, title: "First", author: author)
+            let second = Post(context: context, title: "Second", author: author)
+            author.posts = [second, first]          // ordered: Second before First
+            first.status = .published
+            first.score = Decimal(string: "12.345678901234567890")!
+            first.link = URL(string: "https://example.com/a?b=c")
+            let tag = Tag(context: context)
+            tag.name = "swift"
+            first.addToTags(tag)
+            second.addToTags(tag)
+            let canvas = Canvas(context: context)
+            canvas.title = "c"
+            canvas.color = RGBAColor(r: 0.1, g: 0.2, b: 0.3, a: 1)
+            let ann = Member(context: context), bob = Member(context: context), cy = Member(context: context)
+            ann.name = "Ann"; bob.name = "Bob"; cy.name = "Cy"
+            ann.friends = [bob, cy]          // its own inverse: bob and cy list ann
+            ann.spouse = bob
+            try context.save()
+            ids = [author.objectID, first.objectID]
+            #expect(ids.allSatisfy { !$0.isTemporaryID })
+        }
+        let container = try ManagedContainer(model: BlogModel.model, store: .sqlite(url))
+        let context = container.newContext()
+        let author = try #require(try context.existingObject(with: ids[0]) as? Author)
+        #expect(author.createdAt == instant)
+        #expect(author.timeZoneName == "Asia/Tokyo")
+        #expect(author.avatar == Data([0, 1, 2, 255]))
+        #expect(author.rating == 4)
+        #expect(author.posts.map(\.title) == ["Second", "First"])
+        let first = try #require(author.posts.last)
+        #expect(first.objectID == ids[1])
+        #expect(first.status == .published)
+        #expect(first.score == Decimal(string: "12.345678901234567890")!)
+        #expect(first.link == URL(string: "https://example.com/a?b=c"))
+        #expect(first.commentCount == 0 && first.searchTitle == "first")
+        #expect(first.tags.map(\.name) == ["swift"])
+        #expect(first.tags.first?.posts.count == 2)
+        let canvas = try #require(try context.fetch(FetchRequest<Canvas>(entityName: "Canvas")).first)
+        #expect(canvas.color == RGBAColor(r: 0.1, g: 0.2, b: 0.3, a: 1))
+        let members = try context.fetch(FetchRequest<Member>(entityName: "Member", sortDescriptors: [SortDescriptor("name")]))
+        #expect(members.map { $0.friends.map(\.name).sorted() } == [["Bob", "Cy"], ["Ann"], ["Ann"]])
+        #expect(members[0].spouse === members[1] && members[1].spouse === members[0])
+        // Uniquing: one object per record per context.
+        #expect(try context.existingObject(with: ids[1]) === first)
+    }
+
+    /// Each predicate runs as SQL and gives what the in-memory store gives on the same data.
+    static let predicates: [String] = [
+        "likes >= 100", "likes < 100 AND NOT likes == 0", "likes BETWEEN {50, 150}", "likes IN {0, 200, 7}",
+        "title BEGINSWITH 'Post'", "title ENDSWITH '3'", "title CONTAINS[c] 'pOsT'", "title LIKE 'P*t ?'",
+        "title MATCHES 'Post [0-2]'", "title ==[cd] 'cafe 1'", "title IN[c] {'post 0', 'POST 2'}",
+        "publishedAt == nil", "publishedAt != nil AND publishedAt > $DATE", "score > 2", "score == 1.25",
+        "author.lastName == 'Ann'", "author.lastName ==[c] 'ANN' AND likes >= $MIN", "author == $AUTHOR", "author != $AUTHOR",
+        "ANY tags.name == 'go'", "ANY tags.name IN $TAGS", "ALL tags.name == 'swift'", "NONE tags.name == 'swift'",
+        "tags.@count == 2", "comments.@count > 0", "ANY comments.reader.lastName == 'Der'", "author.posts.@count == 3",
+        "tags CONTAINS $TAG", "link == $LINK", "status == 0", "id != nil", "TRUEPREDICATE", "FALSEPREDICATE",
+        "title == 'Post 0' OR (likes > 100 AND ANY tags.name == 'swift')",
+    ]
+
+    @Test(arguments: predicates)
+    func predicatesAgreeWithTheInMemoryStore(_ format: String) throws {
+        let directory = try temporaryDirectory()
+        let memory = try ManagedContainer(model: BlogModel.model, store: .inMemory)
+        let sqlite = try ManagedContainer(model: BlogModel.model, store: .sqlite(directory.appendingPathComponent("b.sqlite")))
+        try seedBlog(memory)
+        try seedBlog(sqlite)
+        func titles(_ container: ManagedContainer) throws -> [String] {
+            let context = container.newContext()
+            let ann = try #require(try context.fetch(try FetchRequest<Author>(entityName: "Author", predicate: "lastName == 'Ann'")).first)
+            let swift = try #require(try context.fetch(try FetchRequest<Tag>(entityName: "Tag", predicate: "name == 'swift'")).first)
+            var request = try FetchRequest<Post>(entityName: "Post", predicate: format, sortDescriptors: [SortDescriptor("title")])
+            request.variables = ["DATE": Date(timeIntervalSinceReferenceDate: 1500), "MIN": 100, "AUTHOR": ann, "TAGS": ["go", "rust"],
+                                 "TAG": swift, "LINK": URL(string: "https://example.com/2")!]
+            if container === sqlite {
+                // The store answers it as SQL (no in-memory fallback).
+                let query = StoreQuery(entityNames: ["Post"], entityName: "Post", predicate: request.predicate?.predicate,
+                                       variables: request.variables.mapValues { EvaluatedValue(any: $0).queryValue! },
+                                       sortDescriptors: request.sortDescriptors, fetchLimit: nil, fetchOffset: 0)
+                #expect(try container.store.fetch(query) != nil, "not translated to SQL: \(format)")
+                #expect(try container.store.count(query) == (try context.fetch(request)).count)
+            }
+            return try context.fetch(request).map(\.title)
+        }
+        #expect(try titles(sqlite) == (try titles(memory)))
+    }
+
+    @Test func sortsLimitsOffsetsAndSubentitiesRunAsSQL() throws {
+        let container = try ManagedContainer(model: BlogModel.model, store: .sqlite(try temporaryDirectory().appendingPathComponent("b.sqlite")))
+        try seedBlog(container)
+        let context = container.newContext()
+        var request = FetchRequest<Post>(entityName: "Post", sortDescriptors: [SortDescriptor("author.lastName", ascending: false), SortDescriptor("likes")])
+        #expect(try context.fetch(request).map(\.likes) == [50, 150, 0, 100, 200])
+        request.fetchOffset = 1
+        request.fetchLimit = 3
+        #expect(try context.fetch(request).map(\.likes) == [150, 0, 100])
+        #expect(try context.count(for: request) == 3)
+        request.sortDescriptors = [SortDescriptor("publishedAt", ascending: true)]
+        request.fetchOffset = 0
+        request.fetchLimit = nil
+        #expect(try context.fetch(request).first?.publishedAt == nil)   // NULL sorts first, as in memory
+        var people = FetchRequest<Person>(entityName: "Person", sortDescriptors: [SortDescriptor("lastName")])
+        #expect(try context.fetch(people).map(\.lastName) == ["Ann", "Bob", "Der"])
+        #expect(try context.fetch(people).last is Reader)
+        people.includesSubentities = false
+        #expect(try context.fetch(people).isEmpty)
+        #expect(try context.count(for: people) == 0)
+    }
+
+    @Test func pendingChangesOfTheContextAreReflected() throws {
+        let container = try ManagedContainer(model: BlogModel.model, store: .sqlite(try temporaryDirectory().appendingPathComponent("b.sqlite")))
+        try seedBlog(container)
+        let context = container.newContext()
+        let popular = try FetchRequest<Post>(entityName: "Post", predicate: "likes >= 150", sortDescriptors: [SortDescriptor("likes")])
+        let posts = try context.fetch(FetchRequest<Post>(entityName: "Post", sortDescriptors: [SortDescriptor("likes")]))
+        posts[0].likes = 999                 // changed, unsaved: now matches
+        posts[3].likes = 1                   // changed, unsaved: no longer matches
+        context.delete(posts[4])             // deleted, unsaved: gone
+        let fresh = Post(context: context, title: "Fresh", author: posts[0].author!)
+        fresh.likes = 500                    // inserted, unsaved: appears
+        #expect(try context.fetch(popular).map(\.title) == ["Fresh", "Post 0"])
+        #expect(try context.count(for: popular) == 2)
+        var limited = popular
+        limited.fetchLimit = 1
+        #expect(try context.fetch(limited).map(\.title) == ["Fresh"])
+    }
+
+    @Test func fetchedObjectsAreFaultsThatFireOnFirstAccess() throws {
+        let container = try ManagedContainer(model: BlogModel.model, store: .sqlite(try temporaryDirectory().appendingPathComponent("b.sqlite")))
+        try seedBlog(container)
+        let context = container.newContext()
+        var request = FetchRequest<Author>(entityName: "Author", sortDescriptors: [SortDescriptor("lastName")])
+        request.resultType = .faults
+        let authors = try context.fetch(request)
+        #expect(authors.allSatisfy { $0.isFault && $0.awakeFromFetchCount == 0 })
+        #expect(authors[0].lastName == "Ann")
+        #expect(!authors[0].isFault && authors[0].awakeFromFetchCount == 1 && authors[1].isFault)
+        #expect(authors[0].posts.count == 3)                 // the to-many relationship loads as a whole
+        #expect(authors[0].posts.allSatisfy { $0.isFault })      // its members stay faults
+        context.refresh(authors[0], mergeChanges: false)
+        #expect(authors[0].isFault && authors[0].faultCount == 1)
+        #expect(authors[0].bio == "loaded" && authors[0].awakeFromFetchCount == 2)
+        context.reset()
+        #expect(authors[1].faultCount == 0 && authors[0].faultCount == 2)
+    }
+
+    @Test func aFailedSaveWritesNothingAndConflictsAreDetected() throws {
+        let url = try temporaryDirectory().appendingPathComponent("b.sqlite")
+        let container = try ManagedContainer(model: BlogModel.model, store: .sqlite(url))
+        try seedBlog(container)
+        let context = container.newContext()
+        let post = try #require(try context.fetch(try FetchRequest<Post>(entityName: "Post", predicate: "likes == 0")).first)
+        post.likes = 1
+        post.title = ""   // invalid: the whole save fails
+        let extra = Post(context: context, title: "Extra", author: post.author!)
+        extra.likes = 7
+        #expect(throws: ValidationError.self) { try context.save() }
+        let reopened = try ManagedContainer(model: BlogModel.model, store: .sqlite(url)).newContext()
+        #expect(try reopened.count(for: FetchRequest<Post>(entityName: "Post")) == 5)
+        #expect(try reopened.count(for: try FetchRequest<Post>(entityName: "Post", predicate: "likes == 0")) == 1)
+
+        // Two containers on one file (as two processes would be): the later save of the same row conflicts.
+        post.title = "Post 0"
+        let other = try ManagedContainer(model: BlogModel.model, store: .sqlite(url)).newContext()
+        let same = try #require(try other.fetch(try FetchRequest<Post>(entityName: "Post", predicate: "likes == 0")).first)
+        same.likes = 42
+        try other.save()
+        #expect(throws: MergeConflictError.self) { try context.save() }
+        context.mergePolicy = .objectWins
+        try context.save()
+        let check = try ManagedContainer(model: BlogModel.model, store: .sqlite(url)).newContext()
+        #expect(try check.fetch(try FetchRequest<Post>(entityName: "Post", predicate: "title == 'Extra'")).first?.likes == 7)
+        #expect(try check.count(for: try FetchRequest<Post>(entityName: "Post", predicate: "likes == 1")) == 1)
+    }
+
+    @Test func externalBinariesLiveBesideTheDatabaseAndGoWithTheirRecords() throws {
+        let url = try temporaryDirectory().appendingPathComponent("b.sqlite")
+        let store = try SQLiteStore(url: url, model: BlogModel.model, externalStorageThreshold: 1024)
+        let container = ManagedContainer(model: BlogModel.model, store: store)
+        let context = container.newContext()
+        let author = makeAuthor(context)
+        let big = Data((0..<5000).map { UInt8($0 % 251) })
+        author.avatar = big
+        try context.save()
+        func files() -> [String] { (try? FileManager.default.contentsOfDirectory(atPath: store.externalDirectory.path)) ?? [] }
+        #expect(files().count == 1)
+        author.bio = "changed"          // the binary is unchanged: its file is kept
+        try context.save()
+        #expect(files().count == 1)
+        let other = container.newContext()
+        #expect((try other.existingObject(with: author.objectID) as? Author)?.avatar == big)
+        author.avatar = Data(big.reversed())
+        try context.save()
+        #expect(files().count == 1)
+        author.avatar = Data([1, 2, 3])  // small: inline, the file goes
+        try context.save()
+        #expect(files().isEmpty)
+        author.avatar = big
+        try context.save()
+        context.delete(author)
+        try context.save()
+        #expect(files().isEmpty)
+    }
+}
