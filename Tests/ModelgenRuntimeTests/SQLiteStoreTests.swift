@@ -103,7 +103,7 @@ func seedBlog(_ container: ManagedContainer) throws {
         "likes >= 100", "likes < 100 AND NOT likes == 0", "likes BETWEEN {50, 150}", "likes IN {0, 200, 7}",
         "title BEGINSWITH 'Post'", "title ENDSWITH '3'", "title CONTAINS[c] 'pOsT'", "title LIKE 'P*t ?'",
         "title MATCHES 'Post [0-2]'", "title ==[cd] 'cafe 1'", "title IN[c] {'post 0', 'POST 2'}",
-        "publishedAt == nil", "publishedAt != nil AND publishedAt > $DATE", "score > 2", "score == 1.25",
+        "publishedAt == nil", "publishedAt < $DATE", "NOT publishedAt >= $DATE", "publishedAt != nil AND publishedAt > $DATE", "score > 2", "score == 1.25",
         "author.lastName == 'Ann'", "author.lastName ==[c] 'ANN' AND likes >= $MIN", "author == $AUTHOR", "author != $AUTHOR",
         "ANY tags.name == 'go'", "ANY tags.name IN $TAGS", "ALL tags.name == 'swift'", "NONE tags.name == 'swift'",
         "tags.@count == 2", "comments.@count > 0", "ANY comments.reader.lastName == 'Der'", "author.posts.@count == 3",
@@ -253,5 +253,84 @@ func seedBlog(_ container: ManagedContainer) throws {
         context.delete(author)
         try context.save()
         #expect(files().isEmpty)
+    }
+}
+
+final class MigrationNote: ManagedObject {}
+final class MigrationFolder: ManagedObject {}
+
+@Suite struct SQLiteMigrationTests {
+    func model(_ attributes: [AttributeDescription], folders: Bool = false) throws -> ManagedObjectModel {
+        var entities = [EntityDescription("Note", class: MigrationNote.self, attributes: attributes)]
+        if folders { entities.append(EntityDescription("Folder", class: MigrationFolder.self, attributes: [AttributeDescription("name", .string)])) }
+        return try ManagedObjectModel(name: "Notes", entities: entities)
+    }
+
+    func bytes(_ url: URL) throws -> [Data] {
+        try [url.path, url.path + "-wal"].filter { FileManager.default.fileExists(atPath: $0) }.map { try Data(contentsOf: URL(fileURLWithPath: $0)) }
+    }
+
+    @Test func additiveChangesAndRenamesMigrateInPlaceAndAnythingElseIsRefused() throws {
+        let url = try temporaryDirectory().appendingPathComponent("notes.sqlite")
+        let v1 = try model([AttributeDescription("title", .string), AttributeDescription("body", .string, optional: true)])
+        do {
+            let context = try ManagedContainer(model: v1, store: .sqlite(url)).newContext()
+            let note = try context.insertObject(entityName: "Note")
+            try note.setValue("Hello", forKey: "title")
+            try note.setValue("World", forKey: "body")
+            try context.save()
+        }
+        // Renamed attribute (renamingIdentifier), new optional and defaulted attributes, a new entity.
+        let v2 = try model([AttributeDescription("heading", .string, renamingIdentifier: "title"),
+                            AttributeDescription("body", .string, optional: true),
+                            AttributeDescription("pinned", .bool, defaultValue: .bool(true)),
+                            AttributeDescription("tagline", .string, optional: true)], folders: true)
+        do {
+            let context = try ManagedContainer(model: v2, store: .sqlite(url)).newContext()
+            let note = try #require(try context.fetch(FetchRequest<ManagedObject>(entityName: "Note")).first)
+            #expect(try note.value(forKey: "heading") as? String == "Hello")
+            #expect(try note.value(forKey: "body") as? String == "World")
+            #expect(try note.value(forKey: "pinned") as? Bool == true)
+            #expect(try note.value(forKey: "tagline") == nil)
+            let folder = try context.insertObject(entityName: "Folder")
+            try folder.setValue("Inbox", forKey: "name")
+            try context.save()
+            #expect(try context.count(for: try FetchRequest<ManagedObject>(entityName: "Note", predicate: "heading == 'Hello' AND pinned == YES")) == 1)
+        }
+        // Removing an attribute, changing a type, or a new required attribute without default: refused, file untouched.
+        let before = try bytes(url)
+        let refused: [(ManagedObjectModel, String)] = [
+            (try model([AttributeDescription("heading", .string), AttributeDescription("pinned", .bool, defaultValue: .bool(true)),
+                        AttributeDescription("tagline", .string, optional: true)], folders: true), "attribute Note.body was removed"),
+            (try model([AttributeDescription("heading", .string), AttributeDescription("body", .int64, optional: true),
+                        AttributeDescription("pinned", .bool, defaultValue: .bool(true)),
+                        AttributeDescription("tagline", .string, optional: true)], folders: true), "its type changed from string to int64"),
+            (try model([AttributeDescription("heading", .string), AttributeDescription("body", .string, optional: true),
+                        AttributeDescription("pinned", .bool, defaultValue: .bool(true)), AttributeDescription("tagline", .string, optional: true),
+                        AttributeDescription("priority", .int16)], folders: true), "Note.priority is new, required and has no default value"),
+            (try model([AttributeDescription("heading", .string), AttributeDescription("body", .string, optional: true),
+                        AttributeDescription("pinned", .bool, defaultValue: .bool(true)), AttributeDescription("tagline", .string, optional: true)]),
+             "entity Folder was removed"),
+        ]
+        for (changed, message) in refused {
+            #expect {
+                _ = try ManagedContainer(model: changed, store: .sqlite(url))
+            } throws: { error in
+                "\(error)".contains(message) && "\(error)".contains("the file was not changed")
+            }
+            #expect(try bytes(url) == before)
+        }
+        // The file still opens with the model it was migrated to.
+        let context = try ManagedContainer(model: v2, store: .sqlite(url)).newContext()
+        #expect(try context.count(for: FetchRequest<ManagedObject>(entityName: "Folder")) == 1)
+    }
+
+    @Test func aFileThatIsNotAStoreIsRefused() throws {
+        let url = try temporaryDirectory().appendingPathComponent("other.sqlite")
+        let connection = try SQLiteConnection(path: url.path, create: true)
+        try connection.execute("CREATE TABLE things (x)")
+        #expect(throws: SQLiteStoreError.self) {
+            _ = try ManagedContainer(model: try model([AttributeDescription("title", .string)]), store: .sqlite(url))
+        }
     }
 }

@@ -124,6 +124,8 @@ struct PredicateEvaluator {
     }
 
     private func compare(_ l: EvaluatedValue, _ op: ComparisonOperator, _ r: EvaluatedValue, _ options: ComparisonOptions) -> Bool {
+        // nil is neither less nor greater than anything (as in SQL and Core Data); it only sorts first.
+        if op.isOrdering && (l.isNull || r.isNull) { return false }
         switch op {
         case .equal: return Self.equal(l, r, options)
         case .notEqual: return !Self.equal(l, r, options)
