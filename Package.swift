@@ -72,6 +72,9 @@ let package = Package(
         // `make bench`: ModelgenRuntime property access, insert + save, fetch.
         .executableTarget(name: "modelgen-runtime-bench", dependencies: ["ModelgenRuntime"]),
 
+        // A child process for the SQLite store's kill and multi-process tests.
+        .executableTarget(name: "modelgen-store-stress", dependencies: ["ModelgenRuntime"]),
+
         .testTarget(name: "ModelgenPredicateTests", dependencies: ["ModelgenPredicate"]),
         .testTarget(name: "ModelgenCoreTests", dependencies: ["ModelgenCore"]),
         .testTarget(name: "ModelgenCLITests", dependencies: ["modelgen"]),

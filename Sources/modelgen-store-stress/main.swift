@@ -1,0 +1,82 @@
+// A child process for the SQLite store's crash and multi-process tests (Tests/ModelgenRuntimeTests):
+//   modelgen-store-stress saves PATH          save batches until killed, printing "saved N" after each save
+//   modelgen-store-stress increment PATH N    add 1 to the counter N times, retrying on conflicts
+//   modelgen-store-stress check PATH          print "batches=M complete=BOOL counter=C"
+import Foundation
+import ModelgenRuntime
+
+final class Batch: ManagedObject {}
+final class Item: ManagedObject {}
+final class Counter: ManagedObject {}
+
+let itemsPerBatch = 50
+let model = try ManagedObjectModel(name: "Stress", entities: [
+    EntityDescription("Batch", class: Batch.self, attributes: [AttributeDescription("number", .int64)],
+                      relationships: [RelationshipDescription("items", destination: "Item", inverse: "batch", toMany: true, deleteRule: .cascade)]),
+    EntityDescription("Item", class: Item.self, attributes: [AttributeDescription("index", .int64), AttributeDescription("payload", .string)],
+                      relationships: [RelationshipDescription("batch", destination: "Batch", inverse: "items")]),
+    EntityDescription("Counter", class: Counter.self, attributes: [AttributeDescription("value", .int64)]),
+])
+
+func counter(_ context: ManagedObjectContext) throws -> ManagedObject {
+    if let existing = try context.fetch(FetchRequest<ManagedObject>(entityName: "Counter")).first { return existing }
+    let created = try context.insertObject(entityName: "Counter")
+    try created.setValue(Int64(0), forKey: "value")
+    return created
+}
+
+let arguments = CommandLine.arguments
+guard arguments.count >= 3 else {
+    FileHandle.standardError.write(Data("usage: modelgen-store-stress saves|increment|check PATH [N]\n".utf8))
+    exit(2)
+}
+let container = try ManagedContainer(model: model, store: .sqlite(URL(fileURLWithPath: arguments[2])))
+switch arguments[1] {
+case "saves":
+    var number = Int64(try container.newContext().count(for: FetchRequest<ManagedObject>(entityName: "Batch")))
+    while true {
+        number += 1
+        let context = container.newContext()
+        let batch = try context.insertObject(entityName: "Batch")
+        try batch.setValue(number, forKey: "number")
+        for index in 0..<itemsPerBatch {
+            let item = try context.insertObject(entityName: "Item")
+            try item.setValue(Int64(index), forKey: "index")
+            try item.setValue(String(repeating: "x", count: Int.random(in: 10...2000)), forKey: "payload")
+            try item.setValue(batch, forKey: "batch")
+        }
+        try counter(context).setValue(number, forKey: "value")
+        try context.save()
+        FileHandle.standardOutput.write(Data("saved \(number)\n".utf8))   // unbuffered: the parent may kill us next
+    }
+case "increment":
+    let times = Int(arguments.count > 3 ? arguments[3] : "1") ?? 1
+    var conflicts = 0
+    for _ in 0..<times {
+        while true {
+            let context = container.newContext()
+            let c = try counter(context)
+            try c.setValue((try c.value(forKey: "value") as! Int64) + 1, forKey: "value")
+            do {
+                try context.save()
+                break
+            } catch is MergeConflictError {
+                conflicts += 1
+            }
+        }
+    }
+    print("conflicts=\(conflicts)")
+case "check":
+    let context = container.newContext()
+    let batches = try context.fetch(FetchRequest<ManagedObject>(entityName: "Batch", sortDescriptors: [SortDescriptor("number")]))
+    var complete = true
+    for (offset, batch) in batches.enumerated() {
+        let items = try batch.value(forKey: "items") as? [ManagedObject] ?? []
+        if try batch.value(forKey: "number") as? Int64 != Int64(offset + 1) || items.count != itemsPerBatch { complete = false }
+    }
+    let value = try context.fetch(FetchRequest<ManagedObject>(entityName: "Counter")).first.map { try $0.value(forKey: "value") as! Int64 } ?? 0
+    print("batches=\(batches.count) complete=\(complete) counter=\(value)")
+default:
+    FileHandle.standardError.write(Data("unknown mode \(arguments[1])\n".utf8))
+    exit(2)
+}
