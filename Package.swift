@@ -69,8 +69,8 @@ let package = Package(
             dependencies: ["ModelgenCore", "ModelgenRuntime", .product(name: "Yams", package: "Yams")]
         ),
 
-        // `make bench`: ModelgenRuntime property access, insert + save, fetch.
-        .executableTarget(name: "modelgen-runtime-bench", dependencies: ["ModelgenRuntime"]),
+        // `make bench`: ModelgenRuntime property access, insert + save, fetch; the SQLite store beside raw SQLite.
+        .executableTarget(name: "modelgen-runtime-bench", dependencies: ["ModelgenRuntime", "CSQLite"]),
 
         // A child process for the SQLite store's kill and multi-process tests.
         .executableTarget(name: "modelgen-store-stress", dependencies: ["ModelgenRuntime"]),

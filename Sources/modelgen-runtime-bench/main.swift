@@ -1,4 +1,5 @@
 // `make bench`: ModelgenRuntime costs in a release build, beside plain Swift in the same run.
+import CSQLite
 import Foundation
 import ModelgenRuntime
 
@@ -153,4 +154,88 @@ for _ in 0..<3 {
 print("in-memory store, \(count) objects with 10 attributes")
 print(String(format: "  insert + save                        %8.1f ms", median(insertTimes)))
 print(String(format: "  fetch with a predicate (new context) %8.1f ms  (%d matches)", median(fetchTimes), matched))
+
+// The SQLite store beside a raw sqlite3 prepared-statement loop doing the same work, same run.
+// Raw: one table with 10 columns, one transaction; read = step through every row reading every column.
+func rawSQLite(_ path: String) -> (insert: Double, read: Double, checksum: Int64) {
+    let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+    var db: OpaquePointer?
+    sqlite3_open(path, &db)
+    sqlite3_exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; CREATE TABLE item (id INTEGER PRIMARY KEY, name TEXT, count INTEGER, price REAL, flag INTEGER, createdAt REAL, note TEXT, a INTEGER, b INTEGER, c REAL, d TEXT)", nil, nil, nil)
+    let start = now()
+    sqlite3_exec(db, "BEGIN", nil, nil, nil)
+    var insert: OpaquePointer?
+    sqlite3_prepare_v2(db, "INSERT INTO item (name, count, price, flag, createdAt, note, a, b, c, d) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", -1, &insert, nil)
+    for i in 0..<count {
+        sqlite3_bind_text(insert, 1, "item \(i)", -1, transient)
+        sqlite3_bind_int64(insert, 2, Int64(i))
+        sqlite3_bind_double(insert, 3, Double(i) * 0.5)
+        sqlite3_bind_int64(insert, 4, i % 2 == 0 ? 1 : 0)
+        sqlite3_bind_double(insert, 5, Double(i))
+        sqlite3_bind_null(insert, 6)
+        sqlite3_bind_int64(insert, 7, Int64(i))
+        sqlite3_bind_int64(insert, 8, Int64(i * 2))
+        sqlite3_bind_double(insert, 9, Double(i))
+        sqlite3_bind_text(insert, 10, "d", -1, transient)
+        sqlite3_step(insert)
+        sqlite3_reset(insert)
+    }
+    sqlite3_finalize(insert)
+    sqlite3_exec(db, "COMMIT", nil, nil, nil)
+    let inserted = Double(now() - start) / 1e6
+    let readStart = now()
+    var select: OpaquePointer?
+    sqlite3_prepare_v2(db, "SELECT id, name, count, price, flag, createdAt, note, a, b, c, d FROM item", -1, &select, nil)
+    var total: Int64 = 0
+    while sqlite3_step(select) == SQLITE_ROW {
+        let name = String(cString: sqlite3_column_text(select, 1))
+        total &+= sqlite3_column_int64(select, 2) &+ Int64(sqlite3_column_double(select, 3)) &+ sqlite3_column_int64(select, 4)
+        total &+= Int64(sqlite3_column_double(select, 5)) &+ (sqlite3_column_type(select, 6) == SQLITE_NULL ? 0 : 1)
+        total &+= sqlite3_column_int64(select, 7) &+ sqlite3_column_int64(select, 8) &+ Int64(sqlite3_column_double(select, 9))
+        total &+= Int64(name.utf8.count) &+ Int64(String(cString: sqlite3_column_text(select, 10)).utf8.count)
+    }
+    sqlite3_finalize(select)
+    sqlite3_close(db)
+    return (inserted, Double(now() - readStart) / 1e6, total)
+}
+
+var rawInsert: [Double] = [], rawRead: [Double] = [], storeInsert: [Double] = [], storeRead: [Double] = []
+let benchDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("modelgen-bench-\(getpid())")
+try FileManager.default.createDirectory(at: benchDirectory, withIntermediateDirectories: true)
+defer { try? FileManager.default.removeItem(at: benchDirectory) }
+for run in 0..<3 {
+    let raw = rawSQLite(benchDirectory.appendingPathComponent("raw\(run).sqlite").path)
+    rawInsert.append(raw.insert)
+    rawRead.append(raw.read)
+    sink &+= raw.checksum & 1
+
+    let c = try ManagedContainer(model: model, store: .sqlite(benchDirectory.appendingPathComponent("store\(run).sqlite")))
+    let ctx = c.newContext()
+    ctx.isUndoEnabled = false
+    let start = now()
+    for i in 0..<count {
+        let o = Item(context: ctx)
+        o.name = "item \(i)"
+        o.count = Int64(i)
+        o.price = Double(i) * 0.5
+        o.flag = i % 2 == 0
+        o.createdAt = Date(timeIntervalSinceReferenceDate: Double(i))
+        o.a = Int64(i); o.b = Int64(i * 2); o.c = Double(i); o.d = "d"
+    }
+    try ctx.save()
+    storeInsert.append(Double(now() - start) / 1e6)
+
+    let reader = c.newContext()
+    let readStart = now()
+    var total: Int64 = 0
+    for o in try reader.fetch(FetchRequest<Item>(entityName: "Item")) {
+        total &+= o.count &+ Int64(o.price) &+ (o.flag ? 1 : 0) &+ Int64(o.createdAt.timeIntervalSinceReferenceDate) &+ (o.note == nil ? 0 : 1)
+        total &+= o.a &+ o.b &+ Int64(o.c) &+ Int64(o.name.utf8.count) &+ Int64(o.d.utf8.count)
+    }
+    storeRead.append(Double(now() - readStart) / 1e6)
+    sink &+= total & 1
+}
+print("SQLite store, \(count) objects with 10 attributes, beside raw sqlite3 prepared statements (same run)")
+print(String(format: "  insert + save                        %8.1f ms   raw %6.1f ms   %.1fx (goal <= 3x)", median(storeInsert), median(rawInsert), median(storeInsert) / median(rawInsert)))
+print(String(format: "  fetch + read every attribute         %8.1f ms   raw %6.1f ms   %.1fx (goal <= 3x)", median(storeRead), median(rawRead), median(storeRead) / median(rawRead)))
 if sink == 42 { print("") }

@@ -28,7 +28,7 @@ public struct ValueCodec: Sendable {
 }
 
 /// An attribute of an entity, as generated code describes it.
-public struct AttributeDescription: Sendable {
+public final class AttributeDescription: Sendable {
     public let name: String
     public let type: AttributeType
     public let isOptional: Bool
@@ -83,7 +83,7 @@ public enum DeleteRule: String, Sendable, Hashable {
 }
 
 /// A relationship of an entity, as generated code describes it.
-public struct RelationshipDescription: Sendable {
+public final class RelationshipDescription: Sendable {
     public let name: String
     public let destinationName: String
     public let inverseName: String?

@@ -18,5 +18,8 @@ public struct ObjectID: Sendable, Hashable, CustomStringConvertible {
     /// True until the object is first saved.
     public var isTemporaryID: Bool { key < 0 }
 
+    /// Hashes the key only (entity names are compared by `==`): IDs are hashed on every object lookup.
+    public func hash(into hasher: inout Hasher) { hasher.combine(key) }
+
     public var description: String { "\(entityName)/\(isTemporaryID ? "t" : "p")\(abs(key))" }
 }

@@ -23,6 +23,8 @@ struct SQLiteLayout {
         let storage: [Storage]
         /// For each slot, the index of its column in the table's select list (attributes and to-one), else -1.
         let selectIndex: [Int32]
+        /// `INSERT` of a whole row: key, entity code, version 1, then the columns in slot order.
+        let insertSQL: String
     }
 
     /// One root table: its select list (system columns first) and the entities that share it.
@@ -86,8 +88,19 @@ struct SQLiteLayout {
                     }
                 }
             }
+            var written: [String] = []
+            for case let item in storage {
+                switch item {
+                case .attribute(let column, _, _): written.append(column)
+                case .toOne(let column): written += [column, column + ".entity"]
+                default: break
+                }
+            }
+            let insertSQL = "INSERT INTO \(SQLiteSchemaPlanner.quote(stored.table)) (\"Z_PK\", \"Z_ENT\", \"Z_OPT\""
+                + written.map { ", " + SQLiteSchemaPlanner.quote($0) }.joined()
+                + ") VALUES (?, ?, 1" + String(repeating: ", ?", count: written.count) + ")"
             entities[stored.name] = Entity(description: description, code: stored.code, table: stored.table,
-                                           storage: storage, selectIndex: selectIndex)
+                                           storage: storage, selectIndex: selectIndex, insertSQL: insertSQL)
         }
     }
 

@@ -275,9 +275,8 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
         for row in changes.inserted {
             let id = resolve(row.id)
             let entity = try layout.entity(id.entityName)
-            let (columns, values) = try columnValues(row, entity, resolve, written: &written, previous: [:])
-            let sql = "INSERT INTO \(quote(entity.table)) (\"Z_PK\", \"Z_ENT\", \"Z_OPT\"\(columns.map { ", " + quote($0) }.joined())) VALUES (?, ?, 1\(String(repeating: ", ?", count: columns.count)))"
-            try connection.statement(sql).run([.integer(id.key), .integer(entity.code)] + values)
+            let (_, values) = try columnValues(row, entity, resolve, written: &written, previous: [:])
+            try connection.statement(entity.insertSQL).run([.integer(id.key), .integer(entity.code)] + values)
             versions[id] = 1
         }
         for row in changes.updated {
