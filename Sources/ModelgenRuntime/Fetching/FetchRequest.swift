@@ -61,7 +61,7 @@ public struct FetchRequest<Result: ManagedObject> {
     public var sortDescriptors: [SortDescriptor]
     public var fetchLimit: Int?
     public var fetchOffset: Int = 0
-    /// A hint for stores that load in batches (the SQLite store); results are the same either way.
+    /// A hint for loading rows in batches; not used yet (every row comes with the fetch). Results are the same either way.
     public var fetchBatchSize: Int = 0
     /// Whether objects of subentities match too (default true: fetching `Person` returns `Author`s).
     public var includesSubentities = true
