@@ -226,6 +226,25 @@ func seedBlog(_ container: ManagedContainer) throws {
         #expect(try check.count(for: try FetchRequest<Post>(entityName: "Post", predicate: "likes == 1")) == 1)
     }
 
+    /// The uniqueness check asks the SQLite store only for records with the pending keys.
+    @Test func uniquenessIsCheckedAgainstSavedRecords() throws {
+        let container = try ManagedContainer(model: BlogModel.model, store: .sqlite(try temporaryDirectory().appendingPathComponent("b.sqlite")))
+        try seedBlog(container)
+        let context = container.newContext()
+        let duplicate = makeAuthor(context, "Ann")           // ann@example.com is saved already
+        let tag = Tag(context: context)
+        tag.name = "swift"                                   // so is the tag name
+        #expect {
+            try context.save()
+        } throws: { error in
+            let failures = (error as? ValidationError)?.failures ?? []
+            return failures.contains { $0.objectID == duplicate.objectID && $0.key == "email" } && failures.contains { $0.objectID == tag.objectID && $0.key == "name" }
+        }
+        duplicate.email = "another@example.com"
+        tag.name = "rust"
+        try context.save()
+    }
+
     @Test func externalBinariesLiveBesideTheDatabaseAndGoWithTheirRecords() throws {
         let url = try temporaryDirectory().appendingPathComponent("b.sqlite")
         let store = try SQLiteStore(url: url, model: BlogModel.model, externalStorageThreshold: 1024)

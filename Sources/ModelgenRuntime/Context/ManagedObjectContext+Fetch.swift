@@ -88,10 +88,9 @@ extension ManagedObjectContext {
         }
         if pending.isEmpty { return objects[...] }
         // Changed objects are judged on their unsaved values; deleted ones leave; inserted ones join.
-        let changed = ObjectList(updated.objects + deleted.objects)
+        let changed = ObjectList(pending)
         objects.removeAll { changed.contains($0) }
-        let names = Set(entities.map(\.name))
-        var candidates = (updated.objects + inserted.objects).filter { names.contains($0.entity.name) && !$0._isDeleted }
+        var candidates = pending.filter { !$0._isDeleted }
         if let predicate = request.predicate?.predicate {
             let evaluator = PredicateEvaluator(variables: request.variables.mapValues { EvaluatedValue(any: $0) })
             candidates = try candidates.filter { try evaluator.evaluate(predicate, on: $0) }

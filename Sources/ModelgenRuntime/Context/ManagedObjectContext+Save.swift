@@ -183,21 +183,22 @@ extension ManagedObjectContext {
             let key = slots.map { values[$0] }
             return key.contains(where: \.isNull) ? nil : key // NULLs never collide, as in SQL
         }
+        let pending = (updated.objects + inserted.objects).filter { $0.entity.isKind(of: entity) && !$0._isDeleted }
+        let pendingKeys = pending.compactMap { object in key(storeValues(of: object)).map { (object, $0) } }
+        if pendingKeys.isEmpty { return [] }
         var seen: [[StoreValue]: ObjectID] = [:]
         var failures: [ValidationError.Failure] = []
         let names = entity.selfAndDescendants.map(\.name)
-        // Saved records that this context neither changed nor deleted.
-        let all = StoreQuery(entityNames: names, entityName: entity.name, predicate: nil, variables: [:],
-                             sortDescriptors: [], fetchLimit: nil, fetchOffset: 0)
-        let rows = try store.fetch(all) ?? store.recordIDs(of: names).compactMap { try store.row(for: $0) }
+        // Saved records that this context neither changed nor deleted: a store that runs queries is
+        // asked only for records with the pending keys.
+        let rows = try store.fetch(recordsQuery(names: names, entity: entity, constraint: constraint, keys: pendingKeys.map(\.1)))
+            ?? store.recordIDs(of: names).compactMap { try store.row(for: $0) }
         for row in rows {
             if let object = registered[row.id], object._isDeleted || object._isUpdated { continue }
             guard let k = key(row.values) else { continue }
             seen[k] = row.id
         }
-        let pending = (updated.objects + inserted.objects).filter { $0.entity.isKind(of: entity) && !$0._isDeleted }
-        for object in pending {
-            guard let k = key(storeValues(of: object)) else { continue }
+        for (object, k) in pendingKeys {
             if let other = seen[k], other != object.objectID {
                 let values = zip(constraint, k).map { "\($0)=\($1)" }.joined(separator: ", ")
                 failures.append(.init(object: object, key: constraint.joined(separator: ","),
@@ -207,5 +208,26 @@ extension ManagedObjectContext {
             }
         }
         return failures
+    }
+
+    /// A query for the records of `names` whose `constraint` values equal one of `keys`
+    /// (`a == $K0_0 AND b == $K0_1 OR …`); every record when there are too many keys for one statement.
+    private func recordsQuery(names: [String], entity: EntityDescription, constraint: [String], keys: [[StoreValue]]) -> StoreQuery {
+        var variables: [String: QueryValue] = [:]
+        var predicate: ModelgenPredicate.Predicate?
+        if keys.count <= 256 {
+            let none = SourceRange(0, 0)
+            predicate = .or(keys.enumerated().map { row, key in
+                .and(zip(constraint, key).enumerated().map { column, pair in
+                    let name = "K\(row)_\(column)"
+                    variables[name] = .value(pair.1)
+                    return .comparison(Comparison(
+                        modifier: .direct, left: Expression(.keyPath([KeyPathComponent(.key(pair.0), range: none)]), range: none),
+                        operator: .equal, options: [], right: Expression(.variable(name), range: none), operatorRange: none, range: none))
+                }, none)
+            }, none)
+        }
+        return StoreQuery(entityNames: names, entityName: entity.name, predicate: predicate, variables: variables,
+                          sortDescriptors: [], fetchLimit: nil, fetchOffset: 0)
     }
 }

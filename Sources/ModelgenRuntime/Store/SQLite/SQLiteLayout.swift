@@ -25,6 +25,8 @@ struct SQLiteLayout {
         let selectIndex: [Int32]
         /// `INSERT` of a whole row: key, entity code, version 1, then the columns in slot order.
         let insertSQL: String
+        /// `UPDATE` of a whole row (columns in slot order, then key and entity code), returning the new version.
+        let updateSQL: String
     }
 
     /// One root table: its select list (system columns first) and the entities that share it.
@@ -32,6 +34,10 @@ struct SQLiteLayout {
         let name: String
         let columns: [String]
         var entityCodes: [Int64]
+        /// `SELECT` of every column of one record, by key and entity code.
+        var selectByKeySQL: String {
+            "SELECT \(columns.map(SQLiteSchemaPlanner.quote).joined(separator: ", ")) FROM \(SQLiteSchemaPlanner.quote(name)) WHERE \"Z_PK\" = ? AND \"Z_ENT\" = ?"
+        }
     }
 
     private(set) var entities: [String: Entity] = [:]
@@ -89,7 +95,7 @@ struct SQLiteLayout {
                 }
             }
             var written: [String] = []
-            for case let item in storage {
+            for item in storage {
                 switch item {
                 case .attribute(let column, _, _): written.append(column)
                 case .toOne(let column): written += [column, column + ".entity"]
@@ -99,8 +105,11 @@ struct SQLiteLayout {
             let insertSQL = "INSERT INTO \(SQLiteSchemaPlanner.quote(stored.table)) (\"Z_PK\", \"Z_ENT\", \"Z_OPT\""
                 + written.map { ", " + SQLiteSchemaPlanner.quote($0) }.joined()
                 + ") VALUES (?, ?, 1" + String(repeating: ", ?", count: written.count) + ")"
+            let updateSQL = "UPDATE \(SQLiteSchemaPlanner.quote(stored.table)) SET \"Z_OPT\" = \"Z_OPT\" + 1"
+                + written.map { ", \(SQLiteSchemaPlanner.quote($0)) = ?" }.joined()
+                + " WHERE \"Z_PK\" = ? AND \"Z_ENT\" = ? RETURNING \"Z_OPT\""
             entities[stored.name] = Entity(description: description, code: stored.code, table: stored.table,
-                                           storage: storage, selectIndex: selectIndex, insertSQL: insertSQL)
+                                           storage: storage, selectIndex: selectIndex, insertSQL: insertSQL, updateSQL: updateSQL)
         }
     }
 

@@ -26,16 +26,15 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
         self.url = url
         self.externalStorageThreshold = externalStorageThreshold
         let path = url.path
-        let existed = FileManager.default.fileExists(atPath: path)
         let connection = try SQLiteConnection(path: path, create: true)
         self.connection = connection
-        let previous = try Self.readSchema(connection, path: path, existed: existed)
+        let previous = try Self.readSchema(connection, path: path)
         let plan = SQLiteSchemaPlanner(model: model, previous: previous).plan()
         if !plan.problems.isEmpty {
             throw SQLiteStoreError.incompatibleModel(path: path, problems: plan.problems)
         }
+        try connection.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=OFF")
         if previous == nil || previous != plan.schema {
-            try connection.execute("PRAGMA journal_mode=WAL")
             try connection.inTransaction {
                 if previous == nil {
                     try connection.execute("CREATE TABLE \"modelgen.metadata\" (\"key\" TEXT PRIMARY KEY, \"value\" TEXT NOT NULL)")
@@ -47,13 +46,12 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
                 try connection.statement("INSERT OR REPLACE INTO \"modelgen.metadata\" VALUES ('schema', ?)").run([.text(json)])
             }
         }
-        try connection.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=OFF")
         layout = SQLiteLayout(schema: plan.schema, model: model)
         try collectUnreferencedExternalFiles()
     }
 
     /// The layout recorded in the file, nil for a new (empty) file.
-    private static func readSchema(_ connection: SQLiteConnection, path: String, existed: Bool) throws -> SQLiteSchema? {
+    private static func readSchema(_ connection: SQLiteConnection, path: String) throws -> SQLiteSchema? {
         let tables = try connection.statement("SELECT name FROM sqlite_master WHERE type = 'table'")
         var names: [String] = []
         while try tables.step() { names.append(tables.text(0)) }
@@ -104,7 +102,7 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
     public func row(for id: ObjectID) throws -> StoreRow? {
         try withConnection { connection in
             guard let entity = layout.entities[id.entityName], let table = layout.tables[entity.table] else { return nil }
-            let select = try connection.statement("SELECT \(table.columns.map(SQLiteSchemaPlanner.quote).joined(separator: ", ")) FROM \(SQLiteSchemaPlanner.quote(table.name)) WHERE \"Z_PK\" = ? AND \"Z_ENT\" = ?")
+            let select = try connection.statement(table.selectByKeySQL)
             select.bind([.integer(id.key), .integer(entity.code)])
             guard try select.step() else { return nil }
             var row = try decodeRow(select, columnOffset: 0)
@@ -275,16 +273,15 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
         for row in changes.inserted {
             let id = resolve(row.id)
             let entity = try layout.entity(id.entityName)
-            let (_, values) = try columnValues(row, entity, resolve, written: &written, previous: [:])
+            let values = try columnValues(row, entity, resolve, written: &written, previous: [:])
             try connection.statement(entity.insertSQL).run([.integer(id.key), .integer(entity.code)] + values)
             versions[id] = 1
         }
         for row in changes.updated {
             let entity = try layout.entity(row.id.entityName)
             let previousFiles = try externalFiles(of: row.id, entity, connection)
-            let (columns, values) = try columnValues(row, entity, resolve, written: &written, previous: previousFiles)
-            let assignments = columns.map { ", \(quote($0)) = ?" }.joined()
-            let update = try connection.statement("UPDATE \(quote(entity.table)) SET \"Z_OPT\" = \"Z_OPT\" + 1\(assignments) WHERE \"Z_PK\" = ? AND \"Z_ENT\" = ? RETURNING \"Z_OPT\"")
+            let values = try columnValues(row, entity, resolve, written: &written, previous: previousFiles)
+            let update = try connection.statement(entity.updateSQL)
             update.bind(values + [.integer(row.id.key), .integer(entity.code)])
             if try update.step() {
                 versions[row.id] = update.int64(0)
@@ -292,8 +289,7 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
             } else {
                 // Deleted by another save and forced back by the merge policy: insert it again.
                 update.reset()
-                let sql = "INSERT INTO \(quote(entity.table)) (\"Z_PK\", \"Z_ENT\", \"Z_OPT\"\(columns.map { ", " + quote($0) }.joined())) VALUES (?, ?, 1\(String(repeating: ", ?", count: columns.count)))"
-                try connection.statement(sql).run([.integer(row.id.key), .integer(entity.code)] + values)
+                try connection.statement(entity.insertSQL).run([.integer(row.id.key), .integer(entity.code)] + values)
                 versions[row.id] = 1
             }
             let kept = Set(values.compactMap { if case .text(let t) = $0 { return t } else { return nil } })
@@ -326,17 +322,16 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
         return StoreCommitResult(permanentIDs: permanent, versions: versions)
     }
 
-    /// The columns and values of a row's attributes and to-one relationships; large external binaries
-    /// written to files (reusing a previous file with the same bytes).
+    /// The column values of a row's attributes and to-one relationships, in the layout's slot order
+    /// (as `insertSQL` and `updateSQL` name them); large external binaries written to files (reusing a
+    /// previous file with the same bytes).
     private func columnValues(_ row: StoreRow, _ entity: SQLiteLayout.Entity, _ resolve: (ObjectID) -> ObjectID,
-                              written: inout [String], previous: [Int: String]) throws -> ([String], [SQLiteValue]) {
-        var columns: [String] = []
+                              written: inout [String], previous: [Int: String]) throws -> [SQLiteValue] {
         var values: [SQLiteValue] = []
         for (slot, storage) in entity.storage.enumerated() {
             let value = slot < row.values.count ? row.values[slot] : .null
             switch storage {
-            case .attribute(let column, let type, let external):
-                columns.append(column)
+            case .attribute(_, let type, let external):
                 if external, case .data(let data) = value, data.count >= externalStorageThreshold {
                     if let old = previous[slot], (try? readExternal(old)) == data {
                         values.append(.text(old))
@@ -350,8 +345,7 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
                 } else {
                     values.append(SQLiteValueCodec.sqlValue(value, type: type))
                 }
-            case .toOne(let column):
-                columns += [column, column + ".entity"]
+            case .toOne:
                 if case .reference(let target?) = value {
                     let target = resolve(target)
                     values += [.integer(target.key), .integer(layout.entities[target.entityName]?.code ?? 0)]
@@ -362,7 +356,7 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
                 break
             }
         }
-        return (columns, values)
+        return values
     }
 
     // MARK: External storage
