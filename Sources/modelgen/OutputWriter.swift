@@ -37,7 +37,7 @@ struct OutputWriter {
         for file in files {
             let url = directory.appendingPathComponent(file.name)
             if let current = try? Data(contentsOf: url), current == Data(file.contents.utf8) { continue }
-            try writeAtomically(Data(file.contents.utf8), to: url)
+            try Self.writeAtomically(Data(file.contents.utf8), to: url)
             written.append(file.name)
         }
         let stale = staleFiles(keeping: files)
@@ -61,7 +61,7 @@ struct OutputWriter {
 
     /// POSIX writes (Foundation's Data.write fsyncs every file on Linux, three times slower here),
     /// then a rename, so a reader sees the old file or the new one, never half of one.
-    private func writeAtomically(_ data: Data, to url: URL) throws {
+    static func writeAtomically(_ data: Data, to url: URL) throws {
         let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(getpid()).tmp")
         let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         guard descriptor >= 0 else {

@@ -139,7 +139,8 @@ struct ModelViewBuilder {
         var getter = "managedValue(at: \(slot))"
         var setter = "setManagedValue(newValue, at: \(slot))"
         if a.type.value == .transformable {
-            getter = "transformableValue(at: \(slot))"
+            // Two names, not two overloads: `Value?` for an optional `Data?` would match both.
+            getter = a.isOptional ? "optionalTransformableValue(at: \(slot))" : "transformableValue(at: \(slot))"
             setter = "setTransformableValue(newValue, at: \(slot))"
         } else if a.swiftType != nil {
             getter = "rawRepresentableValue(at: \(slot))"

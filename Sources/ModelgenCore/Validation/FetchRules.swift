@@ -86,7 +86,9 @@ extension ModelValidator {
             switch name {
             case "now":
                 if !arguments.isEmpty { report("now() takes no arguments", at: expression.range) }
-                if target != .date { report("now() gives a date, but '\(attribute.name.value)' is \(target.rawValue)", at: expression.range) }
+                if target != .date && target != .double {
+                    report("now() gives a date (or, for a double, seconds since 2001-01-01), but '\(attribute.name.value)' is \(target.rawValue)", at: expression.range)
+                }
             case "lowercase", "uppercase", "canonical":
                 guard arguments.count == 1, case .keyPath(let components) = arguments[0].kind else {
                     report("\(name):() takes one key path to a string attribute, as in \(name):(title)", at: expression.range)

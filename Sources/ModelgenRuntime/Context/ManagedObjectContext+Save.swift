@@ -145,6 +145,8 @@ extension ManagedObjectContext {
             case (.int(let v), .double), (.int(let v), .float): slotValue = .double(Double(v))
             case (.int(let v), .decimal): slotValue = .decimal(Decimal(v))
             case (.double(let v), let t) where t.isInteger: slotValue = .int(Int64(v))
+            // now() into a double: seconds since 2001-01-01 GMT, what Core Data stores for a date.
+            case (.date(let v), .double), (.date(let v), .float): slotValue = .double(v.timeIntervalSinceReferenceDate)
             case (.int(let v), _): slotValue = .int(v)
             case (.double(let v), _): slotValue = .double(v)
             case (.decimal(let v), _): slotValue = .decimal(v)

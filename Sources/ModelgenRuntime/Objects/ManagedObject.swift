@@ -272,7 +272,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     }
 
     /// Reads an optional transformable attribute.
-    public final func transformableValue<Value>(at slot: Int) -> Value? {
+    public final func optionalTransformableValue<Value>(at slot: Int) -> Value? {
         fireFaultIfNeeded()
         if case .transformable(let value) = _slots[slot] { return value as? Value }
         return nil

@@ -1,0 +1,129 @@
+import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+
+/// One element of an XML document with where it starts: what the importer reads a Core Data
+/// `contents` file into (FoundationXML's event parser, kept as a small tree).
+public final class XMLTreeElement: @unchecked Sendable {
+    /// The element name (`entity`, `attribute`, ...).
+    public let name: String
+    /// The attributes by name.
+    public let attributes: [String: String]
+    /// Child elements in document order.
+    public internal(set) var children: [XMLTreeElement] = []
+    /// Where the start tag begins (`<`).
+    public let location: SourceLocation
+    /// The start tag's text, to find attribute positions in.
+    let tagText: Substring
+
+    init(name: String, attributes: [String: String], location: SourceLocation, tagText: Substring) {
+        self.name = name
+        self.attributes = attributes
+        self.location = location
+        self.tagText = tagText
+    }
+
+    /// The attribute's value, nil when absent.
+    public subscript(_ attribute: String) -> String? { attributes[attribute] }
+
+    /// True when the attribute is `YES` (Core Data's spelling of true).
+    public func flag(_ attribute: String) -> Bool { attributes[attribute] == "YES" }
+
+    /// The children with this name.
+    public func children(named name: String) -> [XMLTreeElement] { children.filter { $0.name == name } }
+
+    /// Where the attribute is written in the start tag (the element's position when it cannot be found).
+    public func location(of attribute: String) -> SourceLocation {
+        guard let range = tagText.range(of: " \(attribute)=") ?? tagText.range(of: "\n\(attribute)=")
+                ?? tagText.range(of: "\t\(attribute)=") else { return location }
+        var line = location.line, column = location.column
+        for scalar in tagText[tagText.startIndex..<range.lowerBound].unicodeScalars {
+            if scalar == "\n" { line += 1; column = 1 } else { column += 1 }
+        }
+        return SourceLocation(file: location.file, line: line, column: column + 1)
+    }
+}
+
+/// Reads XML text into `XMLTreeElement`s, with a positioned diagnostic when it is not well-formed XML.
+public enum XMLTreeReader {
+    /// The root element, or the diagnostic of the first XML error.
+    public static func read(_ data: Data, path: String) -> Result<XMLTreeElement, Diagnostic> {
+        let text = String(decoding: data, as: UTF8.self)
+        let builder = Builder(path: path, text: text)
+        let parser = XMLParser(data: data)
+        parser.delegate = builder
+        parser.shouldProcessNamespaces = false
+        parser.shouldResolveExternalEntities = false
+        builder.parser = parser
+        let ok = parser.parse()
+        if ok, let root = builder.root { return .success(root) }
+        let line = max(parser.lineNumber, 1), column = max(parser.columnNumber, 1)
+        let reason = (parser.parserError as NSError?).map { describe($0) } ?? "the document has no root element"
+        return .failure(Diagnostic(.error, "not well-formed XML: \(reason)",
+                                   at: SourceLocation(file: path, line: line, column: column)))
+    }
+
+    private static func describe(_ error: NSError) -> String {
+        let text = error.localizedDescription
+        if text.isEmpty || text.hasPrefix("The operation could not be completed") {
+            return "libxml2 error \(error.code)"
+        }
+        return text
+    }
+
+    /// Builds the tree from parser events; libxml2 reports the position where a start tag ends,
+    /// so the builder searches back to its `<` for a position a reader can use.
+    private final class Builder: NSObject, XMLParserDelegate {
+        let path: String
+        let utf8: [UInt8]
+        let text: String
+        /// The UTF-8 offset of each line's start.
+        let lineStarts: [Int]
+        weak var parser: XMLParser?
+        var stack: [XMLTreeElement] = []
+        var root: XMLTreeElement?
+
+        init(path: String, text: String) {
+            self.path = path
+            self.text = text
+            utf8 = Array(text.utf8)
+            var starts = [0]
+            for (offset, byte) in utf8.enumerated() where byte == 0x0A { starts.append(offset + 1) }
+            lineStarts = starts
+        }
+
+        func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
+                    qualifiedName qName: String?, attributes attributeDict: [String: String] = [:]) {
+            let (location, tag) = startTag(named: elementName, endLine: parser.lineNumber, endColumn: parser.columnNumber)
+            let element = XMLTreeElement(name: elementName, attributes: attributeDict, location: location, tagText: tag)
+            if let parent = stack.last { parent.children.append(element) } else if root == nil { root = element }
+            stack.append(element)
+        }
+
+        func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName qName: String?) {
+            stack.removeLast()
+        }
+
+        /// The position of `<name` at or before where libxml2 says the tag ends, and the tag's text.
+        private func startTag(named name: String, endLine: Int, endColumn: Int) -> (SourceLocation, Substring) {
+            let line = min(max(endLine, 1), lineStarts.count)
+            var end = min(lineStarts[line - 1] + max(endColumn - 1, 0), utf8.count)
+            // libxml2 counts columns in bytes; step to the tag's closing '>' if it is just ahead.
+            while end < utf8.count, utf8[end] != UInt8(ascii: ">"), end - lineStarts[line - 1] < endColumn + 2 { end += 1 }
+            let needle = Array("<\(name)".utf8)
+            var start = max(min(end, utf8.count) - needle.count, 0)
+            while start >= 0 {
+                if utf8[start] == needle[0], start + needle.count <= utf8.count,
+                   Array(utf8[start..<start + needle.count]) == needle { break }
+                start -= 1
+            }
+            if start < 0 { return (SourceLocation(file: path, line: line, column: max(endColumn, 1)), "") }
+            let startLine = lineStarts.lastIndex { $0 <= start } ?? 0
+            let column = String(decoding: utf8[lineStarts[startLine]..<start], as: UTF8.self).unicodeScalars.count + 1
+            let tagEnd = min(end + 1, utf8.count)
+            let tag = String(decoding: utf8[start..<tagEnd], as: UTF8.self)
+            return (SourceLocation(file: path, line: startLine + 1, column: column), Substring(tag))
+        }
+    }
+}

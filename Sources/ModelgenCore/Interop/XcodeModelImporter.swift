@@ -1,0 +1,638 @@
+import Foundation
+
+/// Turns a Core Data model (`.xcdatamodel/contents` XML) into a model file: `modelgen import`.
+///
+/// Everything the model format has a place for is carried over; what it has no place for is kept
+/// in `userInfo` under `coreData.<attribute>` or reported as a warning at its XML position, never
+/// dropped silently. The layout `<elements>` and the obsolete `syncable` flag are ignored by design.
+public struct XcodeModelImporter {
+    /// Import choices.
+    public struct Options: Sendable {
+        /// The codegen mode for entities Xcode marks Manual/None (no `codeGenerationType`).
+        public var manualCodegen: CodegenMode = .none
+        /// The model name; by default the bundle's (or file's) name.
+        public var modelName: String?
+
+        /// The defaults.
+        public init() {}
+    }
+
+    /// The imported document with the diagnostics of the import, located in the XML.
+    public struct Result: Sendable {
+        public var document: YAMLDocument?
+        public var diagnostics: [Diagnostic]
+    }
+
+    /// Names ModelgenRuntime accepts but NSManagedObject declares (Objective-C property names of `isDeleted`…).
+    static let coreDataMemberNames: Set<String> = ["deleted", "inserted", "updated", "fault"]
+
+    /// Core Data attribute types by their XML spelling.
+    static let attributeTypes: [String: AttributeType] = [
+        "String": .string, "Boolean": .bool, "Integer 16": .int16, "Integer 32": .int32, "Integer 64": .int64,
+        "Float": .float, "Double": .double, "Decimal": .decimal, "Date": .date, "Binary": .binary,
+        "UUID": .uuid, "URI": .uri, "Transformable": .transformable,
+    ]
+
+    /// Swift types for Objective-C value classes a transformable attribute names.
+    static let bridgedClasses: [String: String] = [
+        "NSString": "String", "NSNumber": "Double", "NSData": "Data", "NSDate": "Date", "NSURL": "URL",
+        "NSUUID": "UUID", "NSDecimalNumber": "Decimal",
+    ]
+
+    /// Objective-C collection classes: imported as a Swift collection of strings, with a warning to name the element type.
+    static let collectionClasses: [String: String] = [
+        "NSArray": "[String]", "NSMutableArray": "[String]", "NSDictionary": "[String: String]",
+        "NSMutableDictionary": "[String: String]", "NSSet": "Set<String>", "NSMutableSet": "Set<String>",
+        // AttributedString is not Codable in Foundation on Linux: the text is kept, its attributes are not.
+        "NSAttributedString": "String", "NSMutableAttributedString": "String",
+    ]
+
+    /// Transformers that mean "archive with NSCoding": modelgen's default (Codable) takes their place.
+    static let archivingTransformers: Set<String> = [
+        "NSSecureUnarchiveFromData", "NSSecureUnarchiveFromDataTransformer", "NSKeyedUnarchiveFromData",
+        "NSUnarchiveFromData", "NSSecureUnarchiveFromDataTransformerName",
+    ]
+
+    /// The Swift types the importer itself may write as `swiftType` (no user type needed for them).
+    public static let foundationTypes: Set<String> = Set(bridgedClasses.values).union(collectionClasses.values).union(["Data"])
+
+    private let options: Options
+    private let path: String
+    private var diagnostics: [Diagnostic] = []
+    private var unscalarCount = 0
+    private var unscalarFirst: SourceLocation?
+    private var droppedIndexNames = 0
+    private var reportedUnknown: Set<String> = []
+    /// Properties renamed because ModelgenRuntime reserves their names: entity → old name → new name.
+    private var renames: [String: [String: String]] = [:]
+    /// Each entity's parent, to find inherited (renamed) property names.
+    private var parents: [String: String] = [:]
+
+    private init(path: String, options: Options) {
+        self.path = path
+        self.options = options
+    }
+
+    /// Imports the `contents` XML at `path` (shown in diagnostics as `path`).
+    public static func importModel(data: Data, path: String, defaultName: String, options: Options = Options()) -> Result {
+        switch XMLTreeReader.read(data, path: path) {
+        case .failure(let diagnostic):
+            return Result(document: nil, diagnostics: [diagnostic])
+        case .success(let root):
+            var importer = XcodeModelImporter(path: path, options: options)
+            let document = importer.model(root, name: options.modelName ?? defaultName)
+            return Result(document: document, diagnostics: importer.diagnostics)
+        }
+    }
+
+    // MARK: Diagnostics
+
+    private mutating func warning(_ message: String, at location: SourceLocation) {
+        diagnostics.append(Diagnostic(.warning, message, at: location))
+    }
+
+    private mutating func error(_ message: String, at location: SourceLocation) {
+        diagnostics.append(Diagnostic(.error, message, at: location))
+    }
+
+    private mutating func note(_ message: String, at location: SourceLocation) {
+        diagnostics.append(Diagnostic(.note, message, at: location))
+    }
+
+    /// XML attributes the importer does not know: kept in userInfo, reported once per name.
+    private mutating func keepUnknown(_ element: XMLTreeElement, known: Set<String>, in userInfo: inout YAMLMapping) {
+        for name in element.attributes.keys.sorted() where !known.contains(name) {
+            userInfo.append("coreData.\(name)", text: element[name] ?? "")
+            if !Self.keptInUserInfo.contains(name), reportedUnknown.insert("\(element.name).\(name)").inserted {
+                warning("<\(element.name)> has '\(name)', which modelgen does not know; kept in userInfo as 'coreData.\(name)'",
+                        at: element.location(of: name))
+            }
+        }
+    }
+
+    /// Core Data settings with no place in a model file that are kept in userInfo (`coreData.<name>`) without a warning:
+    /// they matter to Core Data features modelgen does not have (Spotlight, CloudKit, version hashes).
+    static let keptInUserInfo: Set<String> = [
+        "spotlightIndexingEnabled", "preserveAfterDeletion", "allowsCloudEncryption", "versionHashModifier", "elementID",
+        "storedInTruthFile", "indexedBySpotlight", "isTransient",
+    ]
+
+    private mutating func reportUnknownChildren(_ element: XMLTreeElement, known: Set<String>) {
+        for child in element.children where !known.contains(child.name) {
+            warning("unknown element <\(child.name)> in <\(element.name)> is not imported", at: child.location)
+        }
+    }
+
+    // MARK: Model
+
+    private mutating func model(_ root: XMLTreeElement, name: String) -> YAMLDocument? {
+        guard root.name == "model" else {
+            error("not a Core Data model: the root element is <\(root.name)>, expected <model>", at: root.location)
+            return nil
+        }
+        reportUnknownChildren(root, known: ["entity", "fetchRequest", "configuration", "elements"])
+        if let identifier = root["userDefinedModelVersionIdentifier"], !identifier.isEmpty {
+            warning("the model version identifier '\(identifier)' has no place in a model file and is not imported",
+                    at: root.location(of: "userDefinedModelVersionIdentifier"))
+        }
+
+        let entityElements = root.children(named: "entity")
+        planRenames(entityElements)
+        let modes = entityElements.map { codegen(of: $0) }
+        let defaultMode = CodegenMode.allCases.max { a, b in
+            let (ca, cb) = (modes.filter { $0 == a }.count, modes.filter { $0 == b }.count)
+            return ca != cb ? ca < cb : (a != .class && b == .class)
+        } ?? .class
+        let manualCount = entityElements.filter { $0["codeGenerationType"] == nil }.count
+        if manualCount > 0, options.manualCodegen == .none {
+            note("\(manualCount) of \(entityElements.count) entities use Xcode's Manual/None codegen and are imported as 'codegen: none' (you write their classes against ModelgenRuntime); import with --manual-codegen class to have modelgen generate them",
+                 at: root.location)
+        }
+
+        var top = YAMLMapping(spacesBlocks: true)
+        top.append("model", token: name, origin: root.location)
+        if defaultMode != .class {
+            top.append("options", .mapping(YAMLMapping([.init("codegen", .scalar(.token(defaultMode.rawValue)))])))
+        }
+        var entities = YAMLMapping(spacesBlocks: true)
+        for (element, mode) in zip(entityElements, modes) {
+            guard let entityName = element["name"] else {
+                error("an entity without a name", at: element.location)
+                continue
+            }
+            entities.append(entityName, .mapping(entity(element, mode: mode == defaultMode ? nil : mode)), origin: element.location)
+        }
+        top.append("entities", .mapping(entities), origin: entityElements.first?.location)
+
+        var templates = YAMLMapping(spacesBlocks: true)
+        for element in root.children(named: "fetchRequest") {
+            if let (name, value) = fetchRequest(element) { templates.append(name, value, origin: element.location) }
+        }
+        if !templates.isEmpty { top.append("fetchRequests", .mapping(templates)) }
+
+        var configurations = YAMLMapping()
+        for element in root.children(named: "configuration") {
+            guard let configurationName = element["name"] else { continue }
+            keepNothing(element, known: ["name"], what: "configuration '\(configurationName)'")
+            let members = element.children(named: "memberEntity").compactMap { $0["name"] }
+            configurations.append(configurationName, .sequence(.of(members.map { .token($0) })), origin: element.location)
+        }
+        if !configurations.isEmpty { top.append("configurations", .mapping(configurations)) }
+
+        if unscalarCount > 0, let first = unscalarFirst {
+            note("usesScalarValueType=\"NO\" on \(unscalarCount) attribute(s) is not kept: generated properties always have Swift value types (Int16, Bool, Date…), optional where the model says optional",
+                 at: first)
+        }
+        if droppedIndexNames > 0 {
+            note("the names of \(droppedIndexNames) fetch index(es) are not kept: a model file lists indexed properties and the SQLite store names its indexes",
+                 at: root.location)
+        }
+        return YAMLDocument(root: top)
+    }
+
+    /// Reports every attribute of an element that has no place in the format (elements without userInfo).
+    private mutating func keepNothing(_ element: XMLTreeElement, known: Set<String>, what: String) {
+        for name in element.attributes.keys.sorted() where !known.contains(name) {
+            warning("\(what): '\(name)=\"\(element[name] ?? "")\"' has no place in a model file and is not imported",
+                    at: element.location(of: name))
+        }
+    }
+
+    private func codegen(of element: XMLTreeElement) -> CodegenMode {
+        switch element["codeGenerationType"] {
+        case "class": return .class
+        case "category": return .extension
+        default: return options.manualCodegen
+        }
+    }
+
+    /// `LoopKit.Reservoir`, `.Reservoir` → `Reservoir`; `NSManagedObject` → nil (no class of its own).
+    static func className(_ represented: String?) -> String? {
+        guard let represented, !represented.isEmpty, represented != "NSManagedObject" else { return nil }
+        return represented.split(separator: ".").last.map(String.init)
+    }
+
+    // MARK: Entities
+
+    private mutating func entity(_ element: XMLTreeElement, mode: CodegenMode?) -> YAMLMapping {
+        let entityName = element["name"] ?? ""
+        var entity = YAMLMapping()
+        var userInfo = self.userInfo(element)
+        keepUnknown(element, known: ["name", "representedClassName", "parentEntity", "isAbstract", "codeGenerationType", "syncable"],
+                    in: &userInfo)
+        reportUnknownChildren(element, known: ["attribute", "relationship", "fetchedProperty", "userInfo", "fetchIndex",
+                                               "compoundIndexes", "uniquenessConstraints"])
+        if let parent = element["parentEntity"] { entity.append("parent", token: parent, origin: element.location(of: "parentEntity")) }
+        if element.flag("isAbstract") { entity.append("abstract", token: "true", origin: element.location(of: "isAbstract")) }
+        if let value = element["codeGenerationType"], !["class", "category"].contains(value) {
+            warning("unknown codeGenerationType '\(value)'; imported as Manual/None", at: element.location(of: "codeGenerationType"))
+        }
+        if let represented = element["representedClassName"], let className = Self.className(represented), className != entityName {
+            entity.append("class", token: className, origin: element.location(of: "representedClassName"))
+        }
+        if let mode { entity.append("codegen", token: mode.rawValue, origin: element.location(of: "codeGenerationType")) }
+
+        var indexes: [[String]] = []
+        var attributes = YAMLMapping()
+        for child in element.children(named: "attribute") {
+            guard let name = child["name"] else { error("an attribute without a name", at: child.location); continue }
+            checkName(name, of: entityName, at: child.location, isBool: child["attributeType"] == "Boolean")
+            let imported = importedName(name, in: entityName)
+            if let value = attribute(child, name: name, entity: entityName, renamedFrom: imported == name ? nil : name) {
+                attributes.append(imported, value, origin: child.location)
+            }
+            if child.flag("indexed") { indexes.append([imported]) }
+        }
+        if !attributes.isEmpty { entity.append("attributes", .mapping(attributes)) }
+
+        var relationships = YAMLMapping()
+        for child in element.children(named: "relationship") {
+            guard let name = child["name"] else { error("a relationship without a name", at: child.location); continue }
+            checkName(name, of: entityName, at: child.location, isBool: false)
+            let imported = importedName(name, in: entityName)
+            relationships.append(imported, .mapping(relationship(child, name: name, entity: entityName, renamed: imported != name)),
+                                 origin: child.location)
+        }
+        if !relationships.isEmpty { entity.append("relationships", .mapping(relationships)) }
+
+        var fetched = YAMLMapping()
+        for child in element.children(named: "fetchedProperty") {
+            guard let name = child["name"] else { error("a fetched property without a name", at: child.location); continue }
+            if let value = fetchedProperty(child, name: name, entity: entityName) {
+                fetched.append(importedName(name, in: entityName), value, origin: child.location)
+            }
+        }
+        if !fetched.isEmpty { entity.append("fetchedProperties", .mapping(fetched)) }
+
+        let unique = element.children(named: "uniquenessConstraints").flatMap { $0.children(named: "uniquenessConstraint") }
+            .map { $0.children(named: "constraint").compactMap { $0["value"].map { importedName($0, in: entityName) } } }
+            .filter { !$0.isEmpty }
+        if !unique.isEmpty { entity.append("unique", .sequence(Self.lists(unique)), origin: element.children(named: "uniquenessConstraints").first?.location) }
+
+        for index in element.children(named: "fetchIndex") {
+            var properties: [String] = []
+            for part in index.children(named: "fetchIndexElement") {
+                guard let property = part["property"] else {
+                    warning("fetch index '\(index["name"] ?? "")' uses an expression, which a model file cannot express; the index is not imported",
+                            at: part.location)
+                    properties = []
+                    break
+                }
+                if let type = part["type"], type != "Binary" {
+                    warning("fetch index element '\(property)' of type \(type) is imported as an ordinary (binary) index", at: part.location(of: "type"))
+                }
+                if let order = part["order"], order != "ascending" {
+                    warning("fetch index element '\(property)' is \(order) in Core Data; a model file's indexes are ascending (SQLite reads an index both ways)",
+                            at: part.location(of: "order"))
+                }
+                properties.append(importedName(property, in: entityName))
+            }
+            if !properties.isEmpty {
+                indexes.append(properties)
+                if index["name"] != nil { droppedIndexNames += 1 }
+            }
+        }
+        for compound in element.children(named: "compoundIndexes").flatMap({ $0.children(named: "compoundIndex") }) {
+            let properties = compound.children(named: "index").compactMap { $0["value"].map { importedName($0, in: entityName) } }
+            if !properties.isEmpty { indexes.append(properties) }
+        }
+        var seen: Set<[String]> = []
+        indexes = indexes.filter { seen.insert($0).inserted }
+        if !indexes.isEmpty { entity.append("indexes", .sequence(Self.lists(indexes))) }
+        if !userInfo.isEmpty { entity.append("userInfo", .mapping(userInfo)) }
+        return entity
+    }
+
+    private static func lists(_ lists: [[String]]) -> YAMLSequence {
+        YAMLSequence(lists.map { .init(.sequence(.of($0.map { .token($0) }))) })
+    }
+
+    /// Names ModelgenRuntime reserves get a new name (`value` → `storedValue`), the old one kept as renaming identifier.
+    private mutating func planRenames(_ entities: [XMLTreeElement]) {
+        for entity in entities {
+            guard let entityName = entity["name"] else { continue }
+            if let parent = entity["parentEntity"] { parents[entityName] = parent }
+            let properties = entity.children.filter { ["attribute", "relationship", "fetchedProperty"].contains($0.name) }
+            let names = Set(properties.compactMap { $0["name"] })
+            for property in properties {
+                guard let name = property["name"], SwiftNames.reservedPropertyNames.contains(name) else { continue }
+                var renamed = "stored" + name.prefix(1).uppercased() + name.dropFirst()
+                var counter = 2
+                while names.contains(renamed) { renamed = "stored\(name.prefix(1).uppercased() + name.dropFirst())\(counter)"; counter += 1 }
+                renames[entityName, default: [:]][name] = renamed
+                warning("'\(entityName).\(name)' collides with ManagedObject's member '\(name)'; imported as '\(renamed)' (renaming identifier '\(name)'): rename it in the model file if you prefer another name",
+                        at: property.location(of: "name"))
+            }
+        }
+    }
+
+    /// The imported name of a property of `entity` (or an ancestor).
+    private func importedName(_ name: String, in entity: String) -> String {
+        var current: String? = entity
+        var visited: Set<String> = []
+        while let entityName = current, visited.insert(entityName).inserted {
+            if let renamed = renames[entityName]?[name] { return renamed }
+            current = parents[entityName]
+        }
+        return name
+    }
+
+    private mutating func checkName(_ name: String, of entity: String, at location: SourceLocation, isBool: Bool) {
+        guard Self.coreDataMemberNames.contains(name) else { return }
+        let suggestion = name + (isBool ? "Flag" : "Value")
+        warning("'\(entity).\(name)' collides with NSManagedObject's '\(name)' (is\(name.prefix(1).uppercased() + name.dropFirst())) in Core Data; ModelgenRuntime accepts it, but consider renaming it to '\(suggestion)' (renaming identifier '\(name)') before using the model with Core Data again",
+                at: location)
+    }
+
+    private mutating func userInfo(_ element: XMLTreeElement) -> YAMLMapping {
+        var mapping = YAMLMapping(layout: .flowIfFits)
+        for info in element.children(named: "userInfo") {
+            for entry in info.children(named: "entry") {
+                guard let key = entry["key"] else { continue }
+                mapping.append(key, text: entry["value"] ?? "", origin: entry.location)
+            }
+        }
+        return mapping
+    }
+
+    // MARK: Attributes
+
+    private static let attributeKeys: Set<String> = [
+        "name", "optional", "transient", "attributeType", "defaultValueString", "defaultDateTimeInterval", "minValueString",
+        "maxValueString", "minDateTimeInterval", "maxDateTimeInterval", "regularExpressionString", "usesScalarValueType",
+        "customClassName", "valueTransformerName", "allowsExternalBinaryDataStorage", "derived", "derivationExpression",
+        "elementID", "indexed", "syncable",
+    ]
+
+    private mutating func attribute(_ element: XMLTreeElement, name: String, entity: String, renamedFrom: String?) -> YAMLValue? {
+        let what = "attribute '\(entity).\(name)'"
+        guard let typeName = element["attributeType"], typeName != "Undefined" else {
+            error("\(what) has no type (Core Data's Undefined, for transient values set in code); a model file needs one: choose a type in Xcode, or in the imported file",
+                  at: element.location)
+            return nil
+        }
+        guard let type = Self.attributeTypes[typeName] else {
+            error("\(what) has the Core Data type '\(typeName)', which a model file cannot express", at: element.location(of: "attributeType"))
+            return nil
+        }
+        var mapping = YAMLMapping(layout: .flowIfFits)
+        var userInfo = self.userInfo(element)
+        keepUnknown(element, known: Self.attributeKeys, in: &userInfo)
+        mapping.append("type", token: type.rawValue, origin: element.location(of: "attributeType"))
+        if element.flag("optional") { mapping.append("optional", token: "true") }
+
+        if type == .date, let interval = element["defaultDateTimeInterval"] {
+            if let iso = Self.isoDate(interval) {
+                mapping.append("default", text: iso, origin: element.location(of: "defaultDateTimeInterval"))
+            } else {
+                error("\(what): defaultDateTimeInterval '\(interval)' is not a number of seconds", at: element.location(of: "defaultDateTimeInterval"))
+            }
+        } else if let text = element["defaultValueString"] {
+            if let value = defaultValue(text, type: type, what: what, at: element.location(of: "defaultValueString")) {
+                mapping.append("default", value, origin: element.location(of: "defaultValueString"))
+            }
+        }
+        for (key, xmlName, dateName) in [("min", "minValueString", "minDateTimeInterval"), ("max", "maxValueString", "maxDateTimeInterval")] {
+            if type == .date, let interval = element[dateName], let iso = Self.isoDate(interval) {
+                mapping.append(key, text: iso, origin: element.location(of: dateName))
+            } else if let text = element[xmlName], !text.isEmpty {
+                mapping.append(key, .scalar(type == .date ? .text(text) : .token(text)), origin: element.location(of: xmlName))
+            }
+        }
+        if let regex = element["regularExpressionString"], !regex.isEmpty {
+            mapping.append("regex", text: regex, origin: element.location(of: "regularExpressionString"))
+        }
+
+        let customClass = element["customClassName"].flatMap { $0.isEmpty ? nil : $0 }
+        let transformerName = element["valueTransformerName"].flatMap { $0.isEmpty ? nil : $0 }
+        if type == .transformable {
+            mapping.append("swiftType", text: swiftType(forClass: customClass, what: what, element: element),
+                           origin: element.location(of: customClass == nil ? "attributeType" : "customClassName"))
+            if let transformerName {
+                if Self.archivingTransformers.contains(transformerName) {
+                    note("\(what) uses \(transformerName) (NSCoding archives); modelgen stores the value as Codable data instead, so data Core Data wrote is not read back",
+                         at: element.location(of: "valueTransformerName"))
+                } else if let transformer = Self.className(transformerName) {
+                    mapping.append("transformer", token: transformer, origin: element.location(of: "valueTransformerName"))
+                }
+            }
+        } else {
+            if let customClass { userInfo.append("coreData.customClassName", text: customClass) }
+            if let transformerName { userInfo.append("coreData.valueTransformerName", text: transformerName) }
+        }
+        if element.flag("allowsExternalBinaryDataStorage") {
+            if type == .binary {
+                mapping.append("externalStorage", token: "true", origin: element.location(of: "allowsExternalBinaryDataStorage"))
+            } else {
+                userInfo.append("coreData.allowsExternalBinaryDataStorage", token: "YES")
+            }
+        }
+        if element.flag("transient") { mapping.append("transient", token: "true", origin: element.location(of: "transient")) }
+        if element.flag("derived") {
+            if let expression = element["derivationExpression"], !expression.isEmpty {
+                mapping.append("derived", text: expression, origin: element.location(of: "derivationExpression"))
+            } else {
+                warning("\(what) is marked derived without an expression; imported as an ordinary attribute", at: element.location(of: "derived"))
+            }
+        }
+        if let elementID = element["elementID"], !elementID.isEmpty {
+            mapping.append("renamingIdentifier", text: elementID, origin: element.location(of: "elementID"))
+        } else if let renamedFrom {
+            mapping.append("renamingIdentifier", text: renamedFrom, origin: element.location(of: "name"))
+        }
+        if element["usesScalarValueType"] == "NO" {
+            unscalarCount += 1
+            if unscalarFirst == nil { unscalarFirst = element.location(of: "usesScalarValueType") }
+        }
+        if !userInfo.isEmpty { mapping.append("userInfo", .mapping(userInfo)) }
+
+        // The short form when only the type and optionality are left.
+        if mapping.entries.allSatisfy({ $0.key == "type" || $0.key == "optional" }) {
+            return .scalar(.token(type.rawValue + (element.flag("optional") ? "?" : "")))
+        }
+        return .mapping(mapping)
+    }
+
+    private mutating func defaultValue(_ text: String, type: AttributeType, what: String, at location: SourceLocation) -> YAMLValue? {
+        switch type {
+        case .bool:
+            switch text.lowercased() {
+            case "yes", "true": return .scalar(.token("true"))
+            case "no", "false": return .scalar(.token("false"))
+            case _ where Double(text) != nil: return .scalar(.token(Double(text) != 0 ? "true" : "false"))
+            default:
+                error("\(what): the default '\(text)' is not YES or NO", at: location)
+                return nil
+            }
+        case .int16, .int32, .int64:
+            // Xcode writes `0.0` for some integer defaults: the same whole number.
+            if Int64(text) == nil, let number = Double(text), number == number.rounded(), abs(number) < 9e15 {
+                return .scalar(.token(String(Int64(number))))
+            }
+            return .scalar(.token(text))
+        case .float, .double, .decimal:
+            return .scalar(.token(text))
+        case .string, .uuid, .uri:
+            return .scalar(.text(text))
+        case .date:
+            if let date = Self.coreDataDate(text) { return .scalar(.text(date)) }
+            warning("\(what): the default date '\(text)' is not in a form modelgen reads; not imported", at: location)
+            return nil
+        case .binary, .transformable:
+            warning("\(what): a default for a \(type.rawValue) attribute has no place in a model file; not imported", at: location)
+            return nil
+        }
+    }
+
+    private mutating func swiftType(forClass customClass: String?, what: String, element: XMLTreeElement) -> String {
+        guard let customClass, let name = Self.className(customClass) else {
+            warning("\(what) names no value class; imported with swiftType 'Data': set swiftType to the Codable type it holds",
+                    at: element.location)
+            return "Data"
+        }
+        if let bridged = Self.bridgedClasses[name] { return bridged }
+        if let collection = Self.collectionClasses[name] {
+            warning(name.hasSuffix("AttributedString")
+                    ? "\(what) holds an \(name); imported as 'String' (plain text, attributes not kept): change swiftType to a Codable type that keeps what you need"
+                    : "\(what) holds an \(name), whose element type the model does not say; imported as '\(collection)': change swiftType to the type it holds",
+                    at: element.location(of: "customClassName"))
+            return collection
+        }
+        return name
+    }
+
+    /// Seconds since 2001-01-01 GMT as an ISO 8601 date-time.
+    static func isoDate(_ interval: String) -> String? {
+        guard let seconds = Double(interval), seconds.isFinite else { return nil }
+        let formatter = ISO8601DateFormatter()
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        let date = Date(timeIntervalSinceReferenceDate: seconds)
+        if seconds != seconds.rounded() { formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds] }
+        return formatter.string(from: date)
+    }
+
+    /// Old models' `defaultValueString` for dates (`2010-01-01 00:00:00 +0000`), as ISO 8601.
+    static func coreDataDate(_ text: String) -> String? {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        for format in ["yyyy-MM-dd HH:mm:ss ZZZZZ", "yyyy-MM-dd HH:mm:ss Z", "yyyy-MM-dd'T'HH:mm:ssZZZZZ"] {
+            formatter.dateFormat = format
+            if let date = formatter.date(from: text) { return isoDate(String(date.timeIntervalSinceReferenceDate)) }
+        }
+        return nil
+    }
+
+    // MARK: Relationships
+
+    private static let relationshipKeys: Set<String> = [
+        "name", "optional", "toMany", "ordered", "minCount", "maxCount", "deletionRule", "destinationEntity",
+        "inverseName", "inverseEntity", "transient", "syncable",
+    ]
+
+    private mutating func relationship(_ element: XMLTreeElement, name: String, entity: String, renamed: Bool) -> YAMLMapping {
+        let what = "relationship '\(entity).\(name)'"
+        var mapping = YAMLMapping(layout: .flowIfFits)
+        var userInfo = self.userInfo(element)
+        var known = Self.relationshipKeys
+        if let elementID = element["elementID"], !elementID.isEmpty {
+            // A model file has renaming identifiers for attributes only; Core Data's is kept for export.
+            userInfo.append("coreData.elementID", text: elementID)
+            known.insert("elementID")
+        } else if renamed {
+            userInfo.append("coreData.elementID", text: name)
+        }
+        keepUnknown(element, known: known, in: &userInfo)
+        if let destination = element["destinationEntity"] {
+            mapping.append("destination", token: destination, origin: element.location(of: "destinationEntity"))
+        } else {
+            error("\(what) has no destination entity", at: element.location)
+        }
+        let toMany = element.flag("toMany")
+        if toMany { mapping.append("toMany", token: "true", origin: element.location(of: "toMany")) }
+        if element.flag("ordered") {
+            if toMany { mapping.append("ordered", token: "true", origin: element.location(of: "ordered")) } else {
+                warning("\(what) is to-one; 'ordered' applies to to-many relationships and is not imported", at: element.location(of: "ordered"))
+            }
+        }
+        if let inverse = element["inverseName"], !inverse.isEmpty {
+            let owner = element["inverseEntity"] ?? element["destinationEntity"] ?? ""
+            mapping.append("inverse", token: importedName(inverse, in: owner), origin: element.location(of: "inverseName"))
+        }
+        switch element["deletionRule"] {
+        case nil, "Nullify": break
+        case "Cascade": mapping.append("deleteRule", token: "cascade", origin: element.location(of: "deletionRule"))
+        case "Deny": mapping.append("deleteRule", token: "deny", origin: element.location(of: "deletionRule"))
+        case "No Action": mapping.append("deleteRule", token: "noAction", origin: element.location(of: "deletionRule"))
+        case let other?:
+            error("\(what): unknown deletion rule '\(other)'", at: element.location(of: "deletionRule"))
+        }
+        if !element.flag("optional") { mapping.append("optional", token: "false", origin: element.location) }
+        if toMany {
+            if let min = element["minCount"], min != "0" { mapping.append("min", token: min, origin: element.location(of: "minCount")) }
+            if let max = element["maxCount"], max != "0" { mapping.append("max", token: max, origin: element.location(of: "maxCount")) }
+        } else if let max = element["maxCount"], max != "1" {
+            warning("\(what) is to-one with maxCount \(max); imported as to-one", at: element.location(of: "maxCount"))
+        }
+        if element.flag("transient") { mapping.append("transient", token: "true", origin: element.location(of: "transient")) }
+        if !userInfo.isEmpty { mapping.append("userInfo", .mapping(userInfo)) }
+        return mapping
+    }
+
+    // MARK: Fetching
+
+    private mutating func fetchedProperty(_ element: XMLTreeElement, name: String, entity: String) -> YAMLValue? {
+        let what = "fetched property '\(entity).\(name)'"
+        guard let request = element.children(named: "fetchRequest").first, let destination = request["entity"] else {
+            error("\(what) has no fetch request naming its destination", at: element.location)
+            return nil
+        }
+        var mapping = YAMLMapping(layout: .flowIfFits)
+        var userInfo = self.userInfo(element)
+        keepUnknown(element, known: ["name", "optional", "syncable"], in: &userInfo)
+        keepNothing(request, known: ["name", "entity", "predicateString"], what: what)
+        mapping.append("destination", token: destination, origin: request.location(of: "entity"))
+        if let predicate = request["predicateString"], !predicate.isEmpty {
+            mapping.append("predicate", text: predicate, origin: request.location(of: "predicateString"))
+        }
+        if !userInfo.isEmpty { mapping.append("userInfo", .mapping(userInfo)) }
+        return .mapping(mapping)
+    }
+
+    /// Fetch request flags a template keeps the Core Data default of; anything else is reported.
+    private static let templateDefaults: [String: String] = [
+        "resultType": "0", "includeSubentities": "YES", "includesSubentities": "YES", "includePropertyValues": "YES",
+        "includesPendingChanges": "YES", "returnObjectsAsFaults": "YES", "returnDistinctResults": "NO",
+        "returnsDistinctResults": "NO", "fetchBatchSize": "0",
+    ]
+
+    private mutating func fetchRequest(_ element: XMLTreeElement) -> (String, YAMLValue)? {
+        guard var name = element["name"], let entity = element["entity"] else {
+            error("a fetch request needs a name and an entity", at: element.location)
+            return nil
+        }
+        if let first = name.first, first.isUppercase {
+            let renamed = name.prefix(1).lowercased() + name.dropFirst()
+            warning("fetch request '\(name)' is imported as '\(renamed)': its name becomes a generated function", at: element.location(of: "name"))
+            name = renamed
+        }
+        var mapping = YAMLMapping(layout: .block)
+        mapping.append("entity", token: entity, origin: element.location(of: "entity"))
+        if let predicate = element["predicateString"], !predicate.isEmpty {
+            mapping.append("predicate", text: predicate, origin: element.location(of: "predicateString"))
+        }
+        if let limit = element["fetchLimit"], limit != "0" { mapping.append("limit", token: limit, origin: element.location(of: "fetchLimit")) }
+        if let offset = element["fetchOffset"], offset != "0" { mapping.append("offset", token: offset, origin: element.location(of: "fetchOffset")) }
+        for key in element.attributes.keys.sorted() where !["name", "entity", "predicateString", "fetchLimit", "fetchOffset"].contains(key) {
+            let value = element[key] ?? ""
+            if let standard = Self.templateDefaults[key] {
+                if value != standard {
+                    warning("fetch request '\(name)': \(key)=\"\(value)\" has no place in a model file (templates return objects, include subentities and pending changes); not imported",
+                            at: element.location(of: key))
+                }
+            } else {
+                warning("fetch request '\(name)': unknown attribute '\(key)' is not imported", at: element.location(of: key))
+            }
+        }
+        return (name, .mapping(mapping))
+    }
+}
