@@ -4,12 +4,15 @@
 public struct YAMLDocument: Sendable {
     /// The root mapping.
     public var root: YAMLMapping
+    /// Comments before the first entry (a file header), kept at the top whatever entry comes first.
+    public var headerComments: [String] = []
     /// Comments after the last entry.
     public var trailingComments: [String] = []
 
     /// A document with this root.
-    public init(root: YAMLMapping, trailingComments: [String] = []) {
+    public init(root: YAMLMapping, headerComments: [String] = [], trailingComments: [String] = []) {
         self.root = root
+        self.headerComments = headerComments
         self.trailingComments = trailingComments
     }
 }
@@ -29,6 +32,8 @@ public struct YAMLScalar: Sendable, Equatable {
         case token
         /// Free text: plain only when it reads as words, otherwise quoted; several lines become a `|` block.
         case text
+        /// An expression in another language (predicates, derivations, regular expressions): always quoted.
+        case expression
     }
 
     /// The scalar's value.

@@ -3,11 +3,12 @@
 /// scalars plain where YAML reads them back unchanged and quoted otherwise, comments where they were.
 public struct YAMLDocumentWriter {
     /// The longest line a flow collection may make.
-    public static let lineWidth = 100
+    public static let lineWidth = 120
 
     /// The text, and for each 1-based output line that starts an entry with an origin, that origin.
     public static func write(_ document: YAMLDocument) -> (text: String, origins: [Int: SourceLocation]) {
         var writer = YAMLDocumentWriter()
+        for comment in document.headerComments { writer.lines.append("#" + comment) }
         writer.writeMapping(document.root, indent: 0, firstLinePrefix: nil)
         for comment in document.trailingComments { writer.lines.append("#" + comment) }
         return (writer.lines.joined(separator: "\n") + "\n", writer.origins)
@@ -21,9 +22,8 @@ public struct YAMLDocumentWriter {
     private mutating func writeMapping(_ mapping: YAMLMapping, indent: Int, firstLinePrefix: String?) {
         let pad = String(repeating: " ", count: indent)
         for (index, entry) in mapping.entries.enumerated() {
-            let flow = Self.flowText(entry.value)
-            let isBlock = flow == nil || !fits(pad + Self.key(entry.key) + ": " + (flow ?? ""), entry.comments.trailing)
-            if mapping.spacesBlocks, index > 0, isBlock || Self.isCollection(entry.value) { lines.append("") }
+            if mapping.spacesBlocks, index > 0,
+               Self.isCollection(entry.value) || Self.isCollection(mapping.entries[index - 1].value) { lines.append("") }
             for comment in entry.comments.leading { lines.append(pad + "#" + comment) }
             let prefix = (index == 0 ? firstLinePrefix ?? pad : pad) + Self.key(entry.key) + ":"
             if let origin = entry.origin { origins[lines.count + 1] = origin }
@@ -45,7 +45,7 @@ public struct YAMLDocumentWriter {
         case .mapping(let mapping):
             if mapping.isEmpty {
                 lines.append(prefix + " {}" + comment)
-            } else if mapping.layout == .flowIfFits, let flow = Self.flowText(value), fits(prefix + " " + flow, trailing) {
+            } else if mapping.layout == .flowIfFits, let flow = Self.flowText(value), fits(prefix + " " + flow) {
                 lines.append(prefix + " " + flow + comment)
             } else {
                 lines.append(prefix + comment)
@@ -54,7 +54,7 @@ public struct YAMLDocumentWriter {
         case .sequence(let sequence):
             if sequence.items.isEmpty {
                 lines.append(prefix + " []" + comment)
-            } else if sequence.layout == .flowIfFits, let flow = Self.flowText(value), fits(prefix + " " + flow, trailing) {
+            } else if sequence.layout == .flowIfFits, let flow = Self.flowText(value), fits(prefix + " " + flow) {
                 lines.append(prefix + " " + flow + comment)
             } else {
                 lines.append(prefix + comment)
@@ -62,7 +62,7 @@ public struct YAMLDocumentWriter {
                 for item in sequence.items {
                     for leading in item.comments.leading { lines.append(pad + "#" + leading) }
                     if case .mapping(let mapping) = item.value, !mapping.isEmpty, Self.flowText(item.value) == nil
-                        || !fits(pad + "- " + (Self.flowText(item.value) ?? ""), item.comments.trailing) {
+                        || !fits(pad + "- " + (Self.flowText(item.value) ?? "")) {
                         // `- key: value` with the mapping's other keys under the first.
                         var mapping = mapping
                         if let trailing = item.comments.trailing, mapping.entries[0].comments.trailing == nil {
@@ -77,16 +77,13 @@ public struct YAMLDocumentWriter {
         }
     }
 
-    private func fits(_ line: String, _ trailing: String?) -> Bool {
+    private func fits(_ line: String) -> Bool {
         line.count <= Self.lineWidth
     }
 
     private static func isCollection(_ value: YAMLValue) -> Bool {
-        switch value {
-        case .scalar: return false
-        case .mapping(let m): return !m.isEmpty && m.layout == .block
-        case .sequence: return false
-        }
+        if case .scalar = value { return false }
+        return true
     }
 
     // MARK: Flow layout
@@ -132,6 +129,8 @@ public struct YAMLDocumentWriter {
             return isPlainSafe(scalar.value, inFlow: inFlow) ? scalar.value : quoted(scalar.value)
         case .text:
             return readsAsWords(scalar.value) && isPlainSafe(scalar.value, inFlow: inFlow) ? scalar.value : quoted(scalar.value)
+        case .expression:
+            return quoted(scalar.value)
         }
     }
 

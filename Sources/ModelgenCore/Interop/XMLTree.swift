@@ -57,6 +57,7 @@ public enum XMLTreeReader {
         parser.shouldResolveExternalEntities = false
         builder.parser = parser
         let ok = parser.parse()
+        if let problem = builder.problem { return .failure(problem) }
         if ok, let root = builder.root { return .success(root) }
         let line = max(parser.lineNumber, 1), column = max(parser.columnNumber, 1)
         let reason = (parser.parserError as NSError?).map { describe($0) } ?? "the document has no root element"
@@ -83,6 +84,8 @@ public enum XMLTreeReader {
         weak var parser: XMLParser?
         var stack: [XMLTreeElement] = []
         var root: XMLTreeElement?
+        /// The first well-formedness problem FoundationXML let through.
+        var problem: Diagnostic?
 
         init(path: String, text: String) {
             self.path = path
@@ -102,7 +105,18 @@ public enum XMLTreeReader {
         }
 
         func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName qName: String?) {
-            stack.removeLast()
+            // FoundationXML on Linux reports some mismatched tags as ends of the open element: check them here.
+            if let open = stack.last, open.name != elementName, problem == nil {
+                problem = Diagnostic(.error, "not well-formed XML: </\(elementName)> closes <\(open.name)> (opened at line \(open.location.line))",
+                                     at: SourceLocation(file: path, line: max(parser.lineNumber, 1), column: max(parser.columnNumber, 1)))
+            }
+            if !stack.isEmpty { stack.removeLast() }
+        }
+
+        func parserDidEndDocument(_ parser: XMLParser) {
+            if let open = stack.last, problem == nil {
+                problem = Diagnostic(.error, "not well-formed XML: <\(open.name)> is never closed", at: open.location)
+            }
         }
 
         /// The position of `<name` at or before where libxml2 says the tag ends, and the tag's text.

@@ -31,10 +31,8 @@ public enum XcodeModelImport {
     public static func convert(data: Data, contentsPath: String, modelName: String, source: String,
                                options: XcodeModelImporter.Options = .init()) -> Outcome {
         let result = XcodeModelImporter.importModel(data: data, path: contentsPath, defaultName: modelName, options: options)
-        guard var document = result.document else { return Outcome(text: nil, diagnostics: result.diagnostics) }
-        if !document.root.entries.isEmpty {
-            document.root.entries[0].comments.leading = [" Imported from \(source) by modelgen import."]
-        }
+        guard var document = result.document.map(ModelDocumentCanonicalizer.canonical) else { return Outcome(text: nil, diagnostics: result.diagnostics) }
+        document.headerComments = [" Imported from \(source) by modelgen import."]
         let (text, origins) = YAMLDocumentWriter.write(document)
         let check = ModelCheck.run(text: text, path: "imported.model.yaml")
         let originLines = origins.keys.sorted()

@@ -299,6 +299,7 @@ public struct XcodeModelImporter {
         var seen: Set<[String]> = []
         indexes = indexes.filter { seen.insert($0).inserted }
         if !indexes.isEmpty { entity.append("indexes", .sequence(Self.lists(indexes))) }
+        restore(["doc"], from: element, into: &entity)
         if !userInfo.isEmpty { entity.append("userInfo", .mapping(userInfo)) }
         return entity
     }
@@ -344,15 +345,42 @@ public struct XcodeModelImporter {
                 at: location)
     }
 
+    /// The element's userInfo entries, without the `modelgen.<key>` entries an export wrote (see `modelgenFields`).
     private mutating func userInfo(_ element: XMLTreeElement) -> YAMLMapping {
         var mapping = YAMLMapping(layout: .flowIfFits)
         for info in element.children(named: "userInfo") {
             for entry in info.children(named: "entry") {
-                guard let key = entry["key"] else { continue }
+                guard let key = entry["key"], !key.hasPrefix("modelgen.") else { continue }
                 mapping.append(key, text: entry["value"] ?? "", origin: entry.location)
             }
         }
         return mapping
+    }
+
+    /// Fields of a model file Core Data has no place for, as `modelgen export` keeps them in userInfo
+    /// (`modelgen.doc`, `modelgen.swiftType`, `modelgen.inverse`, `modelgen.sort`).
+    private func modelgenFields(_ element: XMLTreeElement) -> [String: (value: String, location: SourceLocation)] {
+        var fields: [String: (String, SourceLocation)] = [:]
+        for entry in element.children(named: "userInfo").flatMap({ $0.children(named: "entry") }) {
+            guard let key = entry["key"], key.hasPrefix("modelgen.") else { continue }
+            fields[String(key.dropFirst("modelgen.".count))] = (entry["value"] ?? "", entry.location)
+        }
+        return fields
+    }
+
+    /// Appends the exported `doc` (and other `modelgen.` fields named in `keys`) back as keys of the mapping.
+    private func restore(_ keys: [String], from element: XMLTreeElement, into mapping: inout YAMLMapping) {
+        let fields = modelgenFields(element)
+        for key in keys {
+            guard let field = fields[key] else { continue }
+            switch key {
+            case "sort":
+                let parts = field.value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+                mapping.append(key, .sequence(.of(parts.map { .text($0) })), origin: field.location)
+            case "inverse", "swiftType": mapping.append(key, token: field.value, origin: field.location)
+            default: mapping.append(key, text: field.value, origin: field.location)
+            }
+        }
     }
 
     // MARK: Attributes
@@ -444,6 +472,7 @@ public struct XcodeModelImporter {
             unscalarCount += 1
             if unscalarFirst == nil { unscalarFirst = element.location(of: "usesScalarValueType") }
         }
+        restore(["swiftType", "doc"], from: element, into: &mapping)
         if !userInfo.isEmpty { mapping.append("userInfo", .mapping(userInfo)) }
 
         // The short form when only the type and optionality are left.
@@ -574,6 +603,7 @@ public struct XcodeModelImporter {
             warning("\(what) is to-one with maxCount \(max); imported as to-one", at: element.location(of: "maxCount"))
         }
         if element.flag("transient") { mapping.append("transient", token: "true", origin: element.location(of: "transient")) }
+        restore(["inverse", "doc"], from: element, into: &mapping)
         if !userInfo.isEmpty { mapping.append("userInfo", .mapping(userInfo)) }
         return mapping
     }
@@ -594,6 +624,7 @@ public struct XcodeModelImporter {
         if let predicate = request["predicateString"], !predicate.isEmpty {
             mapping.append("predicate", text: predicate, origin: request.location(of: "predicateString"))
         }
+        restore(["sort", "doc"], from: element, into: &mapping)
         if !userInfo.isEmpty { mapping.append("userInfo", .mapping(userInfo)) }
         return .mapping(mapping)
     }

@@ -1,0 +1,99 @@
+import Foundation
+import Testing
+@testable import ModelgenCore
+
+@Suite struct FormatterTests {
+    static let messy = """
+        # The model's header comment.
+        entities:
+          Post:   # posts
+            relationships:
+              author: {inverse: posts, destination: Author}
+            attributes:
+              title: {type: string}
+              # a leading comment
+              rating: {max: 5, type: int16, min: 0, default: 0}  # stars
+              note: {type: string, optional: true}
+              body:
+                type: string
+                doc: |
+                  Markdown; a # here is text.
+                  Second line.
+              slug: {regex: "^[a-z-]+$ #x", type: string}
+          Author:
+            attributes: {name: 'string'}
+            relationships:
+              posts: {toMany: true, destination: Post, inverse: author}
+        model: Blog
+        # the end
+        """
+
+    static let expected = """
+        # The model's header comment.
+        model: Blog
+
+        entities:
+          Post:  # posts
+            attributes:
+              title: string
+              # a leading comment
+              rating: { type: int16, default: 0, min: 0, max: 5 }  # stars
+              note: string?
+              body:
+                type: string
+                doc: |
+                  Markdown; a # here is text.
+                  Second line.
+              slug: { type: string, regex: '^[a-z-]+$ #x' }
+            relationships:
+              author: { destination: Author, inverse: posts }
+
+          Author:
+            attributes:
+              name: string
+            relationships:
+              posts: { destination: Post, toMany: true, inverse: author }
+        # the end
+
+        """
+
+    func format(_ text: String) throws -> String {
+        try ModelFormatter.format(data: Data(text.utf8), path: "m.model.yaml").get()
+    }
+
+    @Test func canonicalLayoutKeepsEveryComment() throws {
+        let formatted = try format(Self.messy)
+        #expect(formatted == Self.expected, "\(UnifiedDiff.diff(old: Self.expected, new: formatted, oldName: "expected", newName: "formatted"))")
+        #expect(try format(formatted) == formatted, "formatting twice changes nothing")
+    }
+
+    @Test(arguments: ["Examples/Blog/Blog.model.yaml", "Examples/Graphics/Graphics.model.yaml"])
+    func formattingKeepsTheModel(_ path: String) throws {
+        let original = try Data(contentsOf: packageRoot.appendingPathComponent(path))
+        let formatted = try ModelFormatter.format(data: original, path: path).get()
+        #expect(try format(formatted) == formatted)
+        // The same model: the Core Data export (every field of the model) is byte for byte the same.
+        let before = try #require(ModelCheck.run(data: original, path: path).model)
+        let after = try #require(ModelCheck.run(text: formatted, path: path).model)
+        #expect(XcodeModelExporter.export(before).xml == XcodeModelExporter.export(after).xml)
+        let comments = { (text: String) -> [String] in
+            text.split(separator: "\n").compactMap { line in line.range(of: "# ").map { String(line[$0.lowerBound...]) } }
+        }
+        #expect(comments(String(decoding: original, as: UTF8.self)).sorted() == comments(formatted).sorted())
+    }
+
+    @Test func refusesWhatItCannotRewrite() throws {
+        let aliased = "model: A\nentities:\n  P: &p\n    attributes: { a: string }\n  Q: *p\n"
+        guard case .failure(let problems) = ModelFormatter.format(data: Data(aliased.utf8), path: "a.model.yaml") else {
+            Issue.record("an aliased file was formatted")
+            return
+        }
+        #expect(problems.all.first?.description.contains("a.model.yaml:3:6: error: format does not rewrite files that use YAML anchors") == true,
+                "\(problems.all)")
+        guard case .failure(let errors) = ModelFormatter.format(data: Data("model: A\nentities:\n  P: { atributes: {} }\n".utf8), path: "b.model.yaml") else {
+            Issue.record("a file with an unknown key was formatted")
+            return
+        }
+        #expect(errors.all.contains { $0.message.contains("unknown key 'atributes'") })
+    }
+}

@@ -1,0 +1,179 @@
+import Foundation
+import Testing
+@testable import ModelgenCore
+
+@Suite struct XcodeInteropTests {
+    /// Every field the format has, in canonical layout (what `modelgen format` writes), with nothing Core Data lacks a place for.
+    static let everything = """
+        model: Shop
+
+        entities:
+          Item:
+            doc: Anything that is sold.
+            abstract: true
+            attributes:
+              name: { type: string, default: unnamed, min: 1, max: 80, regex: '^[A-Za-z ]+$', renamingIdentifier: title }
+              price: { type: decimal, default: 9.99 }
+              createdAt: { type: date, default: '2024-05-01T09:30:00Z' }
+              status: { type: int16, default: 0, swiftType: ItemStatus, doc: Where the item is in its life. }
+              photo: { type: binary, optional: true, externalStorage: true }
+              lowerName: { type: string, optional: true, derived: 'lowercase:(name)' }
+              cached: { type: string, optional: true, transient: true }
+              tags: { type: transformable, swiftType: '[String]', userInfo: { source: legacy } }
+              box: { type: transformable, swiftType: Box, transformer: BoxTransformer }
+              id: uuid
+              link: uri?
+              weight: { type: double, default: 0.5 }
+              count: { type: int64, default: 0 }
+              flag: { type: bool, default: true }
+            relationships:
+              shelf: { destination: Shelf, inverse: items, optional: false, doc: Where it is stored. }
+              related: { destination: Item, toMany: true, inverse: none, max: 5 }
+            fetchedProperties:
+              cheaper: { destination: Item, predicate: 'ANY related == $FETCH_SOURCE AND price > 0', sort: [price desc, name] }
+            unique: [[id]]
+            indexes: [[name], [createdAt, name]]
+            userInfo: { owner: shop }
+
+          Book:
+            parent: Item
+            class: ShopBook
+            codegen: none
+            attributes:
+              pages: { type: int32, default: 1 }
+
+          Shelf:
+            codegen: extension
+            attributes:
+              label: string
+            relationships:
+              items: { destination: Item, toMany: true, ordered: true, inverse: shelf, deleteRule: deny, min: 1 }
+
+        fetchRequests:
+          cheapItems:
+            entity: Item
+            predicate: 'price < $LIMIT'
+            limit: 10
+            offset: 2
+
+        configurations:
+          Local: [Item, Book, Shelf]
+
+        """
+
+    func roundTrip(_ text: String, name: String) throws -> (xml: String, imported: XcodeModelImport.Outcome, export: XcodeModelExporter.Result) {
+        let model = try #require(ModelCheck.run(text: text, path: "\(name).model.yaml").model)
+        let export = XcodeModelExporter.export(model)
+        let imported = XcodeModelImport.convert(data: Data(export.xml.utf8), contentsPath: "\(name).xcdatamodel/contents",
+                                                modelName: name, source: "\(name).xcdatamodel")
+        return (export.xml, imported, export)
+    }
+
+    /// The import's text without its header comment.
+    func body(_ text: String?) -> String {
+        (text ?? "").split(separator: "\n", omittingEmptySubsequences: false).drop { $0.hasPrefix("#") }.joined(separator: "\n")
+    }
+
+    @Test func importOfAnExportGivesBackTheSameModel() throws {
+        #expect(try ModelFormatter.format(data: Data(Self.everything.utf8), path: "Shop.model.yaml").get() == Self.everything,
+                "the fixture is in canonical layout")
+        let (xml, imported, export) = try roundTrip(Self.everything, name: "Shop")
+        #expect(export.diagnostics.isEmpty, "\(export.diagnostics)")
+        #expect(!imported.hasErrors, "\(imported.diagnostics)")
+        let text = body(imported.text)
+        #expect(text == Self.everything, "\(UnifiedDiff.diff(old: Self.everything, new: text, oldName: "original", newName: "imported"))")
+        #expect(xml.contains("<attribute name=\"name\" attributeType=\"String\" minValueString=\"1\" maxValueString=\"80\""))
+        #expect(xml.contains("elementID=\"title\""))
+        #expect(xml.contains("<entity name=\"Shelf\" representedClassName=\"Shelf\" syncable=\"YES\" codeGenerationType=\"category\">"))
+    }
+
+    @Test(arguments: ["Examples/Blog/Blog.model.yaml", "Examples/Graphics/Graphics.model.yaml"])
+    func examplesSurviveARoundTrip(_ path: String) throws {
+        let text = try String(contentsOf: packageRoot.appendingPathComponent(path), encoding: .utf8)
+        let name = URL(fileURLWithPath: path).deletingPathExtension().deletingPathExtension().lastPathComponent
+        let (xml, imported, export) = try roundTrip(text, name: name)
+        #expect(!imported.hasErrors, "\(imported.diagnostics)")
+        // Only what Core Data has no place for is reported: template sorts and docs, model options.
+        for diagnostic in export.diagnostics {
+            #expect(diagnostic.message.contains("sort") || diagnostic.message.contains("'doc'") || diagnostic.message.contains("options."),
+                    "\(diagnostic)")
+        }
+        // Export of the import is the same XML: nothing else was lost on the way.
+        let again = try #require(ModelCheck.run(text: imported.text ?? "", path: "again.model.yaml").model)
+        #expect(XcodeModelExporter.export(again).xml == xml)
+    }
+
+    @Test func aCurrentVersionIsFoundAndVersionsCanBeChosen() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("xcmodel-\(UUID().uuidString)/Shop.xcdatamodeld")
+        defer { try? FileManager.default.removeItem(at: root.deletingLastPathComponent()) }
+        for version in ["Shop", "Shop 2"] {
+            let bundle = root.appendingPathComponent("\(version).xcdatamodel")
+            try FileManager.default.createDirectory(at: bundle, withIntermediateDirectories: true)
+            let xml = """
+                <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+                <model type="com.apple.IDECoreDataModeler.DataModel">
+                    <entity name="\(version == "Shop" ? "Old" : "New")" representedClassName="Shop.Thing" codeGenerationType="class">
+                        <attribute name="title" attributeType="String"/>
+                    </entity>
+                </model>
+                """
+            try xml.write(to: bundle.appendingPathComponent("contents"), atomically: true, encoding: .utf8)
+        }
+        let plist = """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+            <plist version="1.0"><dict><key>_XCCurrentVersionName</key><string>Shop 2.xcdatamodel</string></dict></plist>
+            """
+        try plist.write(to: root.appendingPathComponent(".xccurrentversion"), atomically: true, encoding: .utf8)
+
+        let current = XcodeModelImport.run(path: root.path)
+        #expect(current.text?.contains("  New:\n    class: Thing\n") == true, "\(current.text ?? "")\(current.diagnostics)")
+        #expect(current.text?.contains("model: Shop\n") == true)
+        let old = XcodeModelImport.run(path: root.path, version: "Shop")
+        #expect(old.text?.contains("  Old:\n") == true)
+        let missing = XcodeModelImport.run(path: root.path, version: "Shop 3")
+        #expect(missing.diagnostics.first?.message == "no version 'Shop 3' in this model; it has 'Shop 2.xcdatamodel', 'Shop.xcdatamodel'")
+    }
+
+    @Test func badXMLAndUnsupportedTypesAreErrorsAtTheirPosition() {
+        let broken = XcodeModelImport.convert(data: Data("<model>\n  <entity name=\"A\">\n</model>\n".utf8), contentsPath: "m/contents",
+                                              modelName: "M", source: "m")
+        #expect(broken.text == nil)
+        #expect(broken.diagnostics.first?.severity == .error && broken.diagnostics.first?.message.hasPrefix("not well-formed XML") == true,
+                "\(broken.diagnostics)")
+
+        let xml = """
+            <model>
+                <entity name="A" representedClassName="A" codeGenerationType="class">
+                    <attribute name="value" attributeType="String"/>
+                    <attribute name="blob" optional="YES" transient="YES" attributeType="Undefined"/>
+                </entity>
+            </model>
+            """
+        let result = XcodeModelImport.convert(data: Data(xml.utf8), contentsPath: "m/contents", modelName: "M", source: "m")
+        #expect(result.text == nil)
+        #expect(result.diagnostics.map(\.description) == [
+            "m/contents:3:20: warning: 'A.value' collides with ManagedObject's member 'value'; imported as 'storedValue' (renaming identifier 'value'): rename it in the model file if you prefer another name",
+            "m/contents:4:9: error: attribute 'A.blob' has no type (Core Data's Undefined, for transient values set in code); a model file needs one: choose a type in Xcode, or in the imported file",
+        ])
+    }
+
+    @Test func reservedNamesAreRenamedWithTheirInverses() throws {
+        let xml = """
+            <model>
+                <entity name="A" representedClassName="A" codeGenerationType="class">
+                    <attribute name="value" attributeType="Double" defaultValueString="0.0"/>
+                    <relationship name="entity" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="B" inverseName="owners" inverseEntity="B"/>
+                </entity>
+                <entity name="B" representedClassName="B" codeGenerationType="class">
+                    <relationship name="owners" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="A" inverseName="entity" inverseEntity="A"/>
+                </entity>
+            </model>
+            """
+        let result = XcodeModelImport.convert(data: Data(xml.utf8), contentsPath: "m/contents", modelName: "M", source: "m")
+        let text = try #require(result.text, "\(result.diagnostics)")
+        #expect(text.contains("storedValue: { type: double, default: 0.0, renamingIdentifier: value }"))
+        #expect(text.contains("storedEntity: { destination: B, inverse: owners, userInfo: { coreData.elementID: entity } }"))
+        #expect(text.contains("owners: { destination: A, toMany: true, inverse: storedEntity }"))
+    }
+}
