@@ -191,12 +191,17 @@ public enum XcodeModelExporter {
             if let renaming = attribute.renamingIdentifier { xml.append(("elementID", renaming.value)) }
             let (info, extra) = XcodeModelExporter.split(attribute.userInfo, modelgen: ["swiftType": swiftType, "doc": attribute.doc])
             xml += extra
-            if info.isEmpty {
-                empty(2, "attribute", xml)
+            property(2, "attribute", xml, userInfo: info)
+        }
+
+        /// A property element: empty, or holding its userInfo.
+        mutating func property(_ depth: Int, _ name: String, _ attributes: [(String, String)], userInfo entries: [(String, String)]) {
+            if entries.isEmpty {
+                empty(depth, name, attributes)
             } else {
-                open(2, "attribute", xml)
-                userInfo(3, info)
-                close(2, "attribute")
+                open(depth, name, attributes)
+                userInfo(depth + 1, entries)
+                close(depth, name)
             }
         }
 
@@ -231,13 +236,7 @@ public enum XcodeModelExporter {
             }
             let (info, extra) = XcodeModelExporter.split(relationship.userInfo, modelgen: ["inverse": oneWay, "doc": relationship.doc])
             xml += extra
-            if info.isEmpty {
-                empty(2, "relationship", xml)
-            } else {
-                open(2, "relationship", xml)
-                userInfo(3, info)
-                close(2, "relationship")
-            }
+            property(2, "relationship", xml, userInfo: info)
         }
 
         /// The entity (the destination or an ancestor) that declares the inverse relationship.
