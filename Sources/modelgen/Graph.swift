@@ -32,16 +32,6 @@ struct Graph: ParsableCommand {
     func run() throws {
         let checks = try ModelInputOptions.checkAll([model], format: diagnostics, strict: false)
         guard let parsed = checks.first?.model else { throw ExitCode(1) }
-        let text = ModelGraph.render(parsed, format: format)
-        if let output {
-            do {
-                try Data(text.utf8).write(to: URL(fileURLWithPath: output))
-            } catch {
-                FileHandle.standardError.write(Data("error: cannot write '\(output)': \(ModelFileChecker.reason(error))\n".utf8))
-                throw ExitCode(2)
-            }
-        } else {
-            print(text, terminator: "")
-        }
+        try CommandOutput.write(ModelGraph.render(parsed, format: format), to: output)
     }
 }

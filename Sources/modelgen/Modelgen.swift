@@ -78,9 +78,7 @@ enum ProjectFile {
     static func load(_ path: String, format: DiagnosticFormat) throws -> ProjectConfig? {
         guard let data = FileManager.default.contents(atPath: path) else { return nil }
         let (config, diagnostics) = ProjectConfig.parse(data: data, path: path)
-        let renderer = DiagnosticRenderer(format: format)
-        let handle = format == .text ? FileHandle.standardError : FileHandle.standardOutput
-        for diagnostic in diagnostics { handle.write(Data(renderer.render(diagnostic).utf8)) }
+        DiagnosticPrinter(format: format).print(diagnostics)
         guard let config else { throw ExitCode(1) }
         return config
     }

@@ -18,16 +18,24 @@ func modelgenBinary() -> URL {
 }
 
 func modelgen(_ arguments: [String], in directory: URL? = nil) throws -> Run {
+    try runProcess(modelgenBinary(), arguments, in: directory)
+}
+
+/// Runs a program, reading its standard error while it runs so a chatty process cannot fill the pipe and stall.
+func runProcess(_ executable: URL, _ arguments: [String], in directory: URL? = nil) throws -> Run {
     let process = Process()
-    process.executableURL = modelgenBinary()
+    process.executableURL = executable
     process.arguments = arguments
     if let directory { process.currentDirectoryURL = directory }
     let out = Pipe(), err = Pipe()
     process.standardOutput = out
     process.standardError = err
     try process.run()
+    let group = DispatchGroup()
+    nonisolated(unsafe) var stderr = Data()
+    DispatchQueue.global().async(group: group) { stderr = err.fileHandleForReading.readDataToEndOfFile() }
     let stdout = out.fileHandleForReading.readDataToEndOfFile()
-    let stderr = err.fileHandleForReading.readDataToEndOfFile()
+    group.wait()
     process.waitUntilExit()
     return Run(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
 }

@@ -90,10 +90,10 @@ import Testing
 
             """
         try manifest.write(to: work.appendingPathComponent("Package.swift"), atomically: true, encoding: .utf8)
-        let build = try Self.run("/usr/bin/env", ["swift", "build", "--package-path", work.path], in: work)
+        let build = try runProcess(URL(fileURLWithPath: "/usr/bin/env"), ["swift", "build", "--package-path", work.path], in: work)
         #expect(build.status == 0, "swift build of the generated code:\n\(build.stdout.suffix(6000))\n\(build.stderr.suffix(3000))")
         guard build.status == 0 else { return }
-        let binaries = try Self.run("/usr/bin/env", ["swift", "build", "--package-path", work.path, "--show-bin-path"], in: work)
+        let binaries = try runProcess(URL(fileURLWithPath: "/usr/bin/env"), ["swift", "build", "--package-path", work.path, "--show-bin-path"], in: work)
             .stdout.trimmingCharacters(in: .whitespacesAndNewlines)
 
         for target in targets {
@@ -102,7 +102,7 @@ import Testing
                 for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: store.path + suffix) }
                 try? FileManager.default.removeItem(atPath: store.path + "-external")
             }
-            let result = try Self.run(binaries + "/" + target, [store.path], in: work)
+            let result = try runProcess(URL(fileURLWithPath: binaries + "/" + target), [store.path], in: work)
             #expect(result.status == 0, "\(target): \(result.stdout)\n\(result.stderr)")
             #expect(result.stdout.components(separatedBy: "inserted, saved and fetched back").count == 3, "\(target): \(result.stdout)")
         }
@@ -149,37 +149,4 @@ import Testing
 
             """
     }
-
-    static func run(_ executable: String, _ arguments: [String], in directory: URL) throws -> Run {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.currentDirectoryURL = directory
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        // Read both pipes while the process runs, so a chatty build cannot fill one and stall.
-        let errData = Locked(Data())
-        let reader = Thread { errData.value = err.fileHandleForReading.readDataToEndOfFile() }
-        reader.start()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        while !errData.done { usleep(1000) }
-        return Run(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-                   stderr: String(decoding: errData.value, as: UTF8.self))
-    }
-}
-
-/// A value written by one thread and read by another once `done`.
-final class Locked<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: Value
-    private var finished = false
-    init(_ value: Value) { stored = value }
-    var value: Value {
-        get { lock.withLock { stored } }
-        set { lock.withLock { stored = newValue; finished = true } }
-    }
-    var done: Bool { lock.withLock { finished } }
 }
