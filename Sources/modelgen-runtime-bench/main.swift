@@ -40,6 +40,10 @@ let model = try ManagedObjectModel(name: "Bench", entities: [
     ]),
 ])
 
+/// Sections to run (`modelgen-runtime-bench [access] [memory] [sqlite] [batch]`); all when none is named.
+let sections = Set(CommandLine.arguments.dropFirst())
+func runs(_ section: String) -> Bool { sections.isEmpty || sections.contains(section) }
+
 func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
 func median(_ xs: [Double]) -> Double { xs.sorted()[xs.count / 2] }
 
@@ -106,54 +110,60 @@ let plains: [PlainItem] = (0..<1024).map { _ in
     return plain
 }
 
-let n = 10_000_000
 var sink: Int64 = 0
-print("ModelgenRuntime, release build, median of 5 runs")
-print("property access (\(n / 1_000_000)M operations)          @Managed     plain stored property")
-let r1 = nsPerOp(n) { sink &+= readManaged(items, n) }
-let r2 = nsPerOp(n) { sink &+= readPlain(plains, n) }
-let r1a = nsPerOp(n) { sink &+= readAccessor(items, n) }
-print(String(format: "  read Int64                           %6.2f ns    %6.2f ns   (accessor form %.2f ns)", r1, r2, r1a))
-let r3 = nsPerOp(n) { sink &+= Int64(readManagedString(items, n)) }
-let r4 = nsPerOp(n) { sink &+= Int64(readPlainString(plains, n)) }
-print(String(format: "  read String                          %6.2f ns    %6.2f ns", r3, r4))
-let w1 = nsPerOp(n) { writeManaged(items, n) }
-let w2 = nsPerOp(n) { writePlain(plains, n) }
-let w1a = nsPerOp(n) { writeAccessor(items, n) }
-print(String(format: "  write Int64 (change tracking on)     %6.2f ns    %6.2f ns   (accessor form %.2f ns)", w1, w2, w1a))
-print("  goals: read <= 5 ns, write <= 25 ns")
+let count = 100_000
+if runs("access") {
+    let n = 10_000_000
+    print("ModelgenRuntime, release build, median of 5 runs")
+    print("property access (\(n / 1_000_000)M operations)          @Managed     plain stored property")
+    let r1 = nsPerOp(n) { sink &+= readManaged(items, n) }
+    let r2 = nsPerOp(n) { sink &+= readPlain(plains, n) }
+    let r1a = nsPerOp(n) { sink &+= readAccessor(items, n) }
+    print(String(format: "  read Int64                           %6.2f ns    %6.2f ns   (accessor form %.2f ns)", r1, r2, r1a))
+    let r3 = nsPerOp(n) { sink &+= Int64(readManagedString(items, n)) }
+    let r4 = nsPerOp(n) { sink &+= Int64(readPlainString(plains, n)) }
+    print(String(format: "  read String                          %6.2f ns    %6.2f ns", r3, r4))
+    let w1 = nsPerOp(n) { writeManaged(items, n) }
+    let w2 = nsPerOp(n) { writePlain(plains, n) }
+    let w1a = nsPerOp(n) { writeAccessor(items, n) }
+    print(String(format: "  write Int64 (change tracking on)     %6.2f ns    %6.2f ns   (accessor form %.2f ns)", w1, w2, w1a))
+    print("  goals: read <= 5 ns, write <= 25 ns")
+
+}
 
 // Insert + save of 100,000 objects with 10 attributes, in a fresh container.
-let count = 100_000
-var insertTimes: [Double] = [], fetchTimes: [Double] = []
-var matched = 0
-for _ in 0..<3 {
-    let c = try ManagedContainer(model: model, store: .inMemory)
-    let ctx = c.newContext()
-    ctx.isUndoEnabled = false
-    let start = now()
-    for i in 0..<count {
-        let o = Item(context: ctx)
-        o.name = "item \(i)"
-        o.count = Int64(i)
-        o.price = Double(i) * 0.5
-        o.flag = i % 2 == 0
-        o.createdAt = Date(timeIntervalSinceReferenceDate: Double(i))
-        o.a = Int64(i); o.b = Int64(i * 2); o.c = Double(i); o.d = "d"
-    }
-    try ctx.save()
-    insertTimes.append(Double(now() - start) / 1e6)
+if runs("memory") {
+    var insertTimes: [Double] = [], fetchTimes: [Double] = []
+    var matched = 0
+    for _ in 0..<3 {
+        let c = try ManagedContainer(model: model, store: .inMemory)
+        let ctx = c.newContext()
+        ctx.isUndoEnabled = false
+        let start = now()
+        for i in 0..<count {
+            let o = Item(context: ctx)
+            o.name = "item \(i)"
+            o.count = Int64(i)
+            o.price = Double(i) * 0.5
+            o.flag = i % 2 == 0
+            o.createdAt = Date(timeIntervalSinceReferenceDate: Double(i))
+            o.a = Int64(i); o.b = Int64(i * 2); o.c = Double(i); o.d = "d"
+        }
+        try ctx.save()
+        insertTimes.append(Double(now() - start) / 1e6)
 
-    let reader = c.newContext()
-    let request = try FetchRequest<Item>(entityName: "Item", predicate: "count >= $MIN AND flag == TRUE AND name BEGINSWITH 'item 9'",
-                                         variables: ["MIN": 50_000])
-    let fetchStart = now()
-    matched = try reader.fetch(request).count
-    fetchTimes.append(Double(now() - fetchStart) / 1e6)
+        let reader = c.newContext()
+        let request = try FetchRequest<Item>(entityName: "Item", predicate: "count >= $MIN AND flag == TRUE AND name BEGINSWITH 'item 9'",
+                                             variables: ["MIN": 50_000])
+        let fetchStart = now()
+        matched = try reader.fetch(request).count
+        fetchTimes.append(Double(now() - fetchStart) / 1e6)
 }
 print("in-memory store, \(count) objects with 10 attributes")
 print(String(format: "  insert + save                        %8.1f ms", median(insertTimes)))
 print(String(format: "  fetch with a predicate (new context) %8.1f ms  (%d matches)", median(fetchTimes), matched))
+
+}
 
 // The SQLite store beside a raw sqlite3 prepared-statement loop doing the same work, same run.
 // Raw: one table with 10 columns, one transaction; read = step through every row reading every column.
@@ -199,43 +209,45 @@ func rawSQLite(_ path: String) -> (insert: Double, read: Double, checksum: Int64
     return (inserted, Double(now() - readStart) / 1e6, total)
 }
 
-var rawInsert: [Double] = [], rawRead: [Double] = [], storeInsert: [Double] = [], storeRead: [Double] = []
-let benchDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("modelgen-bench-\(getpid())")
-try FileManager.default.createDirectory(at: benchDirectory, withIntermediateDirectories: true)
-defer { try? FileManager.default.removeItem(at: benchDirectory) }
-for run in 0..<3 {
-    let raw = rawSQLite(benchDirectory.appendingPathComponent("raw\(run).sqlite").path)
-    rawInsert.append(raw.insert)
-    rawRead.append(raw.read)
-    sink &+= raw.checksum & 1
+if runs("sqlite") {
+    var rawInsert: [Double] = [], rawRead: [Double] = [], storeInsert: [Double] = [], storeRead: [Double] = []
+    let benchDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("modelgen-bench-\(getpid())")
+    try FileManager.default.createDirectory(at: benchDirectory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: benchDirectory) }
+    for run in 0..<3 {
+        let raw = rawSQLite(benchDirectory.appendingPathComponent("raw\(run).sqlite").path)
+        rawInsert.append(raw.insert)
+        rawRead.append(raw.read)
+        sink &+= raw.checksum & 1
 
-    let c = try ManagedContainer(model: model, store: .sqlite(benchDirectory.appendingPathComponent("store\(run).sqlite")))
-    let ctx = c.newContext()
-    ctx.isUndoEnabled = false
-    let start = now()
-    for i in 0..<count {
-        let o = Item(context: ctx)
-        o.name = "item \(i)"
-        o.count = Int64(i)
-        o.price = Double(i) * 0.5
-        o.flag = i % 2 == 0
-        o.createdAt = Date(timeIntervalSinceReferenceDate: Double(i))
-        o.a = Int64(i); o.b = Int64(i * 2); o.c = Double(i); o.d = "d"
-    }
-    try ctx.save()
-    storeInsert.append(Double(now() - start) / 1e6)
+        let c = try ManagedContainer(model: model, store: .sqlite(benchDirectory.appendingPathComponent("store\(run).sqlite")))
+        let ctx = c.newContext()
+        ctx.isUndoEnabled = false
+        let start = now()
+        for i in 0..<count {
+            let o = Item(context: ctx)
+            o.name = "item \(i)"
+            o.count = Int64(i)
+            o.price = Double(i) * 0.5
+            o.flag = i % 2 == 0
+            o.createdAt = Date(timeIntervalSinceReferenceDate: Double(i))
+            o.a = Int64(i); o.b = Int64(i * 2); o.c = Double(i); o.d = "d"
+        }
+        try ctx.save()
+        storeInsert.append(Double(now() - start) / 1e6)
 
-    let reader = c.newContext()
-    let readStart = now()
-    var total: Int64 = 0
-    for o in try reader.fetch(FetchRequest<Item>(entityName: "Item")) {
-        total &+= o.count &+ Int64(o.price) &+ (o.flag ? 1 : 0) &+ Int64(o.createdAt.timeIntervalSinceReferenceDate) &+ (o.note == nil ? 0 : 1)
-        total &+= o.a &+ o.b &+ Int64(o.c) &+ Int64(o.name.utf8.count) &+ Int64(o.d.utf8.count)
-    }
-    storeRead.append(Double(now() - readStart) / 1e6)
-    sink &+= total & 1
+        let reader = c.newContext()
+        let readStart = now()
+        var total: Int64 = 0
+        for o in try reader.fetch(FetchRequest<Item>(entityName: "Item")) {
+            total &+= o.count &+ Int64(o.price) &+ (o.flag ? 1 : 0) &+ Int64(o.createdAt.timeIntervalSinceReferenceDate) &+ (o.note == nil ? 0 : 1)
+            total &+= o.a &+ o.b &+ Int64(o.c) &+ Int64(o.name.utf8.count) &+ Int64(o.d.utf8.count)
+        }
+        storeRead.append(Double(now() - readStart) / 1e6)
+        sink &+= total & 1
 }
 print("SQLite store, \(count) objects with 10 attributes, beside raw sqlite3 prepared statements (same run)")
 print(String(format: "  insert + save                        %8.1f ms   raw %6.1f ms   %.1fx (goal <= 3x)", median(storeInsert), median(rawInsert), median(storeInsert) / median(rawInsert)))
 print(String(format: "  fetch + read every attribute         %8.1f ms   raw %6.1f ms   %.1fx (goal <= 3x)", median(storeRead), median(rawRead), median(storeRead) / median(rawRead)))
+}
 if sink == 42 { print("") }

@@ -16,7 +16,9 @@ public struct Managed<Value: ManagedValue> {
         set { fatalError() }
     }
 
-    @inlinable
+    // Always inlined: an out-of-line call would take the key paths as run-time objects, and a
+    // key path to the storage makes the compiler check exclusivity dynamically on every access.
+    @inlinable @inline(__always)
     public static subscript<Object: ManagedObject>(
         _enclosingInstance object: Object,
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,

@@ -227,7 +227,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// Reads an attribute slot.
     @inlinable @inline(__always)
     public final func managedValue<Value: ManagedValue>(at slot: Int) -> Value {
-        if _slowPath(_isFault) { _fireFault() }
+        if _slowPath(_isFault) { return _faultingRead(at: slot) }
         return Value._read(from: self, slot: slot)
     }
 
@@ -300,6 +300,14 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         guard let context = _context else { return }
         context.objectWillChange(self)
         _trackedEpoch = context._epoch
+    }
+
+    /// The slow path of a read: loads the fault, then reads. Kept out of line so the fast path
+    /// holds no call (and so needs no retain/release of the object).
+    @inlinable @inline(never)
+    public final func _faultingRead<Value: ManagedValue>(at slot: Int) -> Value {
+        _fireFault()
+        return Value._read(from: self, slot: slot)
     }
 
     @usableFromInline
