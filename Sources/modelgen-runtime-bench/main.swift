@@ -44,6 +44,12 @@ let model = try ManagedObjectModel(name: "Bench", entities: [
 let sections = Set(CommandLine.arguments.dropFirst())
 func runs(_ section: String) -> Bool { sections.isEmpty || sections.contains(section) }
 
+// The child process of the batch section: writes its store, then exits.
+if CommandLine.arguments.count == 3 && CommandLine.arguments[1] == "batch-fill" {
+    try fillBatchStore(path: CommandLine.arguments[2], rows: 1_000_000)
+    exit(0)
+}
+
 func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
 func median(_ xs: [Double]) -> Double { xs.sorted()[xs.count / 2] }
 
@@ -251,3 +257,67 @@ print(String(format: "  insert + save                        %8.1f ms   raw %6.1
 print(String(format: "  fetch + read every attribute         %8.1f ms   raw %6.1f ms   %.1fx (goal <= 3x)", median(storeRead), median(rawRead), median(storeRead) / median(rawRead)))
 }
 if sink == 42 { print("") }
+
+// Iterating 1,000,000 SQLite rows with a batch size: time and resident memory, beside one fetch of all.
+func residentMegabytes() -> Double? {
+    guard let statm = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return nil }
+    let fields = statm.split(separator: " ")
+    guard fields.count > 1, let pages = Double(fields[1]) else { return nil }
+    return pages * Double(sysconf(Int32(_SC_PAGESIZE))) / 1_048_576
+}
+func megabytes(_ value: Double?) -> String { value.map { String(format: "%.0f MB", $0) } ?? "n/a" }
+
+/// Writes `rows` items into a SQLite store at `path` (run in a child process: the measuring one starts clean).
+func fillBatchStore(path: String, rows: Int) throws {
+    let container = try ManagedContainer(model: model, store: .sqlite(URL(fileURLWithPath: path)))
+    for chunk in 0..<(rows / 100_000) {
+        let context = container.newContext()
+        context.isUndoEnabled = false
+        for i in (chunk * 100_000)..<((chunk + 1) * 100_000) {
+            let o = Item(context: context)
+            o.name = "item \(i)"; o.count = Int64(i); o.createdAt = Date(timeIntervalSinceReferenceDate: Double(i)); o.d = "d"
+        }
+        try context.save()
+    }
+}
+
+if runs("batch") {
+    let rows = 1_000_000, batchSize = 1_000
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("modelgen-bench-batch-\(getpid())")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let path = directory.appendingPathComponent("batch.sqlite").path
+    let fillStart = now()
+    let fill = Process()
+    fill.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+    fill.arguments = ["batch-fill", path]
+    try fill.run()
+    fill.waitUntilExit()
+    guard fill.terminationStatus == 0 else { fatalError("writing the batch store failed") }
+    let container = try ManagedContainer(model: model, store: .sqlite(URL(fileURLWithPath: path)))
+    print("batched iteration: \(rows) rows written in \(String(format: "%.1f", Double(now() - fillStart) / 1e9)) s")
+    let before = residentMegabytes()
+    var peak = before ?? 0
+    var total: Int64 = 0
+    let start = now()
+    do {
+        let context = container.newContext()
+        let results = try context.fetch(FetchRequest<Item>(entityName: "Item"), batchSize: batchSize)
+        for (index, item) in results.enumerated() {
+            total &+= item.count &+ Int64(item.name.utf8.count)
+            if index % batchSize == 0, let rss = residentMegabytes() { peak = max(peak, rss) }
+        }
+    }
+    let batchedTime = Double(now() - start) / 1e9
+    print(String(format: "  fetch(_:batchSize: %d), every object read   %6.2f s   resident memory %@ before, peak %@ (+%@)",
+                 batchSize, batchedTime, megabytes(before), megabytes(peak), megabytes(before.map { peak - $0 })))
+    let plainStart = now()
+    do {
+        let context = container.newContext()
+        for item in try context.fetch(FetchRequest<Item>(entityName: "Item")) { total &+= item.count }
+        peak = max(peak, residentMegabytes() ?? 0)
+    }
+    print(String(format: "  fetch(_:) of all rows, for comparison         %6.2f s   resident memory peak %@ (+%@)",
+                 Double(now() - plainStart) / 1e9, megabytes(peak), megabytes(before.map { peak - $0 })))
+    sink &+= total & 1
+}

@@ -8,7 +8,13 @@ extension ManagedObjectContext {
     /// before `fetch` returns, so a stored value the model refuses is an error thrown here; with
     /// `.faults` objects not loaded before stay faults and fire on first property access
     /// (`awakeFromFetch` then) from the rows fetched, without another query.
+    ///
+    /// With `fetchBatchSize` set, only the IDs are read: objects not loaded before come back as faults,
+    /// and the first of a batch to fire loads the rows of its whole batch with one query (rows the
+    /// model refuses are then an error where the fault fires). To iterate more results than fit in
+    /// memory, use `fetch(_:batchSize:)`, which holds one batch of objects at a time.
     public func fetch<Result: ManagedObject>(_ request: FetchRequest<Result>) throws -> [Result] {
+        if request.fetchBatchSize > 0 { return try batchedFaults(request) }
         let entities = try requestEntities(request)
         let result: ArraySlice<ManagedObject>
         if let fromStore = try storeFetch(request, entities: entities) {
@@ -39,12 +45,10 @@ extension ManagedObjectContext {
 
     /// The IDs of the objects a request would return.
     public func fetchIDs<Result: ManagedObject>(_ request: FetchRequest<Result>) throws -> [ObjectID] {
-        var unsortedFaults = request
-        unsortedFaults.resultType = .faults
-        return try fetch(unsortedFaults).map(\.objectID)
+        Array(try matchingIDs(request))
     }
 
-    private func requestEntities<Result: ManagedObject>(_ request: FetchRequest<Result>) throws -> [EntityDescription] {
+    func requestEntities<Result: ManagedObject>(_ request: FetchRequest<Result>) throws -> [EntityDescription] {
         let entity: EntityDescription
         if request.entityName.isEmpty {
             guard let byClass = model.entity(for: Result.self) else { throw RuntimeError.unknownEntity("\(Result.self) is not the class of an entity of model '\(model.name)'") }
@@ -57,13 +61,13 @@ extension ManagedObjectContext {
     }
 
     /// Inserted, changed and deleted objects of these entities.
-    private func pendingObjects(of entities: [EntityDescription]) -> [ManagedObject] {
+    func pendingObjects(of entities: [EntityDescription]) -> [ManagedObject] {
         let names = Set(entities.map(\.name))
         return (inserted.objects + updated.objects + deleted.objects).filter { names.contains($0.entity.name) }
     }
 
     /// The request as a store query, or nil when a variable holds what a store cannot compare.
-    private func storeQuery<Result: ManagedObject>(_ request: FetchRequest<Result>, entities: [EntityDescription], window: Bool) throws -> StoreQuery? {
+    func storeQuery<Result: ManagedObject>(_ request: FetchRequest<Result>, entities: [EntityDescription], window: Bool) throws -> StoreQuery? {
         var variables: [String: QueryValue] = [:]
         for (name, value) in request.variables {
             guard let converted = EvaluatedValue(any: value).queryValue else { return nil }

@@ -25,6 +25,8 @@ public final class ManagedObjectContext {
     var changeProcessingSuspended = 0
     /// Rows a fetch brought for objects still faults: their faults fire from here without another query.
     var rowCache: [ObjectID: StoreRow] = [:]
+    /// Faults of fetches with a batch size, by ID: the first of a batch to fire loads the whole batch's rows.
+    var faultBatches: [ObjectID: FaultBatch] = [:]
     private var nextTemporaryKey: Int64 = -1
 
     init(container: ManagedContainer) {
@@ -184,6 +186,7 @@ public final class ManagedObjectContext {
     /// Loads a fault's values from the store, then calls `awakeFromFetch` with change processing off.
     func fulfillFault(_ object: ManagedObject) throws {
         guard object._isFault else { return }
+        if let batch = faultBatches.removeValue(forKey: object.objectID) { try loadRows(of: batch.ids) }
         guard var row = try rowCache.removeValue(forKey: object.objectID) ?? store.row(for: object.objectID) else {
             throw RuntimeError.objectNotFound(object.objectID)
         }
@@ -249,6 +252,7 @@ public final class ManagedObjectContext {
         if object._isUpdated { updated.remove(object) }
         if object._isDeleted { deleted.remove(object); object._isDeleted = false }
         rowCache[object.objectID] = nil
+        faultBatches[object.objectID] = nil
         object.turnIntoFault()
         _epoch &+= 1
     }
@@ -262,6 +266,7 @@ public final class ManagedObjectContext {
         }
         registered = [:]
         rowCache = [:]
+        faultBatches = [:]
         inserted = ObjectList()
         updated = ObjectList()
         deleted = ObjectList()

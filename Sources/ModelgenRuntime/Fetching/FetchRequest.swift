@@ -61,7 +61,8 @@ public struct FetchRequest<Result: ManagedObject> {
     public var sortDescriptors: [SortDescriptor]
     public var fetchLimit: Int?
     public var fetchOffset: Int = 0
-    /// A hint for loading rows in batches; not used yet (every row comes with the fetch). Results are the same either way.
+    /// Rows per batch (0: every row comes with the fetch). With a batch size, `fetch` reads IDs only and
+    /// returns faults that load a batch of rows at a time; see also `context.fetch(_:batchSize:)`.
     public var fetchBatchSize: Int = 0
     /// Whether objects of subentities match too (default true: fetching `Person` returns `Author`s).
     public var includesSubentities = true

@@ -82,6 +82,10 @@ public protocol PersistentStore: AnyObject, Sendable {
     func count(_ query: StoreQuery) throws -> Int?
     /// The IDs a to-many relationship of a record holds (see the default in the extension).
     func toManyIDs(of id: ObjectID, relationship slot: Int) throws -> [ObjectID]
+    /// The IDs of the records matching a query, in its order (see the default in the extension).
+    func fetchIDs(_ query: StoreQuery) throws -> ObjectIDList?
+    /// The rows of several records at once, for loading a batch (see the default in the extension).
+    func rows(for ids: [ObjectID]) throws -> [StoreRow]
 }
 
 /// A fetch a store can run itself (the SQLite store translates it to SQL). Variables are already
@@ -111,6 +115,18 @@ extension PersistentStore {
 
     /// The number of records matching a query; nil when the store cannot run it. Default: nil.
     public func count(_ query: StoreQuery) throws -> Int? { nil }
+
+    /// The IDs of the records matching a query, sorted, limited, without loading their rows; nil when the
+    /// store cannot run it. Default: the IDs of `fetch(_:)`'s rows.
+    public func fetchIDs(_ query: StoreQuery) throws -> ObjectIDList? {
+        try fetch(query).map { ObjectIDList($0.lazy.map(\.id)) }
+    }
+
+    /// The rows of the given records, in no particular order; records that are gone are left out.
+    /// Rows may leave to-many relationships out (`hasToManyValues` false). Default: `row(for:)` per ID.
+    public func rows(for ids: [ObjectID]) throws -> [StoreRow] {
+        try ids.compactMap { try row(for: $0) }
+    }
 
     /// The IDs a to-many relationship of a record holds, in order. Default: read from the whole row.
     public func toManyIDs(of id: ObjectID, relationship slot: Int) throws -> [ObjectID] {

@@ -24,10 +24,12 @@ final class SQLiteQueryTranslator {
         self.query = query
     }
 
-    func select() throws -> SQL {
+    /// The query selecting every column of the matching records (`onlyIDs`: their key and entity code).
+    func select(onlyIDs: Bool = false) throws -> SQL {
         let entity = try layout.entity(query.entityName)
         let table = layout.tables[entity.table]!
-        var text = "SELECT \(table.columns.map { "t0." + Self.quote($0) }.joined(separator: ", ")) FROM \(Self.quote(table.name)) t0 WHERE \(try whereClause(entity))"
+        let columns = onlyIDs ? ["Z_PK", "Z_ENT"] : table.columns
+        var text = "SELECT \(columns.map { "t0." + Self.quote($0) }.joined(separator: ", ")) FROM \(Self.quote(table.name)) t0 WHERE \(try whereClause(entity))"
         var order: [String] = []
         for descriptor in query.sortDescriptors {
             let components = descriptor.keyPath.split(separator: ".").map { part -> KeyPathComponent in

@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 
 /// A store in a SQLite file (the system's SQLite), in WAL mode. Every save is one transaction:
@@ -186,6 +187,54 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
             var rows: [StoreRow] = []
             while try select.step() { rows.append(try decodeRow(select, columnOffset: 0)) }
             select.reset()
+            return rows
+        }
+    }
+
+    public func fetchIDs(_ query: StoreQuery) throws -> ObjectIDList? {
+        try withConnection { connection in
+            guard let sql = try? SQLiteQueryTranslator(layout: layout, query: query).select(onlyIDs: true) else { return nil }
+            let select = try connection.statement(sql.text)
+            select.bind(sql.bindings)
+            var ids = ObjectIDList()
+            while try select.step() {
+                let code = select.int64(1)
+                guard let name = layout.namesByCode[code] else {
+                    throw SQLiteStoreError.notAStore(path: url.path, reason: "a record has entity code \(code), which the model does not have")
+                }
+                ids.append(key: select.int64(0), entityName: name)
+            }
+            select.reset()
+            return ids
+        }
+    }
+
+    /// Keys per `IN (…)` list of a batch load; shorter lists repeat their last key, so each table needs one statement.
+    private static let keysPerBatchStatement = 250
+
+    public func rows(for ids: [ObjectID]) throws -> [StoreRow] {
+        try withConnection { connection in
+            var keysByTable: [String: [Int64]] = [:]
+            for id in ids {
+                guard let entity = layout.entities[id.entityName] else { continue }
+                keysByTable[entity.table, default: []].append(id.key)
+            }
+            var rows: [StoreRow] = []
+            rows.reserveCapacity(ids.count)
+            let width = Self.keysPerBatchStatement
+            for (name, keys) in keysByTable.sorted(by: { $0.key < $1.key }) {
+                guard let table = layout.tables[name] else { continue }
+                let placeholders = Array(repeating: "?", count: width).joined(separator: ", ")
+                let select = try connection.statement("SELECT \(table.columns.map(SQLiteSchemaPlanner.quote).joined(separator: ", ")) FROM \(SQLiteSchemaPlanner.quote(name)) WHERE \"Z_PK\" IN (\(placeholders))")
+                for start in stride(from: 0, to: keys.count, by: width) {
+                    let chunk = keys[start..<min(start + width, keys.count)]
+                    for position in 0..<width {
+                        sqlite3_bind_int64(select.handle, Int32(position + 1), chunk[chunk.startIndex + min(position, chunk.count - 1)])
+                    }
+                    while try select.step() { rows.append(try decodeRow(select, columnOffset: 0)) }
+                    select.reset()
+                }
+            }
             return rows
         }
     }
