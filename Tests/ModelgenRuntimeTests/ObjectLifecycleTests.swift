@@ -110,6 +110,17 @@ import Testing
         #expect(fetchedCanvas.color == RGBAColor(r: 0.1, g: 0.2, b: 0.3, a: 1))
     }
 
+    @Test func aTransformableValueItsCodecCannotEncodeFailsTheSave() throws {
+        let (container, context) = try makeContext()
+        let canvas = Canvas(context: context)
+        canvas.title = "c"
+        canvas.color = RGBAColor(r: .nan, g: 0, b: 0, a: 1)   // JSON has no NaN: encoding throws
+        let error = try #require(throws: ValidationError.self) { try context.save() }
+        #expect(error.failures.map(\.key) == ["color"])
+        #expect(error.failures[0].message.hasPrefix("cannot be encoded for storing"))
+        #expect(try container.newContext().count(for: FetchRequest<Canvas>(entityName: "Canvas")) == 0)
+    }
+
     @Test func aRawValueTheEnumRefusesIsAClearError() throws {
         let (container, context) = try makeContext()
         let post = Post(context: context, title: "Odd", author: makeAuthor(context))

@@ -85,9 +85,14 @@ extension ManagedObjectContext {
               let rows = try store.fetch(query) else { return nil }
         var objects: [ManagedObject] = []
         objects.reserveCapacity(rows.count)
+        // Faults are loaded from their rows now for `.objects`, or keep them for their first firing.
+        let loadNow = request.resultType == .objects
+        registered.reserveCapacity(registered.count + rows.count)
         for row in rows {
             let object = self.object(with: row.id)
-            if object._isFault { rowCache[row.id] = row }
+            if object._isFault {
+                if loadNow { try fulfillFault(object, from: row) } else { rowCache[row.id] = row }
+            }
             objects.append(object)
         }
         if pending.isEmpty { return objects[...] }

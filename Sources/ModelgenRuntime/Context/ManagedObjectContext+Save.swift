@@ -10,7 +10,7 @@ extension ManagedObjectContext {
     /// written. Conflicts with newer saves follow `mergePolicy`.
     public func save() throws {
         endUndoGroup()
-        let changedObjects = updated.objects.filter { !$0.changedValues().isEmpty }
+        var changedObjects = updated.objects.filter { !$0.changedValues().isEmpty }
         let insertedObjects = inserted.objects
         let deletedObjects = deleted.objects
         guard !insertedObjects.isEmpty || !changedObjects.isEmpty || !deletedObjects.isEmpty else { return }
@@ -63,26 +63,31 @@ extension ManagedObjectContext {
                 }
                 changes.updated.removeAll { ids.contains($0.id) }
                 changes.deleted.removeAll { ids.contains($0.id) }
+                changedObjects.removeAll { ids.contains($0.objectID) }
                 result = try store.commit(changes)
             }
         }
-        finishSave(result, inserted: insertedObjects, changed: changedObjects.filter { !$0._isFault }, deleted: deletedObjects.filter { $0._isDeleted })
+        finishSave(result, inserted: insertedObjects, changed: changedObjects, deleted: deletedObjects.filter { $0._isDeleted })
     }
 
+    /// Records a commit in the objects: permanent IDs and versions (the result's arrays are in the
+    /// order of `inserted` and `changed`), clean state, `didSave`.
     private func finishSave(_ result: StoreCommitResult, inserted insertedObjects: [ManagedObject],
                             changed: [ManagedObject], deleted deletedObjects: [ManagedObject]) {
-        for object in insertedObjects {
-            let permanent = result.permanentIDs[object.objectID] ?? object.objectID
+        precondition(result.insertedIDs.count == insertedObjects.count && result.updatedVersions.count == changed.count,
+                     "ModelgenRuntime: the store's commit result does not match the changes")
+        registered.reserveCapacity(registered.count + insertedObjects.count)
+        for (object, permanent) in zip(insertedObjects, result.insertedIDs) {
             registered.removeValue(forKey: object.objectID)
             object.objectID = permanent
             registered[permanent] = object
             object._isInserted = false
-            object.committedVersion = result.versions[permanent] ?? 1
+            object.committedVersion = 1
             object.committedSlots = nil
         }
-        for object in changed {
+        for (object, version) in zip(changed, result.updatedVersions) {
             object._isUpdated = false
-            object.committedVersion = result.versions[object.objectID] ?? object.committedVersion
+            object.committedVersion = version
             object.committedSlots = nil
         }
         // Objects registered as updated whose values ended up unchanged are clean again.
@@ -124,8 +129,8 @@ extension ManagedObjectContext {
             case .data(let v): return .data(v)
             case .uuid(let v): return .uuid(v)
             case .url(let v): return .url(v)
-            case .transformable(let v):
-                guard case .attribute(let a) = property, let codec = a.codec, let data = try? codec.encode(v) else { return .null }
+            case .transformable(let box):
+                guard case .attribute(let a) = property, let codec = a.codec, let data = try? codec.encode(box.value) else { return .null }
                 return .data(data)
             case .object(let o): return .reference(o.objectID)
             case .objects(let list): return .references(list.objects.map(\.objectID))

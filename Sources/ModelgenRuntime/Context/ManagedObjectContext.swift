@@ -163,13 +163,18 @@ public final class ManagedObjectContext {
 
     /// The object for an ID: the registered one, or a fault that loads on first access (not checked against the store).
     public func object(with id: ObjectID) -> ManagedObject {
-        if let object = registered[id] { return object }
+        // One hash lookup: the in-place access (`&dictionary[key, default:]`) registers the fault,
+        // which is made only when the ID is not registered yet.
+        func registeredObject(_ object: inout ManagedObject) -> ManagedObject { object }
+        return registeredObject(&registered[id, default: makeFault(id)])
+    }
+
+    private func makeFault(_ id: ObjectID) -> ManagedObject {
         guard let entity = model.entity(named: id.entityName) else {
             preconditionFailure("ModelgenRuntime: \(id) names no entity of model '\(model.name)'")
         }
         let object = entity.managedClass.init(entity: entity, objectID: id, context: self, isFault: true)
         object._isRegistered = true
-        registered[id] = object
         return object
     }
 
@@ -187,10 +192,16 @@ public final class ManagedObjectContext {
     func fulfillFault(_ object: ManagedObject) throws {
         guard object._isFault else { return }
         if let batch = faultBatches.removeValue(forKey: object.objectID) { try loadRows(of: batch.ids) }
-        guard var row = try rowCache.removeValue(forKey: object.objectID) ?? store.row(for: object.objectID) else {
+        guard let row = try rowCache.removeValue(forKey: object.objectID) ?? store.row(for: object.objectID) else {
             throw RuntimeError.objectNotFound(object.objectID)
         }
-        if !row.hasToManyValues {
+        try fulfillFault(object, from: row)
+    }
+
+    /// Loads a fault's values from a row the store gave, then calls `awakeFromFetch` with change processing off.
+    func fulfillFault(_ object: ManagedObject, from row: StoreRow) throws {
+        var row = row
+        if !row.hasToManyValues && object.entity.hasToManyRelationships {
             for (slot, property) in object.entity.properties.enumerated() {
                 if case .relationship(let r) = property, r.isToMany, !r.isTransient {
                     row.values[slot] = .references(try store.toManyIDs(of: row.id, relationship: slot))
@@ -198,7 +209,7 @@ public final class ManagedObjectContext {
             }
             row.hasToManyValues = true
         }
-        object._replaceSlots(with: try slots(from: row, entity: object.entity))
+        try load(row, into: object)
         object.committedVersion = row.version
         object.committedSlots = nil
         object._isFault = false
@@ -206,31 +217,41 @@ public final class ManagedObjectContext {
     }
 
     func slots(from row: StoreRow, entity: EntityDescription) throws -> [SlotValue] {
-        var slots: [SlotValue] = []
-        slots.reserveCapacity(entity.properties.count)
-        for (index, property) in entity.properties.enumerated() {
-            let value = index < row.values.count ? row.values[index] : .null
-            switch property {
-            case .attribute(let a):
-                if a.isTransient {
-                    slots.append(SlotValue(a.defaultValue))
-                } else if a.type == .transformable, case .data(let data) = value, let codec = a.codec {
-                    slots.append(.transformable(try codec.decode(data)))
-                } else {
-                    if let accepts = a.acceptsRawValue, !value.isNull, !accepts(value) {
-                        throw RuntimeError.invalidStoredValue(entity: entity.name, key: a.name, value: "\(value)", swiftType: a.swiftTypeName ?? "the attribute's type")
-                    }
-                    slots.append(SlotValue(value))
-                }
-            case .relationship(let r):
-                switch value {
-                case .reference(let id?): slots.append(.object(object(with: id)))
-                case .references(let ids): slots.append(.objects(ObjectList(ids.map { object(with: $0) })))
-                default: slots.append(r.isToMany ? .objects(ObjectList()) : .null)
-                }
+        try entity.properties.indices.map { try slotValue(row, at: $0, entity: entity) }
+    }
+
+    /// Writes a row's values into an object's slots (checked first: a refused value leaves the object as it was).
+    private func load(_ row: StoreRow, into object: ManagedObject) throws {
+        let entity = object.entity
+        if entity.needsCheckedLoad {
+            object._replaceSlots(with: try slots(from: row, entity: entity))
+            return
+        }
+        let slots = object._slots
+        for index in entity.properties.indices { slots[index] = try slotValue(row, at: index, entity: entity) }
+    }
+
+    /// A row's value for a slot: transients get their default, transformables are decoded, raw values
+    /// checked against their Swift type, relationships become objects (faults where not registered).
+    private func slotValue(_ row: StoreRow, at index: Int, entity: EntityDescription) throws -> SlotValue {
+        let value = index < row.values.count ? row.values[index] : .null
+        switch entity.properties[index] {
+        case .attribute(let a):
+            if a.isTransient { return entity.initialSlots[index] }
+            if a.type == .transformable, case .data(let data) = value, let codec = a.codec {
+                return .transformable(TransformableBox(try codec.decode(data)))
+            }
+            if let accepts = a.acceptsRawValue, !value.isNull, !accepts(value) {
+                throw RuntimeError.invalidStoredValue(entity: entity.name, key: a.name, value: "\(value)", swiftType: a.swiftTypeName ?? "the attribute's type")
+            }
+            return SlotValue(value)
+        case .relationship(let r):
+            switch value {
+            case .reference(let id?): return .object(object(with: id))
+            case .references(let ids): return .objects(ObjectList(ids.map { object(with: $0) }))
+            default: return r.isToMany ? .objects(ObjectList()) : .null
             }
         }
-        return slots
     }
 
     // MARK: Refreshing

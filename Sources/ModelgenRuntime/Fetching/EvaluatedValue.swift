@@ -29,7 +29,7 @@ enum EvaluatedValue {
         case .data(let v): self = .data(v)
         case .uuid(let v): self = .uuid(v)
         case .url(let v): self = .url(v)
-        case .transformable(let v): self = .other(v)
+        case .transformable(let box): self = .other(box.value)
         case .object(let o): self = .object(o)
         case .objects(let list): self = .collection(list.objects.map(EvaluatedValue.object))
         }

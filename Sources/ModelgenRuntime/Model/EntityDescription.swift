@@ -54,6 +54,11 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     public internal(set) var scalarKinds: UnsafeMutablePointer<UInt8> = .allocate(capacity: 1)
     /// Each slot's value in a newly inserted object (defaults; empty to-many lists).
     internal var initialSlots: [SlotValue] = []
+    /// Whether the entity has to-many relationships that are stored (fetched rows may leave them out).
+    internal var hasToManyRelationships = false
+    /// Whether loading a row can fail part way (transformables to decode, raw values to check): then the
+    /// row is converted whole before any slot is written.
+    internal var needsCheckedLoad = false
     /// Derivation expressions of derived attributes, by slot, parsed once.
     internal var derivations: [Int: ModelgenPredicate.Expression] = [:]
     /// The entity's own fetched properties, predicates and sorts parsed once.

@@ -143,6 +143,14 @@ public final class ManagedObjectModel: @unchecked Sendable {
         // and fetches, fetched properties and saves never parse again.
         for entity in entities {
             entity.initialSlots = entity.properties.map(ManagedObject.initialSlot)
+            entity.hasToManyRelationships = entity.properties.contains { property in
+                if case .relationship(let r) = property { return r.isToMany && !r.isTransient }
+                return false
+            }
+            entity.needsCheckedLoad = entity.properties.contains { property in
+                if case .attribute(let a) = property { return a.type == .transformable || a.acceptsRawValue != nil }
+                return false
+            }
             for (slot, property) in entity.properties.enumerated() {
                 guard case .attribute(let a) = property, let derivation = a.derivation else { continue }
                 do throws(PredicateSyntaxError) {

@@ -265,7 +265,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// Reads a transformable attribute.
     public final func transformableValue<Value>(at slot: Int) -> Value {
         fireFaultIfNeeded()
-        guard case .transformable(let value) = _slots[slot], let typed = value as? Value else {
+        guard case .transformable(let box) = _slots[slot], let typed = box.value as? Value else {
             preconditionFailure("ModelgenRuntime: \(entity.name).\(entity.properties[slot].name) holds no \(Value.self)")
         }
         return typed
@@ -274,14 +274,14 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// Reads an optional transformable attribute.
     public final func optionalTransformableValue<Value>(at slot: Int) -> Value? {
         fireFaultIfNeeded()
-        if case .transformable(let value) = _slots[slot] { return value as? Value }
+        if case .transformable(let box) = _slots[slot] { return box.value as? Value }
         return nil
     }
 
     /// Writes a transformable attribute.
     public final func setTransformableValue<Value>(_ value: Value?, at slot: Int) {
         _willWrite()
-        _slots[slot] = value.map { SlotValue.transformable($0) } ?? .null
+        _slots[slot] = value.map { SlotValue.transformable(TransformableBox($0)) } ?? .null
     }
 
     // MARK: Change tracking
@@ -473,7 +473,7 @@ extension SlotValue {
             guard let v = value as? URL else { throw mismatch() }
             self = .url(v)
         case .transformable:
-            self = .transformable(value)
+            self = .transformable(TransformableBox(value))
         }
     }
 }

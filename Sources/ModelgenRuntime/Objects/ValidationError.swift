@@ -92,6 +92,12 @@ extension ManagedObject {
         case .data(let d):
             measure = Double(d.count)
             unit = " bytes"
+        case .transformable(let box):
+            // A value its codec cannot encode would otherwise be stored as nothing.
+            if !a.isTransient, let codec = a.codec {
+                do { _ = try codec.encode(box.value) } catch { return fail("cannot be encoded for storing: \(error)") }
+            }
+            measure = nil
         default: measure = nil
         }
         if let measure, let min = a.minimum, measure < min { return fail("is below the minimum \(Self.format(min))\(unit)") }

@@ -51,20 +51,22 @@ public final class InMemoryStore: PersistentStore {
                 default: return value
                 }
             }
-            var versions: [ObjectID: Int64] = [:]
+            var insertedIDs: [ObjectID] = []
+            insertedIDs.reserveCapacity(changes.inserted.count)
+            var updatedVersions: [Int64] = []
             var rows = state.rows
             var idsByEntity = state.idsByEntity
             for row in changes.inserted {
                 let id = permanent[row.id]!
                 rows[id] = StoreRow(id: id, version: 1, values: row.values.map(resolve))
                 idsByEntity[id.entityName, default: []].append(id)
-                versions[id] = 1
+                insertedIDs.append(id)
             }
             for row in changes.updated {
                 let version = (rows[row.id]?.version ?? 0) + 1
                 if rows[row.id] == nil { idsByEntity[row.id.entityName, default: []].append(row.id) }
                 rows[row.id] = StoreRow(id: row.id, version: version, values: row.values.map(resolve))
-                versions[row.id] = version
+                updatedVersions.append(version)
             }
             var deletedByEntity: [String: Set<ObjectID>] = [:]
             for (id, _) in changes.deleted where rows.removeValue(forKey: id) != nil {
@@ -74,7 +76,7 @@ public final class InMemoryStore: PersistentStore {
             state.rows = rows
             state.idsByEntity = idsByEntity
             state.nextKey = next
-            return StoreCommitResult(permanentIDs: permanent, versions: versions)
+            return StoreCommitResult(insertedIDs: insertedIDs, updatedVersions: updatedVersions)
         }
     }
 }

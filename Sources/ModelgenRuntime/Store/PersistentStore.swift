@@ -35,12 +35,19 @@ public struct StoreChanges: Sendable {
     public init() {}
 }
 
-/// What a store answers to a successful commit.
+/// What a store answers to a successful commit, in the order of the changes it was given
+/// (arrays, not dictionaries: a save of 100,000 objects should not hash 100,000 IDs to read it).
 public struct StoreCommitResult: Sendable {
-    /// Permanent IDs of the inserted records, by temporary ID.
-    public var permanentIDs: [ObjectID: ObjectID]
-    /// New versions of inserted and updated records, by permanent ID.
-    public var versions: [ObjectID: Int64]
+    /// Permanent IDs of the inserted records, in the order of `StoreChanges.inserted` (their version is 1).
+    public var insertedIDs: [ObjectID]
+    /// New versions of the updated records, in the order of `StoreChanges.updated`.
+    public var updatedVersions: [Int64]
+
+    /// Creates a result.
+    public init(insertedIDs: [ObjectID], updatedVersions: [Int64]) {
+        self.insertedIDs = insertedIDs
+        self.updatedVersions = updatedVersions
+    }
 }
 
 /// A record changed by someone else since the context read it.

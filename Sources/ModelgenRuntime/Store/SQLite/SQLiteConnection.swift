@@ -155,7 +155,18 @@ final class SQLiteStatement {
     }
 
     func bind(_ values: [SQLiteValue]) {
-        for (offset, value) in values.enumerated() { bind(value, at: Int32(offset + 1)) }
+        bind(values, from: 1)
+    }
+
+    /// Binds values to consecutive parameters starting at `first`.
+    func bind(_ values: [SQLiteValue], from first: Int32) {
+        for (offset, value) in values.enumerated() { bind(value, at: first + Int32(offset)) }
+    }
+
+    /// Runs a statement that returns no rows with the bindings it has, then resets it for the next ones.
+    func execute() throws {
+        defer { sqlite3_reset(handle) }
+        while try step() {}
     }
 
     /// Advances to the next row; false when done.

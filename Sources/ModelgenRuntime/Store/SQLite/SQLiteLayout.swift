@@ -15,8 +15,8 @@ struct SQLiteLayout {
         case toManyByJoin(table: String)
     }
 
-    /// One entity: its code, table and slots.
-    struct Entity {
+    /// One entity: its code, table and slots (a class: looked up per row, shared, never copied).
+    final class Entity {
         let description: EntityDescription
         let code: Int64
         let table: String
@@ -27,6 +27,25 @@ struct SQLiteLayout {
         let insertSQL: String
         /// `UPDATE` of a whole row (columns in slot order, then key and entity code), returning the new version.
         let updateSQL: String
+        /// Whether some slot is a to-many relationship kept outside the row (join table or ordered inverse).
+        let hasToManyStorage: Bool
+
+        init(description: EntityDescription, code: Int64, table: String, storage: [Storage], selectIndex: [Int32],
+             insertSQL: String, updateSQL: String) {
+            self.description = description
+            self.code = code
+            self.table = table
+            self.storage = storage
+            self.selectIndex = selectIndex
+            self.insertSQL = insertSQL
+            self.updateSQL = updateSQL
+            hasToManyStorage = storage.contains { storage in
+                switch storage {
+                case .toManyByJoin, .toManyByInverse: return true
+                default: return false
+                }
+            }
+        }
     }
 
     /// One root table: its select list (system columns first) and the entities that share it.
@@ -129,5 +148,23 @@ struct SQLiteLayout {
     func entity(_ name: String) throws -> Entity {
         guard let entity = entities[name] else { throw RuntimeError.unknownEntity(name) }
         return entity
+    }
+}
+
+/// The layout's entities by name, remembering the last one asked for: rows of one entity come in
+/// runs, so most lookups compare one name instead of hashing it.
+struct EntityLookup {
+    let layout: SQLiteLayout
+    private var last: SQLiteLayout.Entity?
+
+    init(layout: SQLiteLayout) { self.layout = layout }
+
+    subscript(name: String) -> SQLiteLayout.Entity {
+        mutating get throws {
+            if let last, last.description.name == name { return last }
+            let entity = try layout.entity(name)
+            last = entity
+            return entity
+        }
     }
 }

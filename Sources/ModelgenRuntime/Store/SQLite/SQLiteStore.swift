@@ -295,59 +295,91 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
             if !conflicts.isEmpty { throw MergeConflictError(conflicts: conflicts) }
         }
         // Permanent keys: the next free key of each table (the write lock is held).
+        var entities = EntityLookup(layout: layout)
         var nextKey: [String: Int64] = [:]
-        var permanent: [ObjectID: ObjectID] = [:]
+        var insertedIDs: [ObjectID] = []
+        insertedIDs.reserveCapacity(changes.inserted.count)
         for row in changes.inserted {
-            let entity = try layout.entity(row.id.entityName)
-            if nextKey[entity.table] == nil {
+            let entity = try entities[row.id.entityName]
+            var key: Int64
+            if let next = nextKey[entity.table] {
+                key = next
+            } else {
                 let select = try connection.statement("SELECT coalesce(max(\"Z_PK\"), 0) + 1 FROM \(quote(entity.table))")
                 _ = try select.step()
-                nextKey[entity.table] = select.int64(0)
+                key = select.int64(0)
                 select.reset()
             }
-            permanent[row.id] = ObjectID(entityName: row.id.entityName, key: nextKey[entity.table]!)
-            nextKey[entity.table]! += 1
+            insertedIDs.append(ObjectID(entityName: row.id.entityName, key: key))
+            key += 1
+            nextKey[entity.table] = key
         }
-        func resolve(_ id: ObjectID) -> ObjectID { permanent[id] ?? id }
+        // References to records of this save carry temporary IDs: mapped when the first one is met.
+        var permanentByTemporaryKey: [Int64: ObjectID]?
+        func resolve(_ id: ObjectID) -> ObjectID {
+            guard id.isTemporaryID else { return id }
+            if permanentByTemporaryKey == nil {
+                var map: [Int64: ObjectID] = [:]
+                for (row, permanent) in zip(changes.inserted, insertedIDs) { map[row.id.key] = permanent }
+                permanentByTemporaryKey = map
+            }
+            return permanentByTemporaryKey?[id.key] ?? id
+        }
 
-        var versions: [ObjectID: Int64] = [:]
         for (id, _) in changes.deleted {
-            let entity = try layout.entity(id.entityName)
+            let entity = try entities[id.entityName]
             unreferenced.formUnion(try externalFiles(of: id, entity, connection).values)
             try connection.statement("DELETE FROM \(quote(entity.table)) WHERE \"Z_PK\" = ? AND \"Z_ENT\" = ?").run([.integer(id.key), .integer(entity.code)])
             for case .toManyByJoin(let table) in entity.storage {
                 try connection.statement("DELETE FROM \(quote(table)) WHERE \"source\" = ?").run([.integer(id.key)])
             }
         }
-        for row in changes.inserted {
-            let id = resolve(row.id)
-            let entity = try layout.entity(id.entityName)
-            let values = try columnValues(row, entity, resolve, written: &written, previous: [:])
-            try connection.statement(entity.insertSQL).run([.integer(id.key), .integer(entity.code)] + values)
-            versions[id] = 1
+        // Rows of one entity usually come together: its statement is looked up once per run of them.
+        var values: [SQLiteValue] = []
+        var insert: (entity: SQLiteLayout.Entity, statement: SQLiteStatement)?
+        func insertStatement(_ entity: SQLiteLayout.Entity) throws -> SQLiteStatement {
+            if let insert, insert.entity === entity { return insert.statement }
+            let statement = try connection.statement(entity.insertSQL)
+            insert = (entity, statement)
+            return statement
         }
+        for (row, id) in zip(changes.inserted, insertedIDs) {
+            let entity = try entities[id.entityName]
+            try columnValues(row, entity, resolve, into: &values, written: &written, previous: [:])
+            let statement = try insertStatement(entity)
+            statement.bind(.integer(id.key), at: 1)
+            statement.bind(.integer(entity.code), at: 2)
+            statement.bind(values, from: 3)
+            try statement.execute()
+        }
+        var updatedVersions: [Int64] = []
+        updatedVersions.reserveCapacity(changes.updated.count)
         for row in changes.updated {
-            let entity = try layout.entity(row.id.entityName)
+            let entity = try entities[row.id.entityName]
             let previousFiles = try externalFiles(of: row.id, entity, connection)
-            let values = try columnValues(row, entity, resolve, written: &written, previous: previousFiles)
+            try columnValues(row, entity, resolve, into: &values, written: &written, previous: previousFiles)
             let update = try connection.statement(entity.updateSQL)
             update.bind(values + [.integer(row.id.key), .integer(entity.code)])
             if try update.step() {
-                versions[row.id] = update.int64(0)
+                updatedVersions.append(update.int64(0))
                 update.reset()
             } else {
                 // Deleted by another save and forced back by the merge policy: insert it again.
                 update.reset()
-                try connection.statement(entity.insertSQL).run([.integer(row.id.key), .integer(entity.code)] + values)
-                versions[row.id] = 1
+                let statement = try insertStatement(entity)
+                statement.bind(.integer(row.id.key), at: 1)
+                statement.bind(.integer(entity.code), at: 2)
+                statement.bind(values, from: 3)
+                try statement.execute()
+                updatedVersions.append(1)
             }
             let kept = Set(values.compactMap { if case .text(let t) = $0 { return t } else { return nil } })
             unreferenced.formUnion(previousFiles.values.filter { !kept.contains($0) })
         }
         // To-many relationships of every written row.
-        for row in changes.inserted + changes.updated {
-            let id = resolve(row.id)
-            let entity = try layout.entity(id.entityName)
+        func writeToMany(_ row: StoreRow, _ id: ObjectID) throws {
+            let entity = try entities[id.entityName]
+            guard entity.hasToManyStorage else { return }
             for (slot, storage) in entity.storage.enumerated() {
                 guard slot < row.values.count, case .references(let targets) = row.values[slot] else { continue }
                 switch storage {
@@ -368,15 +400,17 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
                 }
             }
         }
-        return StoreCommitResult(permanentIDs: permanent, versions: versions)
+        for (row, id) in zip(changes.inserted, insertedIDs) { try writeToMany(row, id) }
+        for row in changes.updated { try writeToMany(row, row.id) }
+        return StoreCommitResult(insertedIDs: insertedIDs, updatedVersions: updatedVersions)
     }
 
     /// The column values of a row's attributes and to-one relationships, in the layout's slot order
     /// (as `insertSQL` and `updateSQL` name them); large external binaries written to files (reusing a
     /// previous file with the same bytes).
     private func columnValues(_ row: StoreRow, _ entity: SQLiteLayout.Entity, _ resolve: (ObjectID) -> ObjectID,
-                              written: inout [String], previous: [Int: String]) throws -> [SQLiteValue] {
-        var values: [SQLiteValue] = []
+                              into values: inout [SQLiteValue], written: inout [String], previous: [Int: String]) throws {
+        values.removeAll(keepingCapacity: true)
         for (slot, storage) in entity.storage.enumerated() {
             let value = slot < row.values.count ? row.values[slot] : .null
             switch storage {
@@ -405,7 +439,6 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
                 break
             }
         }
-        return values
     }
 
     // MARK: External storage
