@@ -137,26 +137,31 @@ if runs("access") {
 
 }
 
+/// Inserts `count` items with 10 attributes into a new context of `container` and saves: milliseconds.
+func insertAndSave(_ count: Int, into container: ManagedContainer) throws -> Double {
+    let context = container.newContext()
+    context.isUndoEnabled = false
+    let start = now()
+    for i in 0..<count {
+        let o = Item(context: context)
+        o.name = "item \(i)"
+        o.count = Int64(i)
+        o.price = Double(i) * 0.5
+        o.flag = i % 2 == 0
+        o.createdAt = Date(timeIntervalSinceReferenceDate: Double(i))
+        o.a = Int64(i); o.b = Int64(i * 2); o.c = Double(i); o.d = "d"
+    }
+    try context.save()
+    return Double(now() - start) / 1e6
+}
+
 // Insert + save of 100,000 objects with 10 attributes, in a fresh container.
 if runs("memory") {
     var insertTimes: [Double] = [], fetchTimes: [Double] = []
     var matched = 0
     for _ in 0..<3 {
         let c = try ManagedContainer(model: model, store: .inMemory)
-        let ctx = c.newContext()
-        ctx.isUndoEnabled = false
-        let start = now()
-        for i in 0..<count {
-            let o = Item(context: ctx)
-            o.name = "item \(i)"
-            o.count = Int64(i)
-            o.price = Double(i) * 0.5
-            o.flag = i % 2 == 0
-            o.createdAt = Date(timeIntervalSinceReferenceDate: Double(i))
-            o.a = Int64(i); o.b = Int64(i * 2); o.c = Double(i); o.d = "d"
-        }
-        try ctx.save()
-        insertTimes.append(Double(now() - start) / 1e6)
+        insertTimes.append(try insertAndSave(count, into: c))
 
         let reader = c.newContext()
         let request = try FetchRequest<Item>(entityName: "Item", predicate: "count >= $MIN AND flag == TRUE AND name BEGINSWITH 'item 9'",
@@ -227,20 +232,7 @@ if runs("sqlite") {
         sink &+= raw.checksum & 1
 
         let c = try ManagedContainer(model: model, store: .sqlite(benchDirectory.appendingPathComponent("store\(run).sqlite")))
-        let ctx = c.newContext()
-        ctx.isUndoEnabled = false
-        let start = now()
-        for i in 0..<count {
-            let o = Item(context: ctx)
-            o.name = "item \(i)"
-            o.count = Int64(i)
-            o.price = Double(i) * 0.5
-            o.flag = i % 2 == 0
-            o.createdAt = Date(timeIntervalSinceReferenceDate: Double(i))
-            o.a = Int64(i); o.b = Int64(i * 2); o.c = Double(i); o.d = "d"
-        }
-        try ctx.save()
-        storeInsert.append(Double(now() - start) / 1e6)
+        storeInsert.append(try insertAndSave(count, into: c))
 
         let reader = c.newContext()
         let readStart = now()

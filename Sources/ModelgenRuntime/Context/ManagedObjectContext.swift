@@ -163,18 +163,13 @@ public final class ManagedObjectContext {
 
     /// The object for an ID: the registered one, or a fault that loads on first access (not checked against the store).
     public func object(with id: ObjectID) -> ManagedObject {
-        // One hash lookup: the in-place access (`&dictionary[key, default:]`) registers the fault,
-        // which is made only when the ID is not registered yet.
-        func registeredObject(_ object: inout ManagedObject) -> ManagedObject { object }
-        return registeredObject(&registered[id, default: makeFault(id)])
-    }
-
-    private func makeFault(_ id: ObjectID) -> ManagedObject {
+        if let object = registered[id] { return object }
         guard let entity = model.entity(named: id.entityName) else {
             preconditionFailure("ModelgenRuntime: \(id) names no entity of model '\(model.name)'")
         }
         let object = entity.managedClass.init(entity: entity, objectID: id, context: self, isFault: true)
         object._isRegistered = true
+        registered[id] = object
         return object
     }
 

@@ -337,20 +337,23 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
         // Rows of one entity usually come together: its statement is looked up once per run of them.
         var values: [SQLiteValue] = []
         var insert: (entity: SQLiteLayout.Entity, statement: SQLiteStatement)?
-        func insertStatement(_ entity: SQLiteLayout.Entity) throws -> SQLiteStatement {
-            if let insert, insert.entity === entity { return insert.statement }
-            let statement = try connection.statement(entity.insertSQL)
-            insert = (entity, statement)
-            return statement
+        func insertRow(_ entity: SQLiteLayout.Entity, key: Int64, _ values: [SQLiteValue]) throws {
+            let statement: SQLiteStatement
+            if let insert, insert.entity === entity {
+                statement = insert.statement
+            } else {
+                statement = try connection.statement(entity.insertSQL)
+                insert = (entity, statement)
+            }
+            statement.bind(.integer(key), at: 1)
+            statement.bind(.integer(entity.code), at: 2)
+            statement.bind(values, from: 3)
+            try statement.execute()
         }
         for (row, id) in zip(changes.inserted, insertedIDs) {
             let entity = try entities[id.entityName]
             try columnValues(row, entity, resolve, into: &values, written: &written, previous: [:])
-            let statement = try insertStatement(entity)
-            statement.bind(.integer(id.key), at: 1)
-            statement.bind(.integer(entity.code), at: 2)
-            statement.bind(values, from: 3)
-            try statement.execute()
+            try insertRow(entity, key: id.key, values)
         }
         var updatedVersions: [Int64] = []
         updatedVersions.reserveCapacity(changes.updated.count)
@@ -366,11 +369,7 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
             } else {
                 // Deleted by another save and forced back by the merge policy: insert it again.
                 update.reset()
-                let statement = try insertStatement(entity)
-                statement.bind(.integer(row.id.key), at: 1)
-                statement.bind(.integer(entity.code), at: 2)
-                statement.bind(values, from: 3)
-                try statement.execute()
+                try insertRow(entity, key: row.id.key, values)
                 updatedVersions.append(1)
             }
             let kept = Set(values.compactMap { if case .text(let t) = $0 { return t } else { return nil } })
