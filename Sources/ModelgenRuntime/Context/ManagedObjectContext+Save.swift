@@ -76,7 +76,6 @@ extension ManagedObjectContext {
                             changed: [ManagedObject], deleted deletedObjects: [ManagedObject]) {
         precondition(result.insertedIDs.count == insertedObjects.count && result.updatedVersions.count == changed.count,
                      "ModelgenRuntime: the store's commit result does not match the changes")
-        registered.reserveCapacity(registered.count + insertedObjects.count)
         for (object, permanent) in zip(insertedObjects, result.insertedIDs) {
             registered.removeValue(forKey: object.objectID)
             object.objectID = permanent

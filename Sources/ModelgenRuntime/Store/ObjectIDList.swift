@@ -38,7 +38,7 @@ public struct ObjectIDList: RandomAccessCollection, Sendable {
             // The second entity: from now on every record names its entity.
             entityIndexes = Array(repeating: 0, count: keys.count)
         }
-        if !entityIndexes.isEmpty || index > 0 { entityIndexes.append(UInt16(index)) }
+        if !entityIndexes.isEmpty { entityIndexes.append(UInt16(index)) }
         keys.append(key)
     }
 

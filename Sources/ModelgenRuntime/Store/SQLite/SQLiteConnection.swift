@@ -180,8 +180,7 @@ final class SQLiteStatement {
     /// Runs a statement that returns no rows.
     func run(_ values: [SQLiteValue] = []) throws {
         bind(values)
-        while try step() {}
-        sqlite3_reset(handle)
+        try execute()
     }
 
     func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
