@@ -59,6 +59,23 @@ import Testing
         }
     }
 
+    @Test func entityFilesRenderedInParallelKeepTheirOrderAndContent() throws {
+        // 40 entities: enough for the emitter to render entity files on several threads.
+        var yaml = "model: Many\nentities:\n"
+        for i in 0..<40 { yaml += "  E\(i):\n    attributes: { name\(i): string }\n" }
+        let check = ModelCheck.run(data: Data(yaml.utf8), path: "Many.model.yaml")
+        let model = try #require(check.model)
+        let emitter = try ModelEmitter()
+        let first = try emitter.generate(model, variables: check.templateVariables, options: GenerationOptions())
+        #expect(first.map(\.name) == ["ManyModel.swift"] + (0..<40).map { "E\($0).swift" })
+        for i in 0..<40 {
+            #expect(first[i + 1].contents.contains("final class E\(i): ManagedObject {\n    var name\(i): String {"))
+        }
+        for _ in 0..<5 {
+            #expect(try emitter.generate(model, variables: check.templateVariables, options: GenerationOptions()) == first)
+        }
+    }
+
     @Test(arguments: models)
     func examplesAreTheSharedModels(model: String) throws {
         let shared = sharedDirectory.appendingPathComponent("models/\(model).model.yaml")

@@ -22,9 +22,6 @@ extension {{className}} {
 {{#docLines}}
 {{.}}
 {{/docLines}}
-{{#isManaged}}
-    @Managed(slot: {{slot}}) {{access}}var {{name}}: {{type}}
-{{/isManaged}}
 {{#isComputed}}
     {{access}}var {{name}}: {{type}} {
 {{#isReadOnly}}
@@ -78,7 +75,7 @@ extension {{className}} {
 /// The property names of {{entityName}} (inherited ones included), for key-value access and predicates.
 {{access}}enum {{className}}Keys {
 {{#keys}}
-    {{access}}static let {{name}} = "{{key}}"
+    {{access}}static var {{name}}: String { "{{key}}" }
 {{/keys}}
 }
 """#,
@@ -115,7 +112,9 @@ import ModelgenRuntime
 
 {{> model}}
 {{#isSingleFile}}
+{{! swift-mustache 2.1.1 drops the first empty line before a standalone partial: the two below give one. }}
 {{#entities}}
+
 
 {{> entity}}
 {{/entities}}

@@ -61,11 +61,27 @@ public struct ModelEmitter: Sendable {
         let view = ModelViewBuilder(model: model, variables: variables, options: options).build()
         var files = [GeneratedFile(name: view.typeName + ".swift", contents: try render("model-file", FileView(model: view, entity: nil)))]
         if !options.singleFile {
-            for entity in view.entities {
-                files.append(GeneratedFile(name: entity.fileName, contents: try render("entity-file", FileView(model: view, entity: entity))))
+            let contents = try renderInParallel(view.entities.count) { index in
+                try render("entity-file", FileView(model: view, entity: view.entities[index]))
             }
+            files += zip(view.entities, contents).map { GeneratedFile(name: $0.fileName, contents: $1) }
         }
         return files
+    }
+
+    /// Renders `count` files on all cores (each result in its place, so the output stays deterministic);
+    /// the first error, in file order, is thrown.
+    private func renderInParallel(_ count: Int, _ body: @Sendable (Int) throws -> String) throws -> [String] {
+        let results = RenderResults(count: count)
+        let workers = min(count, ProcessInfo.processInfo.activeProcessorCount)
+        if workers <= 1 || count < 8 {
+            for index in 0..<count { results.store(Result { try body(index) }, at: index) }
+        } else {
+            DispatchQueue.concurrentPerform(iterations: workers) { worker in
+                for index in stride(from: worker, to: count, by: workers) { results.store(Result { try body(index) }, at: index) }
+            }
+        }
+        return try results.values()
     }
 
     /// Starter classes for extension-mode entities (the user's side), for `--human-dir`.
@@ -103,4 +119,27 @@ public struct ModelEmitter: Sendable {
         out.append(UInt8(ascii: "\n"))
         return String(decoding: out, as: UTF8.self)
     }
+}
+
+/// The slots parallel rendering fills: each index is written by exactly one worker (into its own
+/// element of a fixed buffer, so no two threads touch the same memory), and read only after
+/// `concurrentPerform` returns.
+private final class RenderResults: @unchecked Sendable {
+    private let slots: UnsafeMutablePointer<Result<String, any Error>?>
+    private let count: Int
+
+    init(count: Int) {
+        self.count = count
+        slots = .allocate(capacity: max(count, 1))
+        slots.initialize(repeating: nil, count: count)
+    }
+
+    deinit {
+        slots.deinitialize(count: count)
+        slots.deallocate()
+    }
+
+    func store(_ result: Result<String, any Error>, at index: Int) { slots[index] = result }
+
+    func values() throws -> [String] { try (0..<count).map { try slots[$0]!.get() } }
 }

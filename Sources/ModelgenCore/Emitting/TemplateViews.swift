@@ -193,7 +193,7 @@ struct DescriptionLines: MustacheParent {
 }
 
 /// One file's context: the model plus, for entity files, the entity.
-struct FileView: MustacheParent {
+struct FileView: MustacheParent, Sendable {
     var model: ModelView
     var entity: EntityView?
     func child(named: String) -> Any? {

@@ -56,6 +56,12 @@ extension ManagedObject {
         }
     }
 
+    /// Replaces the objects of an unordered to-many relationship with a set; inverses follow.
+    /// The set's objects are applied in object-ID order, so the result never depends on hashing.
+    public final func setRelatedSet<T: ManagedObject>(_ objects: Set<T>, at slot: Int) {
+        setRelatedObjects(objects.sorted { $0.objectID.key < $1.objectID.key }, at: slot)
+    }
+
     /// Adds an object to a to-many relationship (at the end, or at `index` for ordered ones); the inverse follows.
     public final func addRelatedObject(_ object: ManagedObject, at slot: Int, index: Int? = nil) {
         fireFaultIfNeeded()

@@ -44,14 +44,14 @@ extension Author {
 
 /// The property names of Author (inherited ones included), for key-value access and predicates.
 public enum AuthorKeys {
-    public static let firstName = "firstName"
-    public static let lastName = "lastName"
-    public static let email = "email"
-    public static let createdAt = "createdAt"
-    public static let timeZoneName = "timeZoneName"
-    public static let bio = "bio"
-    public static let rating = "rating"
-    public static let avatar = "avatar"
-    public static let posts = "posts"
-    public static let popularPosts = "popularPosts"
+    public static var firstName: String { "firstName" }
+    public static var lastName: String { "lastName" }
+    public static var email: String { "email" }
+    public static var createdAt: String { "createdAt" }
+    public static var timeZoneName: String { "timeZoneName" }
+    public static var bio: String { "bio" }
+    public static var rating: String { "rating" }
+    public static var avatar: String { "avatar" }
+    public static var posts: String { "posts" }
+    public static var popularPosts: String { "popularPosts" }
 }

@@ -5,8 +5,14 @@ import Foundation
 import ModelgenRuntime
 
 public final class Comment: ManagedObject {
-    @Managed(slot: 0) public var text: String
-    @Managed(slot: 1) public var postedAt: Date
+    public var text: String {
+        get { managedValue(at: 0) }
+        set { setManagedValue(newValue, at: 0) }
+    }
+    public var postedAt: Date {
+        get { managedValue(at: 1) }
+        set { setManagedValue(newValue, at: 1) }
+    }
     public var post: Post? {
         get { relatedObject(at: 2) }
         set { setRelatedObject(newValue, at: 2) }
@@ -27,8 +33,8 @@ public final class Comment: ManagedObject {
 
 /// The property names of Comment (inherited ones included), for key-value access and predicates.
 public enum CommentKeys {
-    public static let text = "text"
-    public static let postedAt = "postedAt"
-    public static let post = "post"
-    public static let reader = "reader"
+    public static var text: String { "text" }
+    public static var postedAt: String { "postedAt" }
+    public static var post: String { "post" }
+    public static var reader: String { "reader" }
 }

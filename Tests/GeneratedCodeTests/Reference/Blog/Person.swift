@@ -5,11 +5,26 @@ import Foundation
 import ModelgenRuntime
 
 public class Person: ManagedObject {
-    @Managed(slot: 0) public var firstName: String
-    @Managed(slot: 1) public var lastName: String
-    @Managed(slot: 2) public var email: String
-    @Managed(slot: 3) public var createdAt: Date
-    @Managed(slot: 4) public var timeZoneName: String?
+    public var firstName: String {
+        get { managedValue(at: 0) }
+        set { setManagedValue(newValue, at: 0) }
+    }
+    public var lastName: String {
+        get { managedValue(at: 1) }
+        set { setManagedValue(newValue, at: 1) }
+    }
+    public var email: String {
+        get { managedValue(at: 2) }
+        set { setManagedValue(newValue, at: 2) }
+    }
+    public var createdAt: Date {
+        get { managedValue(at: 3) }
+        set { setManagedValue(newValue, at: 3) }
+    }
+    public var timeZoneName: String? {
+        get { managedValue(at: 4) }
+        set { setManagedValue(newValue, at: 4) }
+    }
 
     /// Creates a Person in `context` with the values the model requires.
     public convenience init(context: ManagedObjectContext, firstName: String, lastName: String, email: String, createdAt: Date) {
@@ -23,9 +38,9 @@ public class Person: ManagedObject {
 
 /// The property names of Person (inherited ones included), for key-value access and predicates.
 public enum PersonKeys {
-    public static let firstName = "firstName"
-    public static let lastName = "lastName"
-    public static let email = "email"
-    public static let createdAt = "createdAt"
-    public static let timeZoneName = "timeZoneName"
+    public static var firstName: String { "firstName" }
+    public static var lastName: String { "lastName" }
+    public static var email: String { "email" }
+    public static var createdAt: String { "createdAt" }
+    public static var timeZoneName: String { "timeZoneName" }
 }

@@ -5,17 +5,38 @@ import Foundation
 import ModelgenRuntime
 
 public final class Post: ManagedObject {
-    @Managed(slot: 0) public var id: UUID
-    @Managed(slot: 1) public var title: String
-    @Managed(slot: 2) public var body: String
-    @Managed(slot: 3) public var publishedAt: Date?
-    @Managed(slot: 4) public var likes: Int64
+    public var id: UUID {
+        get { managedValue(at: 0) }
+        set { setManagedValue(newValue, at: 0) }
+    }
+    public var title: String {
+        get { managedValue(at: 1) }
+        set { setManagedValue(newValue, at: 1) }
+    }
+    public var body: String {
+        get { managedValue(at: 2) }
+        set { setManagedValue(newValue, at: 2) }
+    }
+    public var publishedAt: Date? {
+        get { managedValue(at: 3) }
+        set { setManagedValue(newValue, at: 3) }
+    }
+    public var likes: Int64 {
+        get { managedValue(at: 4) }
+        set { setManagedValue(newValue, at: 4) }
+    }
     public var status: PostStatus {
         get { rawRepresentableValue(at: 5) }
         set { setRawRepresentableValue(newValue, at: 5) }
     }
-    @Managed(slot: 6) public var score: Decimal
-    @Managed(slot: 7) public var link: URL?
+    public var score: Decimal {
+        get { managedValue(at: 6) }
+        set { setManagedValue(newValue, at: 6) }
+    }
+    public var link: URL? {
+        get { managedValue(at: 7) }
+        set { setManagedValue(newValue, at: 7) }
+    }
     /// Derived from `comments.@count`, recomputed on save.
     public var commentCount: Int64 {
         managedValue(at: 8)
@@ -24,18 +45,21 @@ public final class Post: ManagedObject {
     public var searchTitle: String? {
         managedValue(at: 9)
     }
-    @Managed(slot: 10) public var renderedHTML: String?
+    public var renderedHTML: String? {
+        get { managedValue(at: 10) }
+        set { setManagedValue(newValue, at: 10) }
+    }
     public var author: Author? {
         get { relatedObject(at: 11) }
         set { setRelatedObject(newValue, at: 11) }
     }
     public var tags: Set<Tag> {
         get { relatedSet(at: 12) }
-        set { setRelatedObjects(newValue.sorted { $0.objectID.key < $1.objectID.key }, at: 12) }
+        set { setRelatedSet(newValue, at: 12) }
     }
     public var comments: Set<Comment> {
         get { relatedSet(at: 13) }
-        set { setRelatedObjects(newValue.sorted { $0.objectID.key < $1.objectID.key }, at: 13) }
+        set { setRelatedSet(newValue, at: 13) }
     }
 
     /// Adds `value` to `tags`; the inverse relationship follows.
@@ -70,18 +94,18 @@ public final class Post: ManagedObject {
 
 /// The property names of Post (inherited ones included), for key-value access and predicates.
 public enum PostKeys {
-    public static let id = "id"
-    public static let title = "title"
-    public static let body = "body"
-    public static let publishedAt = "publishedAt"
-    public static let likes = "likes"
-    public static let status = "status"
-    public static let score = "score"
-    public static let link = "link"
-    public static let commentCount = "commentCount"
-    public static let searchTitle = "searchTitle"
-    public static let renderedHTML = "renderedHTML"
-    public static let author = "author"
-    public static let tags = "tags"
-    public static let comments = "comments"
+    public static var id: String { "id" }
+    public static var title: String { "title" }
+    public static var body: String { "body" }
+    public static var publishedAt: String { "publishedAt" }
+    public static var likes: String { "likes" }
+    public static var status: String { "status" }
+    public static var score: String { "score" }
+    public static var link: String { "link" }
+    public static var commentCount: String { "commentCount" }
+    public static var searchTitle: String { "searchTitle" }
+    public static var renderedHTML: String { "renderedHTML" }
+    public static var author: String { "author" }
+    public static var tags: String { "tags" }
+    public static var comments: String { "comments" }
 }

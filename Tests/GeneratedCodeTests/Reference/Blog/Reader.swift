@@ -5,10 +5,13 @@ import Foundation
 import ModelgenRuntime
 
 public final class Reader: Person {
-    @Managed(slot: 5) public var isSubscribed: Bool
+    public var isSubscribed: Bool {
+        get { managedValue(at: 5) }
+        set { setManagedValue(newValue, at: 5) }
+    }
     public var comments: Set<Comment> {
         get { relatedSet(at: 6) }
-        set { setRelatedObjects(newValue.sorted { $0.objectID.key < $1.objectID.key }, at: 6) }
+        set { setRelatedSet(newValue, at: 6) }
     }
 
     /// Adds `value` to `comments`; the inverse relationship follows.
@@ -24,11 +27,11 @@ public final class Reader: Person {
 
 /// The property names of Reader (inherited ones included), for key-value access and predicates.
 public enum ReaderKeys {
-    public static let firstName = "firstName"
-    public static let lastName = "lastName"
-    public static let email = "email"
-    public static let createdAt = "createdAt"
-    public static let timeZoneName = "timeZoneName"
-    public static let isSubscribed = "isSubscribed"
-    public static let comments = "comments"
+    public static var firstName: String { "firstName" }
+    public static var lastName: String { "lastName" }
+    public static var email: String { "email" }
+    public static var createdAt: String { "createdAt" }
+    public static var timeZoneName: String { "timeZoneName" }
+    public static var isSubscribed: String { "isSubscribed" }
+    public static var comments: String { "comments" }
 }

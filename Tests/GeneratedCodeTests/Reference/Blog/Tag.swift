@@ -5,10 +5,13 @@ import Foundation
 import ModelgenRuntime
 
 public final class Tag: ManagedObject {
-    @Managed(slot: 0) public var name: String
+    public var name: String {
+        get { managedValue(at: 0) }
+        set { setManagedValue(newValue, at: 0) }
+    }
     public var posts: Set<Post> {
         get { relatedSet(at: 1) }
-        set { setRelatedObjects(newValue.sorted { $0.objectID.key < $1.objectID.key }, at: 1) }
+        set { setRelatedSet(newValue, at: 1) }
     }
 
     /// Adds `value` to `posts`; the inverse relationship follows.
@@ -30,6 +33,6 @@ public final class Tag: ManagedObject {
 
 /// The property names of Tag (inherited ones included), for key-value access and predicates.
 public enum TagKeys {
-    public static let name = "name"
-    public static let posts = "posts"
+    public static var name: String { "name" }
+    public static var posts: String { "posts" }
 }

@@ -5,15 +5,21 @@ import Foundation
 import ModelgenRuntime
 
 final class Canvas: ManagedObject {
-    @Managed(slot: 0) var title: String
-    @Managed(slot: 1) var thumbnail: Data?
+    var title: String {
+        get { managedValue(at: 0) }
+        set { setManagedValue(newValue, at: 0) }
+    }
+    var thumbnail: Data? {
+        get { managedValue(at: 1) }
+        set { setManagedValue(newValue, at: 1) }
+    }
     var shapes: [Shape] {
         get { relatedObjects(at: 2) }
         set { setRelatedObjects(newValue, at: 2) }
     }
     var selection: Set<Shape> {
         get { relatedSet(at: 3) }
-        set { setRelatedObjects(newValue.sorted { $0.objectID.key < $1.objectID.key }, at: 3) }
+        set { setRelatedSet(newValue, at: 3) }
     }
 
     /// Adds `value` to `shapes`; the inverse relationship follows.
@@ -50,8 +56,8 @@ final class Canvas: ManagedObject {
 
 /// The property names of Canvas (inherited ones included), for key-value access and predicates.
 enum CanvasKeys {
-    static let title = "title"
-    static let thumbnail = "thumbnail"
-    static let shapes = "shapes"
-    static let selection = "selection"
+    static var title: String { "title" }
+    static var thumbnail: String { "thumbnail" }
+    static var shapes: String { "shapes" }
+    static var selection: String { "selection" }
 }

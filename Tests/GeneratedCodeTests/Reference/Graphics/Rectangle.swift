@@ -13,7 +13,10 @@ final class Rectangle: Shape {
         get { transformableValue(at: 5) }
         set { setTransformableValue(newValue, at: 5) }
     }
-    @Managed(slot: 6) var cornerRadius: Double
+    var cornerRadius: Double {
+        get { managedValue(at: 6) }
+        set { setManagedValue(newValue, at: 6) }
+    }
 
     /// Creates a Rectangle in `context` with the values the model requires.
     convenience init(context: ManagedObjectContext, name: String, createdAt: Date, color: RGBAColor, bounds: Rect) {
@@ -27,11 +30,11 @@ final class Rectangle: Shape {
 
 /// The property names of Rectangle (inherited ones included), for key-value access and predicates.
 enum RectangleKeys {
-    static let name = "name"
-    static let zIndex = "zIndex"
-    static let createdAt = "createdAt"
-    static let canvas = "canvas"
-    static let color = "color"
-    static let bounds = "bounds"
-    static let cornerRadius = "cornerRadius"
+    static var name: String { "name" }
+    static var zIndex: String { "zIndex" }
+    static var createdAt: String { "createdAt" }
+    static var canvas: String { "canvas" }
+    static var color: String { "color" }
+    static var bounds: String { "bounds" }
+    static var cornerRadius: String { "cornerRadius" }
 }

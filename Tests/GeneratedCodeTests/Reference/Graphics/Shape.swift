@@ -5,9 +5,18 @@ import Foundation
 import ModelgenRuntime
 
 class Shape: ManagedObject {
-    @Managed(slot: 0) var name: String
-    @Managed(slot: 1) var zIndex: Int32
-    @Managed(slot: 2) var createdAt: Date
+    var name: String {
+        get { managedValue(at: 0) }
+        set { setManagedValue(newValue, at: 0) }
+    }
+    var zIndex: Int32 {
+        get { managedValue(at: 1) }
+        set { setManagedValue(newValue, at: 1) }
+    }
+    var createdAt: Date {
+        get { managedValue(at: 2) }
+        set { setManagedValue(newValue, at: 2) }
+    }
     var canvas: Canvas? {
         get { relatedObject(at: 3) }
         set { setRelatedObject(newValue, at: 3) }
@@ -23,8 +32,8 @@ class Shape: ManagedObject {
 
 /// The property names of Shape (inherited ones included), for key-value access and predicates.
 enum ShapeKeys {
-    static let name = "name"
-    static let zIndex = "zIndex"
-    static let createdAt = "createdAt"
-    static let canvas = "canvas"
+    static var name: String { "name" }
+    static var zIndex: String { "zIndex" }
+    static var createdAt: String { "createdAt" }
+    static var canvas: String { "canvas" }
 }

@@ -115,12 +115,28 @@ public enum BlogModel {
         try! model.fetchRequest(fromTemplate: "recentComments", variables: ["SINCE": since])
     }
 }
+
 public class Person: ManagedObject {
-    @Managed(slot: 0) public var firstName: String
-    @Managed(slot: 1) public var lastName: String
-    @Managed(slot: 2) public var email: String
-    @Managed(slot: 3) public var createdAt: Date
-    @Managed(slot: 4) public var timeZoneName: String?
+    public var firstName: String {
+        get { managedValue(at: 0) }
+        set { setManagedValue(newValue, at: 0) }
+    }
+    public var lastName: String {
+        get { managedValue(at: 1) }
+        set { setManagedValue(newValue, at: 1) }
+    }
+    public var email: String {
+        get { managedValue(at: 2) }
+        set { setManagedValue(newValue, at: 2) }
+    }
+    public var createdAt: Date {
+        get { managedValue(at: 3) }
+        set { setManagedValue(newValue, at: 3) }
+    }
+    public var timeZoneName: String? {
+        get { managedValue(at: 4) }
+        set { setManagedValue(newValue, at: 4) }
+    }
 
     /// Creates a Person in `context` with the values the model requires.
     public convenience init(context: ManagedObjectContext, firstName: String, lastName: String, email: String, createdAt: Date) {
@@ -134,12 +150,13 @@ public class Person: ManagedObject {
 
 /// The property names of Person (inherited ones included), for key-value access and predicates.
 public enum PersonKeys {
-    public static let firstName = "firstName"
-    public static let lastName = "lastName"
-    public static let email = "email"
-    public static let createdAt = "createdAt"
-    public static let timeZoneName = "timeZoneName"
+    public static var firstName: String { "firstName" }
+    public static var lastName: String { "lastName" }
+    public static var email: String { "email" }
+    public static var createdAt: String { "createdAt" }
+    public static var timeZoneName: String { "timeZoneName" }
 }
+
 extension Author {
     public var bio: String? {
         get { managedValue(at: 5) }
@@ -180,22 +197,26 @@ extension Author {
 
 /// The property names of Author (inherited ones included), for key-value access and predicates.
 public enum AuthorKeys {
-    public static let firstName = "firstName"
-    public static let lastName = "lastName"
-    public static let email = "email"
-    public static let createdAt = "createdAt"
-    public static let timeZoneName = "timeZoneName"
-    public static let bio = "bio"
-    public static let rating = "rating"
-    public static let avatar = "avatar"
-    public static let posts = "posts"
-    public static let popularPosts = "popularPosts"
+    public static var firstName: String { "firstName" }
+    public static var lastName: String { "lastName" }
+    public static var email: String { "email" }
+    public static var createdAt: String { "createdAt" }
+    public static var timeZoneName: String { "timeZoneName" }
+    public static var bio: String { "bio" }
+    public static var rating: String { "rating" }
+    public static var avatar: String { "avatar" }
+    public static var posts: String { "posts" }
+    public static var popularPosts: String { "popularPosts" }
 }
+
 public final class Reader: Person {
-    @Managed(slot: 5) public var isSubscribed: Bool
+    public var isSubscribed: Bool {
+        get { managedValue(at: 5) }
+        set { setManagedValue(newValue, at: 5) }
+    }
     public var comments: Set<Comment> {
         get { relatedSet(at: 6) }
-        set { setRelatedObjects(newValue.sorted { $0.objectID.key < $1.objectID.key }, at: 6) }
+        set { setRelatedSet(newValue, at: 6) }
     }
 
     /// Adds `value` to `comments`; the inverse relationship follows.
@@ -211,26 +232,48 @@ public final class Reader: Person {
 
 /// The property names of Reader (inherited ones included), for key-value access and predicates.
 public enum ReaderKeys {
-    public static let firstName = "firstName"
-    public static let lastName = "lastName"
-    public static let email = "email"
-    public static let createdAt = "createdAt"
-    public static let timeZoneName = "timeZoneName"
-    public static let isSubscribed = "isSubscribed"
-    public static let comments = "comments"
+    public static var firstName: String { "firstName" }
+    public static var lastName: String { "lastName" }
+    public static var email: String { "email" }
+    public static var createdAt: String { "createdAt" }
+    public static var timeZoneName: String { "timeZoneName" }
+    public static var isSubscribed: String { "isSubscribed" }
+    public static var comments: String { "comments" }
 }
+
 public final class Post: ManagedObject {
-    @Managed(slot: 0) public var id: UUID
-    @Managed(slot: 1) public var title: String
-    @Managed(slot: 2) public var body: String
-    @Managed(slot: 3) public var publishedAt: Date?
-    @Managed(slot: 4) public var likes: Int64
+    public var id: UUID {
+        get { managedValue(at: 0) }
+        set { setManagedValue(newValue, at: 0) }
+    }
+    public var title: String {
+        get { managedValue(at: 1) }
+        set { setManagedValue(newValue, at: 1) }
+    }
+    public var body: String {
+        get { managedValue(at: 2) }
+        set { setManagedValue(newValue, at: 2) }
+    }
+    public var publishedAt: Date? {
+        get { managedValue(at: 3) }
+        set { setManagedValue(newValue, at: 3) }
+    }
+    public var likes: Int64 {
+        get { managedValue(at: 4) }
+        set { setManagedValue(newValue, at: 4) }
+    }
     public var status: PostStatus {
         get { rawRepresentableValue(at: 5) }
         set { setRawRepresentableValue(newValue, at: 5) }
     }
-    @Managed(slot: 6) public var score: Decimal
-    @Managed(slot: 7) public var link: URL?
+    public var score: Decimal {
+        get { managedValue(at: 6) }
+        set { setManagedValue(newValue, at: 6) }
+    }
+    public var link: URL? {
+        get { managedValue(at: 7) }
+        set { setManagedValue(newValue, at: 7) }
+    }
     /// Derived from `comments.@count`, recomputed on save.
     public var commentCount: Int64 {
         managedValue(at: 8)
@@ -239,18 +282,21 @@ public final class Post: ManagedObject {
     public var searchTitle: String? {
         managedValue(at: 9)
     }
-    @Managed(slot: 10) public var renderedHTML: String?
+    public var renderedHTML: String? {
+        get { managedValue(at: 10) }
+        set { setManagedValue(newValue, at: 10) }
+    }
     public var author: Author? {
         get { relatedObject(at: 11) }
         set { setRelatedObject(newValue, at: 11) }
     }
     public var tags: Set<Tag> {
         get { relatedSet(at: 12) }
-        set { setRelatedObjects(newValue.sorted { $0.objectID.key < $1.objectID.key }, at: 12) }
+        set { setRelatedSet(newValue, at: 12) }
     }
     public var comments: Set<Comment> {
         get { relatedSet(at: 13) }
-        set { setRelatedObjects(newValue.sorted { $0.objectID.key < $1.objectID.key }, at: 13) }
+        set { setRelatedSet(newValue, at: 13) }
     }
 
     /// Adds `value` to `tags`; the inverse relationship follows.
@@ -285,24 +331,31 @@ public final class Post: ManagedObject {
 
 /// The property names of Post (inherited ones included), for key-value access and predicates.
 public enum PostKeys {
-    public static let id = "id"
-    public static let title = "title"
-    public static let body = "body"
-    public static let publishedAt = "publishedAt"
-    public static let likes = "likes"
-    public static let status = "status"
-    public static let score = "score"
-    public static let link = "link"
-    public static let commentCount = "commentCount"
-    public static let searchTitle = "searchTitle"
-    public static let renderedHTML = "renderedHTML"
-    public static let author = "author"
-    public static let tags = "tags"
-    public static let comments = "comments"
+    public static var id: String { "id" }
+    public static var title: String { "title" }
+    public static var body: String { "body" }
+    public static var publishedAt: String { "publishedAt" }
+    public static var likes: String { "likes" }
+    public static var status: String { "status" }
+    public static var score: String { "score" }
+    public static var link: String { "link" }
+    public static var commentCount: String { "commentCount" }
+    public static var searchTitle: String { "searchTitle" }
+    public static var renderedHTML: String { "renderedHTML" }
+    public static var author: String { "author" }
+    public static var tags: String { "tags" }
+    public static var comments: String { "comments" }
 }
+
 public final class Comment: ManagedObject {
-    @Managed(slot: 0) public var text: String
-    @Managed(slot: 1) public var postedAt: Date
+    public var text: String {
+        get { managedValue(at: 0) }
+        set { setManagedValue(newValue, at: 0) }
+    }
+    public var postedAt: Date {
+        get { managedValue(at: 1) }
+        set { setManagedValue(newValue, at: 1) }
+    }
     public var post: Post? {
         get { relatedObject(at: 2) }
         set { setRelatedObject(newValue, at: 2) }
@@ -323,16 +376,20 @@ public final class Comment: ManagedObject {
 
 /// The property names of Comment (inherited ones included), for key-value access and predicates.
 public enum CommentKeys {
-    public static let text = "text"
-    public static let postedAt = "postedAt"
-    public static let post = "post"
-    public static let reader = "reader"
+    public static var text: String { "text" }
+    public static var postedAt: String { "postedAt" }
+    public static var post: String { "post" }
+    public static var reader: String { "reader" }
 }
+
 public final class Tag: ManagedObject {
-    @Managed(slot: 0) public var name: String
+    public var name: String {
+        get { managedValue(at: 0) }
+        set { setManagedValue(newValue, at: 0) }
+    }
     public var posts: Set<Post> {
         get { relatedSet(at: 1) }
-        set { setRelatedObjects(newValue.sorted { $0.objectID.key < $1.objectID.key }, at: 1) }
+        set { setRelatedSet(newValue, at: 1) }
     }
 
     /// Adds `value` to `posts`; the inverse relationship follows.
@@ -354,6 +411,6 @@ public final class Tag: ManagedObject {
 
 /// The property names of Tag (inherited ones included), for key-value access and predicates.
 public enum TagKeys {
-    public static let name = "name"
-    public static let posts = "posts"
+    public static var name: String { "name" }
+    public static var posts: String { "posts" }
 }

@@ -57,10 +57,20 @@ enum GraphicsModel {
         )
     }
 }
+
 class Shape: ManagedObject {
-    @Managed(slot: 0) var name: String
-    @Managed(slot: 1) var zIndex: Int32
-    @Managed(slot: 2) var createdAt: Date
+    var name: String {
+        get { managedValue(at: 0) }
+        set { setManagedValue(newValue, at: 0) }
+    }
+    var zIndex: Int32 {
+        get { managedValue(at: 1) }
+        set { setManagedValue(newValue, at: 1) }
+    }
+    var createdAt: Date {
+        get { managedValue(at: 2) }
+        set { setManagedValue(newValue, at: 2) }
+    }
     var canvas: Canvas? {
         get { relatedObject(at: 3) }
         set { setRelatedObject(newValue, at: 3) }
@@ -76,11 +86,12 @@ class Shape: ManagedObject {
 
 /// The property names of Shape (inherited ones included), for key-value access and predicates.
 enum ShapeKeys {
-    static let name = "name"
-    static let zIndex = "zIndex"
-    static let createdAt = "createdAt"
-    static let canvas = "canvas"
+    static var name: String { "name" }
+    static var zIndex: String { "zIndex" }
+    static var createdAt: String { "createdAt" }
+    static var canvas: String { "canvas" }
 }
+
 final class Rectangle: Shape {
     var color: RGBAColor {
         get { transformableValue(at: 4) }
@@ -90,7 +101,10 @@ final class Rectangle: Shape {
         get { transformableValue(at: 5) }
         set { setTransformableValue(newValue, at: 5) }
     }
-    @Managed(slot: 6) var cornerRadius: Double
+    var cornerRadius: Double {
+        get { managedValue(at: 6) }
+        set { setManagedValue(newValue, at: 6) }
+    }
 
     /// Creates a Rectangle in `context` with the values the model requires.
     convenience init(context: ManagedObjectContext, name: String, createdAt: Date, color: RGBAColor, bounds: Rect) {
@@ -104,24 +118,31 @@ final class Rectangle: Shape {
 
 /// The property names of Rectangle (inherited ones included), for key-value access and predicates.
 enum RectangleKeys {
-    static let name = "name"
-    static let zIndex = "zIndex"
-    static let createdAt = "createdAt"
-    static let canvas = "canvas"
-    static let color = "color"
-    static let bounds = "bounds"
-    static let cornerRadius = "cornerRadius"
+    static var name: String { "name" }
+    static var zIndex: String { "zIndex" }
+    static var createdAt: String { "createdAt" }
+    static var canvas: String { "canvas" }
+    static var color: String { "color" }
+    static var bounds: String { "bounds" }
+    static var cornerRadius: String { "cornerRadius" }
 }
+
 final class Canvas: ManagedObject {
-    @Managed(slot: 0) var title: String
-    @Managed(slot: 1) var thumbnail: Data?
+    var title: String {
+        get { managedValue(at: 0) }
+        set { setManagedValue(newValue, at: 0) }
+    }
+    var thumbnail: Data? {
+        get { managedValue(at: 1) }
+        set { setManagedValue(newValue, at: 1) }
+    }
     var shapes: [Shape] {
         get { relatedObjects(at: 2) }
         set { setRelatedObjects(newValue, at: 2) }
     }
     var selection: Set<Shape> {
         get { relatedSet(at: 3) }
-        set { setRelatedObjects(newValue.sorted { $0.objectID.key < $1.objectID.key }, at: 3) }
+        set { setRelatedSet(newValue, at: 3) }
     }
 
     /// Adds `value` to `shapes`; the inverse relationship follows.
@@ -158,8 +179,8 @@ final class Canvas: ManagedObject {
 
 /// The property names of Canvas (inherited ones included), for key-value access and predicates.
 enum CanvasKeys {
-    static let title = "title"
-    static let thumbnail = "thumbnail"
-    static let shapes = "shapes"
-    static let selection = "selection"
+    static var title: String { "title" }
+    static var thumbnail: String { "thumbnail" }
+    static var shapes: String { "shapes" }
+    static var selection: String { "selection" }
 }

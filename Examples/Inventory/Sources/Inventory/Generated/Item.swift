@@ -5,8 +5,14 @@ import Foundation
 import ModelgenRuntime
 
 public final class Item: ManagedObject {
-    @Managed(slot: 0) public var sku: String
-    @Managed(slot: 1) public var quantity: Int32
+    public var sku: String {
+        get { managedValue(at: 0) }
+        set { setManagedValue(newValue, at: 0) }
+    }
+    public var quantity: Int32 {
+        get { managedValue(at: 1) }
+        set { setManagedValue(newValue, at: 1) }
+    }
     public var warehouse: Warehouse? {
         get { relatedObject(at: 2) }
         set { setRelatedObject(newValue, at: 2) }
@@ -22,7 +28,7 @@ public final class Item: ManagedObject {
 
 /// The property names of Item (inherited ones included), for key-value access and predicates.
 public enum ItemKeys {
-    public static let sku = "sku"
-    public static let quantity = "quantity"
-    public static let warehouse = "warehouse"
+    public static var sku: String { "sku" }
+    public static var quantity: String { "quantity" }
+    public static var warehouse: String { "warehouse" }
 }

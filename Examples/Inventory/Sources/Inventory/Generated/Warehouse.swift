@@ -5,10 +5,13 @@ import Foundation
 import ModelgenRuntime
 
 public final class Warehouse: ManagedObject {
-    @Managed(slot: 0) public var name: String
+    public var name: String {
+        get { managedValue(at: 0) }
+        set { setManagedValue(newValue, at: 0) }
+    }
     public var items: Set<Item> {
         get { relatedSet(at: 1) }
-        set { setRelatedObjects(newValue.sorted { $0.objectID.key < $1.objectID.key }, at: 1) }
+        set { setRelatedSet(newValue, at: 1) }
     }
 
     /// Adds `value` to `items`; the inverse relationship follows.
@@ -30,6 +33,6 @@ public final class Warehouse: ManagedObject {
 
 /// The property names of Warehouse (inherited ones included), for key-value access and predicates.
 public enum WarehouseKeys {
-    public static let name = "name"
-    public static let items = "items"
+    public static var name: String { "name" }
+    public static var items: String { "items" }
 }
