@@ -81,20 +81,37 @@ extension ManagedObjectContext {
     /// The request run by the store, merged with this context's unsaved changes; nil when the store cannot run it.
     private func storeFetch<Result: ManagedObject>(_ request: FetchRequest<Result>, entities: [EntityDescription]) throws -> ArraySlice<ManagedObject>? {
         let pending = pendingObjects(of: entities)
-        guard let query = try storeQuery(request, entities: entities, window: pending.isEmpty),
-              let rows = try store.fetch(query) else { return nil }
+        guard let query = try storeQuery(request, entities: entities, window: pending.isEmpty) else { return nil }
         var objects: [ManagedObject] = []
-        objects.reserveCapacity(rows.count)
-        // Faults are loaded from their rows now for `.objects`, or keep them for their first firing.
+        // Faults are loaded from their rows as the store reads them for `.objects`, or keep their rows
+        // for their first firing. The store must not be called while it streams rows: objects whose
+        // to-many relationships the row left out are loaded afterwards, and `awakeFromFetch` (user
+        // code) runs once every row is read.
         let loadNow = request.resultType == .objects
-        registered.reserveCapacity(registered.count + rows.count)
-        for row in rows {
-            let object = self.object(with: row.id)
-            if object._isFault {
-                if loadNow { try fulfillFault(object, from: row) } else { rowCache[row.id] = row }
+        var loaded: [ManagedObject] = []
+        var needingStore: [(ManagedObject, StoreRow)] = []
+        do {
+            let answered = try store.fetch(query) { row in
+                let object = self.object(with: row.id)
+                if object._isFault {
+                    if !loadNow {
+                        rowCache[row.id] = row
+                    } else if !row.hasToManyValues && object.entity.hasToManyRelationships {
+                        needingStore.append((object, row))
+                    } else {
+                        try load(row, intoFault: object)
+                        loaded.append(object)
+                    }
+                }
+                objects.append(object)
             }
-            objects.append(object)
+            guard answered else { return nil }
+            for (object, row) in needingStore { try fulfillFault(object, from: row) }
+        } catch {
+            awakeFromFetch(loaded)
+            throw error
         }
+        awakeFromFetch(loaded)
         if pending.isEmpty { return objects[...] }
         // Changed objects are judged on their unsaved values; deleted ones leave; inserted ones join.
         let changed = ObjectList(pending)

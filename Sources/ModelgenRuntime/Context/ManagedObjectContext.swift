@@ -16,6 +16,8 @@ public final class ManagedObjectContext {
     /// an object registers its next change once per epoch.
     @exclusivity(unchecked) @usableFromInline var _epoch: UInt64 = 1
     var registered: [ObjectID: ManagedObject] = [:]
+    /// The entity `object(with:)` looked up last.
+    private var lastEntityOfObject: EntityDescription?
     var inserted = ObjectList()
     var updated = ObjectList()
     var deleted = ObjectList()
@@ -164,8 +166,15 @@ public final class ManagedObjectContext {
     /// The object for an ID: the registered one, or a fault that loads on first access (not checked against the store).
     public func object(with id: ObjectID) -> ManagedObject {
         if let object = registered[id] { return object }
-        guard let entity = model.entity(named: id.entityName) else {
-            preconditionFailure("ModelgenRuntime: \(id) names no entity of model '\(model.name)'")
+        let entity: EntityDescription
+        if let last = lastEntityOfObject, last.name == id.entityName {
+            entity = last   // rows of one entity come in runs: compare one name instead of hashing it
+        } else {
+            guard let found = model.entity(named: id.entityName) else {
+                preconditionFailure("ModelgenRuntime: \(id) names no entity of model '\(model.name)'")
+            }
+            entity = found
+            lastEntityOfObject = found
         }
         let object = entity.managedClass.init(entity: entity, objectID: id, context: self, isFault: true)
         object._isRegistered = true
@@ -204,11 +213,23 @@ public final class ManagedObjectContext {
             }
             row.hasToManyValues = true
         }
+        try load(row, intoFault: object)
+        withoutChangeProcessing { object.awakeFromFetch() }
+    }
+
+    /// Loads a fault's values from a row whose to-many relationships are there (or that has none);
+    /// the caller runs `awakeFromFetch`.
+    func load(_ row: StoreRow, intoFault object: ManagedObject) throws {
         try load(row, into: object)
         object.committedVersion = row.version
         object.committedSlots = nil
         object._isFault = false
-        withoutChangeProcessing { object.awakeFromFetch() }
+    }
+
+    /// Runs `awakeFromFetch` of freshly loaded objects, in order, with change processing off.
+    func awakeFromFetch(_ objects: [ManagedObject]) {
+        if objects.isEmpty { return }
+        withoutChangeProcessing { for object in objects { object.awakeFromFetch() } }
     }
 
     func slots(from row: StoreRow, entity: EntityDescription) throws -> [SlotValue] {
@@ -223,7 +244,15 @@ public final class ManagedObjectContext {
             return
         }
         let slots = object._slots
-        for index in entity.properties.indices { slots[index] = try slotValue(row, at: index, entity: entity) }
+        let asIs = entity.loadsStoredValueAsIs
+        let values = row.values
+        for index in asIs.indices {
+            if asIs[index] && index < values.count {
+                slots[index] = SlotValue(values[index])
+            } else {
+                slots[index] = try slotValue(row, at: index, entity: entity)
+            }
+        }
     }
 
     /// A row's value for a slot: transients get their default, transformables are decoded, raw values

@@ -39,30 +39,33 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     public let indexes: [[String]]
     public let userInfo: [String: String]
 
-    // Resolved by ManagedObjectModel.init (set once, then read-only).
+    // Resolved by ManagedObjectModel.init (set once, then read-only): read on every object load and
+    // save, so exempt from dynamic exclusivity checks (nothing writes them once the model is built).
     /// The parent entity.
     public internal(set) unowned(unsafe) var parent: EntityDescription?
     /// Direct subentities.
-    public internal(set) var subentities: [EntityDescription] = []
+    @exclusivity(unchecked) public internal(set) var subentities: [EntityDescription] = []
     /// Every property, inherited first: the index of a property is its slot.
-    public internal(set) var properties: [PropertyDescription] = []
+    @exclusivity(unchecked) public internal(set) var properties: [PropertyDescription] = []
     /// Slot of each property by name.
-    public internal(set) var slotsByName: [String: Int] = [:]
+    @exclusivity(unchecked) public internal(set) var slotsByName: [String: Int] = [:]
     /// For relationship slots: the destination entity and the inverse's slot in it.
-    internal var destinations: [Int: (entity: EntityDescription, inverseSlot: Int?)] = [:]
+    @exclusivity(unchecked) internal var destinations: [Int: (entity: EntityDescription, inverseSlot: Int?)] = [:]
     /// Per slot: 0 for values kept as `SlotValue`, else the scalar kind kept in a plain cell (see `ScalarKind`).
-    public internal(set) var scalarKinds: UnsafeMutablePointer<UInt8> = .allocate(capacity: 1)
+    @exclusivity(unchecked) public internal(set) var scalarKinds: UnsafeMutablePointer<UInt8> = .allocate(capacity: 1)
     /// Each slot's value in a newly inserted object (defaults; empty to-many lists).
-    internal var initialSlots: [SlotValue] = []
+    @exclusivity(unchecked) internal var initialSlots: [SlotValue] = []
     /// Whether the entity has to-many relationships that are stored (fetched rows may leave them out).
-    internal var hasToManyRelationships = false
+    @exclusivity(unchecked) internal var hasToManyRelationships = false
     /// Whether loading a row can fail part way (transformables to decode, raw values to check): then the
     /// row is converted whole before any slot is written.
-    internal var needsCheckedLoad = false
+    @exclusivity(unchecked) internal var needsCheckedLoad = false
+    /// Per slot: a stored attribute whose row value becomes its slot value without a check or decoding.
+    @exclusivity(unchecked) internal var loadsStoredValueAsIs: [Bool] = []
     /// Derivation expressions of derived attributes, by slot, parsed once.
-    internal var derivations: [Int: ModelgenPredicate.Expression] = [:]
+    @exclusivity(unchecked) internal var derivations: [Int: ModelgenPredicate.Expression] = [:]
     /// The entity's own fetched properties, predicates and sorts parsed once.
-    internal var parsedFetchedProperties: [String: ParsedFetch] = [:]
+    @exclusivity(unchecked) internal var parsedFetchedProperties: [String: ParsedFetch] = [:]
     /// The model the entity belongs to.
     public internal(set) unowned(unsafe) var model: ManagedObjectModel!
 

@@ -151,6 +151,10 @@ public final class ManagedObjectModel: @unchecked Sendable {
                 if case .attribute(let a) = property { return a.type == .transformable || a.acceptsRawValue != nil }
                 return false
             }
+            entity.loadsStoredValueAsIs = entity.properties.map { property in
+                if case .attribute(let a) = property { return !a.isTransient && a.type != .transformable && a.acceptsRawValue == nil }
+                return false
+            }
             for (slot, property) in entity.properties.enumerated() {
                 guard case .attribute(let a) = property, let derivation = a.derivation else { continue }
                 do throws(PredicateSyntaxError) {

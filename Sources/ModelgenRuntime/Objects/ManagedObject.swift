@@ -17,9 +17,9 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     // The hot fields are only touched by the runtime's own accessors, which never overlap;
     // dynamic exclusivity checks (swift_beginAccess) would cost more than the access itself.
     /// One `SlotValue` per slot (scalar slots hold `.null` here; their values live in `_cells`).
-    @exclusivity(unchecked) @usableFromInline final var _base: UnsafeMutablePointer<SlotValue>
+    @usableFromInline final let _base: UnsafeMutablePointer<SlotValue>
     /// One plain cell per slot, used by scalar slots (integers, floating point, bools, dates).
-    @exclusivity(unchecked) @usableFromInline final var _cells: UnsafeMutablePointer<ScalarCell>
+    @usableFromInline final let _cells: UnsafeMutablePointer<ScalarCell>
     @usableFromInline final let _count: Int
     @exclusivity(unchecked) @usableFromInline final unowned(unsafe) var _context: ManagedObjectContext?
     /// Equals the context's epoch once this object's change has been registered in the current undo group.
@@ -43,17 +43,28 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         self._context = context
         self._isFault = isFault
         _count = entity.properties.count
-        _base = .allocate(capacity: max(_count, 1))
+        // One allocation holds both: the slot values, then the cells (one malloc and free per object, not two).
+        let count = max(_count, 1)
+        let cellsOffset = Self.cellsOffset(count)
+        let raw = UnsafeMutableRawPointer.allocate(byteCount: cellsOffset + count * MemoryLayout<ScalarCell>.stride,
+                                                   alignment: max(MemoryLayout<SlotValue>.alignment, MemoryLayout<ScalarCell>.alignment))
+        _base = raw.bindMemory(to: SlotValue.self, capacity: count)
         _base.initialize(repeating: .null, count: _count)
-        _cells = .allocate(capacity: max(_count, 1))
+        _cells = (raw + cellsOffset).bindMemory(to: ScalarCell.self, capacity: count)
         _cells.initialize(repeating: ScalarCell(bits: 0, isNull: true), count: _count)
         if !isFault { _replaceSlots(with: entity.initialSlots) }
     }
 
+    /// Where the cells start in the storage of `count` slots.
+    private static func cellsOffset(_ count: Int) -> Int {
+        let end = count * MemoryLayout<SlotValue>.stride
+        let alignment = MemoryLayout<ScalarCell>.alignment
+        return (end + alignment - 1) / alignment * alignment
+    }
+
     deinit {
         _base.deinitialize(count: _count)
-        _base.deallocate()
-        _cells.deallocate()
+        UnsafeMutableRawPointer(_base).deallocate()   // the cells share the allocation
     }
 
     /// The slots as `SlotValue`s, read and written one at a time (scalar slots are converted from their cells).

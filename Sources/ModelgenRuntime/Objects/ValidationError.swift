@@ -40,7 +40,7 @@ extension ManagedObject {
             let value = _slots[slot]
             switch property {
             case .attribute(let a):
-                failures += validate(value, of: a)
+                validate(value, of: a, into: &failures)
             case .relationship(let r):
                 switch value {
                 case .null where !r.isToMany && !r.isOptional:
@@ -71,20 +71,23 @@ extension ManagedObject {
         if !failures.isEmpty { throw ValidationError(failures) }
     }
 
-    private func validate(_ value: SlotValue, of a: AttributeDescription) -> [ValidationError.Failure] {
-        func fail(_ message: String) -> [ValidationError.Failure] { [.init(object: self, key: a.name, message: message)] }
+    private func validate(_ value: SlotValue, of a: AttributeDescription, into failures: inout [ValidationError.Failure]) {
+        func fail(_ message: String) { failures.append(.init(object: self, key: a.name, message: message)) }
         if case .null = value {
-            return a.isOptional || a.derivation != nil ? [] : fail("is required")
+            if !a.isOptional && a.derivation == nil { fail("is required") }
+            return
         }
+        let bounded = a.minimum != nil || a.maximum != nil
         let measure: Double?
         var unit = ""
         switch value {
         case .int(let v): measure = Double(v)
         case .double(let v): measure = v
-        case .decimal(let v): measure = NSDecimalNumber(decimal: v).doubleValue
+        case .decimal(let v): measure = bounded ? NSDecimalNumber(decimal: v).doubleValue : nil
         case .date(let v): measure = v.timeIntervalSinceReferenceDate
         case .string(let s):
-            measure = Double(s.count)
+            // Counting characters walks the string: only for bounded attributes.
+            measure = bounded ? Double(s.count) : nil
             unit = " characters"
             if let pattern = a.regex, !RegexCache.matches(pattern, s) {
                 return fail("'\(s)' does not match \(pattern)")
@@ -102,7 +105,6 @@ extension ManagedObject {
         }
         if let measure, let min = a.minimum, measure < min { return fail("is below the minimum \(Self.format(min))\(unit)") }
         if let measure, let max = a.maximum, measure > max { return fail("is above the maximum \(Self.format(max))\(unit)") }
-        return []
     }
 
     private static func format(_ d: Double) -> String {

@@ -85,6 +85,8 @@ public protocol PersistentStore: AnyObject, Sendable {
     func commit(_ changes: StoreChanges) throws -> StoreCommitResult
     /// Rows matching a query (see the default in the extension).
     func fetch(_ query: StoreQuery) throws -> [StoreRow]?
+    /// Rows matching a query, one at a time (see the default in the extension).
+    func fetch(_ query: StoreQuery, each body: (StoreRow) throws -> Void) throws -> Bool
     /// The number of records matching a query (see the default in the extension).
     func count(_ query: StoreQuery) throws -> Int?
     /// The IDs a to-many relationship of a record holds (see the default in the extension).
@@ -119,6 +121,16 @@ extension PersistentStore {
     /// Rows matching a query, sorted, limited; nil when the store cannot run it (the context then
     /// evaluates the predicate on objects). Default: nil.
     public func fetch(_ query: StoreQuery) throws -> [StoreRow]? { nil }
+
+    /// Calls `body` with each row matching a query, in order, and returns true; false (and no call)
+    /// when the store cannot run the query. A store may reuse the row's storage between calls, and
+    /// `body` must not call the store (it may hold a lock); copying the row keeps it. Default: the
+    /// rows of `fetch(_:)`.
+    public func fetch(_ query: StoreQuery, each body: (StoreRow) throws -> Void) throws -> Bool {
+        guard let rows = try fetch(query) else { return false }
+        for row in rows { try body(row) }
+        return true
+    }
 
     /// The number of records matching a query; nil when the store cannot run it. Default: nil.
     public func count(_ query: StoreQuery) throws -> Int? { nil }

@@ -124,14 +124,22 @@ private func sqliteText(_ value: OpaquePointer?) -> String? {
 /// A prepared statement: bind by position (1-based), step, read columns (0-based).
 final class SQLiteStatement {
     private let connection: SQLiteConnection
-    private(set) var handle: OpaquePointer?
+    /// Set once (a `let`: every column read and bind uses it, and a `var` would be checked for
+    /// exclusive access on each).
+    let handle: OpaquePointer?
     let sql: String
 
     init(connection: SQLiteConnection, sql: String) throws {
         self.connection = connection
         self.sql = sql
+        var handle: OpaquePointer?
         let code = sqlite3_prepare_v3(connection.handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &handle, nil)
-        guard code == SQLITE_OK else { throw connection.error(code, sql) }
+        guard code == SQLITE_OK else {
+            // Thrown before `self.handle` is set: the object is not fully initialized, so no deinit.
+            sqlite3_finalize(handle)
+            throw connection.error(code, sql)
+        }
+        self.handle = handle
     }
 
     deinit { sqlite3_finalize(handle) }

@@ -167,4 +167,12 @@ struct EntityLookup {
             return entity
         }
     }
+
+    /// The entity of a stored entity code (a row's `Z_ENT`); nil for a code the model does not have.
+    mutating func entity(code: Int64) -> SQLiteLayout.Entity? {
+        if let last, last.code == code { return last }
+        guard let name = layout.namesByCode[code], let entity = layout.entities[name] else { return nil }
+        last = entity
+        return entity
+    }
 }

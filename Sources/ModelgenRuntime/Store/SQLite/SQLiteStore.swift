@@ -148,46 +148,65 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
     /// Decodes the current row of a statement selecting a table's columns (from `columnOffset`):
     /// attributes and to-one relationships; to-many slots are left `.null` (`hasToManyValues` false).
     func decodeRow(_ select: SQLiteStatement, columnOffset: Int32) throws -> StoreRow {
+        var row = StoreRow(id: ObjectID(entityName: "", key: 0), version: 0, values: [], hasToManyValues: false)
+        var entities = EntityLookup(layout: layout)
+        try decodeRow(select, columnOffset: columnOffset, into: &row, entities: &entities)
+        return row
+    }
+
+    /// Decodes the current row into `row`, reusing its values' storage.
+    func decodeRow(_ select: SQLiteStatement, columnOffset: Int32, into row: inout StoreRow, entities: inout EntityLookup) throws {
         let code = select.int64(columnOffset + 1)
-        guard let name = layout.namesByCode[code], let entity = layout.entities[name] else {
+        guard let entity = entities.entity(code: code) else {
             throw SQLiteStoreError.notAStore(path: url.path, reason: "a record has entity code \(code), which the model does not have")
         }
-        var values: [StoreValue] = []
-        values.reserveCapacity(entity.storage.count)
+        let name = entity.description.name
+        row.values.removeAll(keepingCapacity: true)
+        row.values.reserveCapacity(entity.storage.count)
         for (slot, storage) in entity.storage.enumerated() {
             let column = columnOffset + entity.selectIndex[slot]
             switch storage {
             case .attribute(_, let type, let external):
                 if external, !select.isNull(column), case .text(let file) = select.value(column) {
-                    values.append(.data(try readExternal(file)))
+                    row.values.append(.data(try readExternal(file)))
                 } else {
-                    values.append(SQLiteValueCodec.storeValue(select, column, type: type))
+                    row.values.append(SQLiteValueCodec.storeValue(select, column, type: type))
                 }
             case .toOne:
                 if select.isNull(column) {
-                    values.append(.reference(nil))
+                    row.values.append(.reference(nil))
                 } else {
-                    values.append(.reference(ObjectID(entityName: layout.namesByCode[select.int64(column + 1)] ?? "", key: select.int64(column))))
+                    row.values.append(.reference(ObjectID(entityName: layout.namesByCode[select.int64(column + 1)] ?? "", key: select.int64(column))))
                 }
             case .none, .toManyByInverse, .toManyByJoin:
-                values.append(.null)
+                row.values.append(.null)
             }
         }
-        return StoreRow(id: ObjectID(entityName: name, key: select.int64(columnOffset)), version: select.int64(columnOffset + 2),
-                        values: values, hasToManyValues: false)
+        row.id = ObjectID(entityName: name, key: select.int64(columnOffset))
+        row.version = select.int64(columnOffset + 2)
+        row.hasToManyValues = false
     }
 
     // MARK: Fetching
 
     public func fetch(_ query: StoreQuery) throws -> [StoreRow]? {
+        var rows: [StoreRow] = []
+        return try fetch(query) { rows.append($0) } ? rows : nil
+    }
+
+    public func fetch(_ query: StoreQuery, each body: (StoreRow) throws -> Void) throws -> Bool {
         try withConnection { connection in
-            guard let sql = try? SQLiteQueryTranslator(layout: layout, query: query).select() else { return nil }
+            guard let sql = try? SQLiteQueryTranslator(layout: layout, query: query).select() else { return false }
             let select = try connection.statement(sql.text)
             select.bind(sql.bindings)
-            var rows: [StoreRow] = []
-            while try select.step() { rows.append(try decodeRow(select, columnOffset: 0)) }
-            select.reset()
-            return rows
+            defer { select.reset() }
+            var row = StoreRow(id: ObjectID(entityName: "", key: 0), version: 0, values: [], hasToManyValues: false)
+            var entities = EntityLookup(layout: layout)
+            while try select.step() {
+                try decodeRow(select, columnOffset: 0, into: &row, entities: &entities)
+                try body(row)
+            }
+            return true
         }
     }
 
@@ -221,6 +240,8 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
             }
             var rows: [StoreRow] = []
             rows.reserveCapacity(ids.count)
+            var row = StoreRow(id: ObjectID(entityName: "", key: 0), version: 0, values: [], hasToManyValues: false)
+            var entities = EntityLookup(layout: layout)
             let width = Self.keysPerBatchStatement
             for (name, keys) in keysByTable.sorted(by: { $0.key < $1.key }) {
                 guard let table = layout.tables[name] else { continue }
@@ -231,7 +252,10 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
                     for position in 0..<width {
                         sqlite3_bind_int64(select.handle, Int32(position + 1), chunk[chunk.startIndex + min(position, chunk.count - 1)])
                     }
-                    while try select.step() { rows.append(try decodeRow(select, columnOffset: 0)) }
+                    while try select.step() {
+                        try decodeRow(select, columnOffset: 0, into: &row, entities: &entities)
+                        rows.append(row)
+                    }
                     select.reset()
                 }
             }

@@ -1,0 +1,66 @@
+import Foundation
+import Testing
+@testable import ModelgenRuntime
+
+/// A sheet of lines (a to-many relationship: fetched rows leave it out, so it loads after the rows).
+final class Sheet: ManagedObject {
+    @Managed(slot: 0) var title: String
+    var lines: [Line] { relatedObjects(at: 1) }
+}
+
+/// A line (no to-many relationship: loaded while the store streams rows). Its `awakeFromFetch`
+/// reads its sheet, which fires the sheet's fault and so calls the store.
+final class Line: ManagedObject {
+    @Managed(slot: 0) var text: String
+    var sheet: Sheet? {
+        get { relatedObject(at: 1) }
+        set { setRelatedObject(newValue, at: 1) }
+    }
+    nonisolated(unsafe) static var sheetsSeenOnAwake: [String] = []
+    override func awakeFromFetch() {
+        super.awakeFromFetch()
+        Line.sheetsSeenOnAwake.append("\(text) on \(sheet?.title ?? "nothing")")
+    }
+}
+
+/// SQLite fetches stream rows into objects; user code (`awakeFromFetch`) runs once every row is
+/// read, so it may use the store (firing faults) without waiting on the fetch that is reading.
+@Suite(.serialized) struct StreamedFetchTests {
+    static let model = try! ManagedObjectModel(name: "Sheets", entities: [
+        EntityDescription("Sheet", class: Sheet.self,
+                          attributes: [AttributeDescription("title", .string)],
+                          relationships: [RelationshipDescription("lines", destination: "Line", inverse: "sheet", toMany: true, ordered: true)]),
+        EntityDescription("Line", class: Line.self,
+                          attributes: [AttributeDescription("text", .string)],
+                          relationships: [RelationshipDescription("sheet", destination: "Sheet", inverse: "lines")]),
+    ])
+
+    @Test(.timeLimit(.minutes(1)))
+    func awakeFromFetchMayUseTheStoreAndEveryObjectArrivesLoaded() throws {
+        let container = try ManagedContainer(model: Self.model, store: .sqlite(try temporaryDirectory().appendingPathComponent("s.sqlite")))
+        let writer = container.newContext()
+        for title in ["A", "B"] {
+            let sheet = Sheet(context: writer)
+            sheet.title = title
+            for n in 1...3 {
+                let line = Line(context: writer)
+                line.text = "\(title)\(n)"
+                line.sheet = sheet
+            }
+        }
+        try writer.save()
+
+        Line.sheetsSeenOnAwake = []
+        let reader = container.newContext()
+        let lines = try reader.fetch(FetchRequest<Line>(entityName: "Line", sortDescriptors: [SortDescriptor("text")]))
+        #expect(lines.map(\.text) == ["A1", "A2", "A3", "B1", "B2", "B3"])
+        #expect(lines.allSatisfy { !$0.isFault })
+        #expect(Line.sheetsSeenOnAwake == ["A1 on A", "A2 on A", "A3 on A", "B1 on B", "B2 on B", "B3 on B"])
+
+        let sheets = try reader.fetch(FetchRequest<Sheet>(entityName: "Sheet", sortDescriptors: [SortDescriptor("title", ascending: false)]))
+        #expect(sheets.map(\.title) == ["B", "A"])
+        #expect(sheets.map { $0.lines.map(\.text) } == [["B1", "B2", "B3"], ["A1", "A2", "A3"]])
+        #expect(sheets[0].lines[0] === lines[3])             // one object per record
+        #expect(!reader.hasChanges)                          // loading dirtied nothing
+    }
+}
