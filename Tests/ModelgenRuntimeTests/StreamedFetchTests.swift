@@ -63,4 +63,33 @@ final class Line: ManagedObject {
         #expect(sheets[0].lines[0] === lines[3])             // one object per record
         #expect(!reader.hasChanges)                          // loading dirtied nothing
     }
+
+    /// A save gives inserted objects permanent IDs and re-keys the registry: by single moves when they
+    /// are few among many registered objects, by rebuilding it when they are most of it.
+    @Test func savedObjectsAreFoundByTheirPermanentIDsEitherWay() throws {
+        let container = try ManagedContainer(model: Self.model, store: .sqlite(try temporaryDirectory().appendingPathComponent("k.sqlite")))
+        let context = container.newContext()
+        let bulk = (0..<20).map { n -> Line in
+            let line = Line(context: context)
+            line.text = "bulk \(n)"
+            return line
+        }
+        try context.save()                                    // 20 inserted of 20 registered: rebuilt
+        #expect(bulk.allSatisfy { !$0.objectID.isTemporaryID && context.object(with: $0.objectID) === $0 })
+        #expect(context.registeredObjects.count == 20)
+
+        let few = (0..<3).map { n -> Line in
+            let line = Line(context: context)
+            line.text = "few \(n)"
+            return line
+        }
+        let temporary = few.map(\.objectID)
+        try context.save()                                    // 3 inserted of 23 registered: moved one by one
+        #expect((bulk + few).allSatisfy { context.object(with: $0.objectID) === $0 })
+        #expect(context.registeredObjects.count == 23)
+        #expect(temporary.allSatisfy { id in !context.registeredObjects.contains { $0.objectID == id } })
+        let other = container.newContext()
+        let fetched = try other.fetch(FetchRequest<Line>(entityName: "Line"))
+        #expect(Set(fetched.map(\.text)) == Set((bulk + few).map(\.text)))
+    }
 }

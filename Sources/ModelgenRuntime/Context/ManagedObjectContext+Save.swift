@@ -76,13 +76,21 @@ extension ManagedObjectContext {
                             changed: [ManagedObject], deleted deletedObjects: [ManagedObject]) {
         precondition(result.insertedIDs.count == insertedObjects.count && result.updatedVersions.count == changed.count,
                      "ModelgenRuntime: the store's commit result does not match the changes")
+        // Re-keying the registry: one removal and one insertion per inserted object, or, when they are
+        // most of it (a bulk insert), one pass building it afresh at its final size.
+        let rebuild = insertedObjects.count > registered.count / 2
         for (object, permanent) in zip(insertedObjects, result.insertedIDs) {
-            registered.removeValue(forKey: object.objectID)
+            if !rebuild { registered.removeValue(forKey: object.objectID) }
             object.objectID = permanent
-            registered[permanent] = object
+            if !rebuild { registered[permanent] = object }
             object._isInserted = false
             object.committedVersion = 1
             object.committedSlots = nil
+        }
+        if rebuild {
+            var rekeyed = [ObjectID: ManagedObject](minimumCapacity: registered.count)
+            for object in registered.values { rekeyed[object.objectID] = object }
+            registered = rekeyed
         }
         for (object, version) in zip(changed, result.updatedVersions) {
             object._isUpdated = false
@@ -103,7 +111,8 @@ extension ManagedObjectContext {
         updated = ObjectList()
         deleted = ObjectList()
         clearUndo()
-        for object in insertedObjects + changed { object.didSave() }
+        for object in insertedObjects { object.didSave() }
+        for object in changed { object.didSave() }
         for object in deletedObjects {
             object.didSave()
             object._context = nil

@@ -21,18 +21,9 @@ public struct ObjectID: Sendable, Hashable, CustomStringConvertible {
     /// Hashes the key only (entity names are compared by `==`): IDs are hashed on every object lookup.
     public func hash(into hasher: inout Hasher) { hasher.combine(key) }
 
-    /// What `Dictionary` and `Set` use: a seeded 64-bit finalizer (MurmurHash3's) over the key instead
-    /// of a full SipHash round. Keys are assigned by the store, not chosen by an adversary, and every
-    /// registry lookup, insert and save re-keying hashes an ID.
-    public func _rawHashValue(seed: Int) -> Int {
-        var x = UInt64(bitPattern: key) ^ UInt64(UInt(bitPattern: seed))
-        x ^= x >> 33
-        x &*= 0xff51_afd7_ed55_8ccd
-        x ^= x >> 33
-        x &*= 0xc4ce_b9fe_1a85_ec53
-        x ^= x >> 33
-        return Int(truncatingIfNeeded: x)
-    }
+    /// What `Dictionary` and `Set` use: `identityHash` of the key (every registry lookup, insert and
+    /// save re-keying hashes an ID).
+    public func _rawHashValue(seed: Int) -> Int { identityHash(UInt64(bitPattern: key), seed: seed) }
 
     public var description: String { "\(entityName)/\(isTemporaryID ? "t" : "p")\(abs(key))" }
 }

@@ -71,7 +71,7 @@ public final class TransformableBox {
 /// The objects of a to-many relationship: insertion-ordered, no duplicates, O(1) membership.
 public struct ObjectList: Sequence {
     public private(set) var objects: [ManagedObject] = []
-    private var members: Set<ObjectIdentifier> = []
+    private var members: Set<ObjectKey> = []
 
     /// An empty list.
     public init() {}
@@ -85,12 +85,12 @@ public struct ObjectList: Sequence {
     public var isEmpty: Bool { objects.isEmpty }
     public func makeIterator() -> IndexingIterator<[ManagedObject]> { objects.makeIterator() }
 
-    public func contains(_ object: ManagedObject) -> Bool { members.contains(ObjectIdentifier(object)) }
+    public func contains(_ object: ManagedObject) -> Bool { members.contains(ObjectKey(object)) }
 
     /// Adds at the end; false when already present.
     @discardableResult
     public mutating func append(_ object: ManagedObject) -> Bool {
-        guard members.insert(ObjectIdentifier(object)).inserted else { return false }
+        guard members.insert(ObjectKey(object)).inserted else { return false }
         objects.append(object)
         return true
     }
@@ -98,7 +98,7 @@ public struct ObjectList: Sequence {
     /// Inserts at an index (clamped); false when already present.
     @discardableResult
     public mutating func insert(_ object: ManagedObject, at index: Int) -> Bool {
-        guard members.insert(ObjectIdentifier(object)).inserted else { return false }
+        guard members.insert(ObjectKey(object)).inserted else { return false }
         objects.insert(object, at: Swift.min(Swift.max(index, 0), objects.count))
         return true
     }
@@ -106,7 +106,7 @@ public struct ObjectList: Sequence {
     /// Removes; false when absent.
     @discardableResult
     public mutating func remove(_ object: ManagedObject) -> Bool {
-        guard members.remove(ObjectIdentifier(object)) != nil else { return false }
+        guard members.remove(ObjectKey(object)) != nil else { return false }
         if let index = objects.lastIndex(where: { $0 === object }) { objects.remove(at: index) }
         return true
     }
