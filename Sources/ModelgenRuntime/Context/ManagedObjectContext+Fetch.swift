@@ -26,6 +26,14 @@ extension ManagedObjectContext {
         if request.resultType == .objects {
             for object in result { try object.loadIfFault() }
         }
+        // Every result is an instance of one of these entities' classes (objects are only ever created
+        // from `entity.managedClass`): when each is a `Result`, no object needs a checked cast.
+        if entities.allSatisfy({ $0.managedClass is Result.Type }) {
+            return result.map { object in
+                assert(object is Result)
+                return unsafeDowncast(object, to: Result.self)
+            }
+        }
         return result.map { $0 as! Result }
     }
 

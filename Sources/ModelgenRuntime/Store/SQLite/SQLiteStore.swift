@@ -161,25 +161,27 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
             throw SQLiteStoreError.notAStore(path: url.path, reason: "a record has entity code \(code), which the model does not have")
         }
         let name = entity.description.name
-        row.values.removeAll(keepingCapacity: true)
-        row.values.reserveCapacity(entity.storage.count)
-        for (slot, storage) in entity.storage.enumerated() {
-            let column = columnOffset + entity.selectIndex[slot]
-            switch storage {
-            case .attribute(_, let type, let external):
-                if external, !select.isNull(column), case .text(let file) = select.value(column) {
-                    row.values.append(.data(try readExternal(file)))
-                } else {
-                    row.values.append(SQLiteValueCodec.storeValue(select, column, type: type))
+        // Overwrite the previous row's values in place (same entity: same count), releasing each old one.
+        if row.values.count != entity.storage.count { row.values = Array(repeating: .null, count: entity.storage.count) }
+        try row.values.withUnsafeMutableBufferPointer { values in
+            for (slot, storage) in entity.storage.enumerated() {
+                let column = columnOffset + entity.selectIndex[slot]
+                switch storage {
+                case .attribute(_, let type, let external):
+                    if external, !select.isNull(column), case .text(let file) = select.value(column) {
+                        values[slot] = .data(try readExternal(file))
+                    } else {
+                        values[slot] = SQLiteValueCodec.storeValue(select, column, type: type)
+                    }
+                case .toOne:
+                    if select.isNull(column) {
+                        values[slot] = .reference(nil)
+                    } else {
+                        values[slot] = .reference(ObjectID(entityName: layout.namesByCode[select.int64(column + 1)] ?? "", key: select.int64(column)))
+                    }
+                case .none, .toManyByInverse, .toManyByJoin:
+                    values[slot] = .null
                 }
-            case .toOne:
-                if select.isNull(column) {
-                    row.values.append(.reference(nil))
-                } else {
-                    row.values.append(.reference(ObjectID(entityName: layout.namesByCode[select.int64(column + 1)] ?? "", key: select.int64(column))))
-                }
-            case .none, .toManyByInverse, .toManyByJoin:
-                row.values.append(.null)
             }
         }
         row.id = ObjectID(entityName: name, key: select.int64(columnOffset))
