@@ -148,6 +148,7 @@ extension ManagedObjectContext {
 
     /// Recomputes derived attributes (`posts.@count`, `lowercase:(title)`, `now()`) into their slots.
     func recomputeDerivedAttributes(of object: ManagedObject) throws {
+        if object.entity.derivations.isEmpty { return }
         let evaluator = PredicateEvaluator(variables: [:])
         for (slot, expression) in object.entity.derivations.sorted(by: { $0.key < $1.key }) {
             guard case .attribute(let a) = object.entity.properties[slot] else { continue }
