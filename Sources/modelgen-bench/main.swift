@@ -122,8 +122,8 @@ print("goal: modelgen validate of 1,000 entities <= 200 ms, most of it parsing")
 print("")
 
 // modelgen generate, whole process, into a fresh directory each run.
-print("modelgen generate, release build, whole process, median (ms)")
-print("entities   parse-only (Yams)   modelgen generate   generate/parse")
+print("modelgen generate, release build, median (ms)")
+print("entities   parse-only (Yams)   render (in process)   modelgen generate (whole process)   generate/parse")
 for n in counts {
     let file = directory.appendingPathComponent("Bench\(n).model.yaml")
     let data = try Data(contentsOf: file)
@@ -132,13 +132,18 @@ for n in counts {
         let parser = try Parser(yaml: String(decoding: data, as: UTF8.self), resolver: .basic, constructor: .default, encoding: .utf8)
         _ = try parser.singleRoot()
     }
+    let check = ModelCheck.run(data: data, path: file.path)
+    let emitter = try ModelEmitter()
+    let render = try time(runs: runs) {
+        _ = try emitter.generate(check.model!, variables: check.templateVariables, options: GenerationOptions())
+    }
     var run = 0
     let generate = time(runs: runs) {
         run += 1
         let out = directory.appendingPathComponent("out-\(n)-\(run)").path
         guard spawnAndWait([binary, "generate", file.path, "--output", out]) == 0 else { fatalError("modelgen generate failed") }
     }
-    print(String(format: "%8d   %17.1f   %17.1f   %14.2f", n, parseOnly, generate, generate / parseOnly))
+    print(String(format: "%8d   %17.1f   %19.1f   %33.1f   %14.2f", n, parseOnly, render, generate, generate / parseOnly))
 }
 print("goals: 100 entities <= 100 ms end to end; 1,000 entities <= 10x the parse")
 print("")
