@@ -38,6 +38,21 @@ import Testing
         #expect(try reader.count(for: Person.fetchRequest()) == 1)
     }
 
+    @Test func assigningASetToAToManyRelationshipKeepsInversesInStep() throws {
+        let (_, context) = try context()
+        let ann = Author(context: context, firstName: "Ann", lastName: "Smith", email: "ann@example.com", createdAt: Date())
+        let post = Post(context: context, id: UUID(), title: "Sets", body: "…", author: ann)
+        let swift = Tag(context: context, name: "swift"), linux = Tag(context: context, name: "linux")
+        post.tags = [swift, linux]                                  // the generated setter: setRelatedSet
+        #expect(post.tags == [swift, linux])
+        #expect(swift.posts == [post] && linux.posts == [post])    // inverses follow
+        post.tags = [linux]
+        #expect(post.tags == [linux] && swift.posts.isEmpty && linux.posts == [post])
+        try context.save()
+        post.tags = []
+        #expect(linux.posts.isEmpty && post.changedValues().keys.contains(PostKeys.tags))
+    }
+
     @Test func validationDeleteRulesAndUndo() throws {
         let (_, context) = try context()
         let ann = Author(context: context, firstName: "Ann", lastName: "Smith", email: "not an email", createdAt: Date())
