@@ -138,6 +138,31 @@ func seedBlog(_ container: ManagedContainer) throws {
         #expect(try titles(sqlite) == (try titles(memory)))
     }
 
+    /// Text goes to SQLite with its length: a string holding U+0000 comes back whole, and predicates
+    /// (bound values, the [c] folding function) see all of it.
+    @Test func textHoldingANulCharacterIsStoredWhole() throws {
+        let url = try temporaryDirectory().appendingPathComponent("nul.sqlite")
+        let awkward = "before\u{0}after – Ünïcode \u{0}"
+        do {
+            let container = try ManagedContainer(model: BatchedFetchTests.model, store: .sqlite(url))
+            let context = container.newContext()
+            let note = Note(context: context)
+            note.text = awkward
+            let plain = Note(context: context)
+            plain.text = "before"
+            plain.index = 1
+            try context.save()
+        }
+        let container = try ManagedContainer(model: BatchedFetchTests.model, store: .sqlite(url))
+        let context = container.newContext()
+        let byIndex = try context.fetch(FetchRequest<Note>(entityName: "Note", sortDescriptors: [SortDescriptor("index")]))
+        #expect(byIndex.map(\.text) == [awkward, "before"])
+        let equal = try FetchRequest<Note>(entityName: "Note", predicate: "text == $T", variables: ["T": awkward])
+        #expect(try context.fetch(equal).map(\.index) == [0])
+        let folded = try FetchRequest<Note>(entityName: "Note", predicate: "text ==[c] $T", variables: ["T": awkward.uppercased()])
+        #expect(try context.fetch(folded).map(\.index) == [0])
+    }
+
     @Test func sortsLimitsOffsetsAndSubentitiesRunAsSQL() throws {
         let container = try ManagedContainer(model: BlogModel.model, store: .sqlite(try temporaryDirectory().appendingPathComponent("b.sqlite")))
         try seedBlog(container)

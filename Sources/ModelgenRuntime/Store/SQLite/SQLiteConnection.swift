@@ -102,7 +102,7 @@ final class SQLiteConnection {
             guard let values, let text = sqliteText(values[0]) else { sqlite3_result_null(context); return }
             let options = ComparisonOptions(rawValue: UInt8(truncatingIfNeeded: sqlite3_value_int(values[1])))
             let folded = PredicateEvaluator.fold(text, options)
-            sqlite3_result_text(context, folded, -1, transient)
+            withSQLiteText(folded) { sqlite3_result_text(context, $0, $1, transient) }
         }, nil, nil, nil)
         // mg_match(operator, options, text, pattern): 1 when the string operator holds.
         sqlite3_create_function_v2(handle, "mg_match", 4, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nil, { context, count, values in
@@ -118,7 +118,17 @@ final class SQLiteConnection {
 
 private func sqliteText(_ value: OpaquePointer?) -> String? {
     guard let value, sqlite3_value_type(value) != SQLITE_NULL, let bytes = sqlite3_value_text(value) else { return nil }
-    return String(cString: bytes)
+    return String(decoding: UnsafeBufferPointer(start: bytes, count: Int(sqlite3_value_bytes(value))), as: UTF8.self)
+}
+
+/// Calls `body` with a string's UTF-8 bytes and their count. Text goes to SQLite with its length,
+/// never NUL-terminated: a string holding U+0000 would otherwise be cut there, silently.
+func withSQLiteText<R>(_ string: String, _ body: (UnsafePointer<CChar>, Int32) -> R) -> R {
+    var string = string
+    return string.withUTF8 { bytes in
+        let start = UnsafeRawPointer(bytes.baseAddress ?? StaticString("").utf8Start)
+        return body(start.assumingMemoryBound(to: CChar.self), Int32(bytes.count))
+    }
 }
 
 /// A prepared statement: bind by position (1-based), step, read columns (0-based).
@@ -154,7 +164,7 @@ final class SQLiteStatement {
         case .null: sqlite3_bind_null(handle, index)
         case .integer(let v): sqlite3_bind_int64(handle, index, v)
         case .real(let v): sqlite3_bind_double(handle, index, v)
-        case .text(let v): sqlite3_bind_text(handle, index, v, -1, transient)
+        case .text(let v): withSQLiteText(v) { _ = sqlite3_bind_text(handle, index, $0, $1, transient) }
         case .blob(let v):
             v.withUnsafeBytes { bytes in
                 _ = sqlite3_bind_blob(handle, index, bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(bytes.count), transient)
@@ -196,7 +206,8 @@ final class SQLiteStatement {
     func double(_ column: Int32) -> Double { sqlite3_column_double(handle, column) }
     func text(_ column: Int32) -> String {
         guard let bytes = sqlite3_column_text(handle, column) else { return "" }
-        return String(cString: bytes)
+        // The length, not the first NUL, ends the text (read after the text, as SQLite asks).
+        return String(decoding: UnsafeBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(handle, column))), as: UTF8.self)
     }
     func blob(_ column: Int32) -> Data {
         let count = Int(sqlite3_column_bytes(handle, column))
