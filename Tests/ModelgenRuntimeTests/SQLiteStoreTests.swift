@@ -163,6 +163,33 @@ func seedBlog(_ container: ManagedContainer) throws {
         #expect(try context.fetch(folded).map(\.index) == [0])
     }
 
+    /// SQLite turns NaN into NULL: a save holding one fails with a clear error and writes nothing
+    /// (infinities are kept).
+    @Test func notANumberIsRefusedRatherThanLost() throws {
+        let model = try ManagedObjectModel(name: "Readings", entities: [
+            EntityDescription("Reading", class: ManagedObject.self, attributes: [AttributeDescription("value", .double, optional: true)]),
+        ])
+        let container = try ManagedContainer(model: model, store: .sqlite(try temporaryDirectory().appendingPathComponent("r.sqlite")))
+        let context = container.newContext()
+        let fine = try context.insertObject(entityName: "Reading")
+        try fine.setValue(Double.infinity, forKey: "value")
+        let bad = try context.insertObject(entityName: "Reading")
+        try bad.setValue(Double.nan, forKey: "value")
+        #expect {
+            try context.save()
+        } throws: { error in
+            "\(error)".hasPrefix("Reading.value (\(bad.objectID)): NaN cannot be stored in SQLite")
+                && "\(error)".hasSuffix("the save wrote nothing")
+        }
+        #expect(bad.isInserted && fine.isInserted)                           // nothing changed in the context
+        #expect(try container.newContext().count(for: FetchRequest<ManagedObject>(entityName: "Reading")) == 0)
+        try bad.setValue(-1.5, forKey: "value")
+        try context.save()
+        let reader = container.newContext()
+        let values = try reader.fetch(FetchRequest<ManagedObject>(entityName: "Reading")).map { try $0.value(forKey: "value") as? Double }
+        #expect(Set(values) == [Double.infinity, -1.5])
+    }
+
     @Test func sortsLimitsOffsetsAndSubentitiesRunAsSQL() throws {
         let container = try ManagedContainer(model: BlogModel.model, store: .sqlite(try temporaryDirectory().appendingPathComponent("b.sqlite")))
         try seedBlog(container)

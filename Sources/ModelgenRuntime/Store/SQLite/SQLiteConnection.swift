@@ -10,6 +10,8 @@ public enum SQLiteStoreError: Error, Sendable, Hashable, CustomStringConvertible
     case incompatibleModel(path: String, problems: [String])
     /// The file is not a modelgen store (or is a newer format).
     case notAStore(path: String, reason: String)
+    /// A save held a value SQLite cannot keep as it is (NaN reads back as NULL); it wrote nothing.
+    case unstorableValue(entity: String, key: String, record: String, reason: String)
 
     public var description: String {
         switch self {
@@ -20,6 +22,8 @@ public enum SQLiteStoreError: Error, Sendable, Hashable, CustomStringConvertible
                 + problems.map { "  - \($0)" }.joined(separator: "\n")
         case .notAStore(let path, let reason):
             return "\(path): not a modelgen store: \(reason)"
+        case .unstorableValue(let entity, let key, let record, let reason):
+            return "\(entity).\(key) (\(record)): \(reason); the save wrote nothing"
         }
     }
 }

@@ -440,6 +440,10 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
             let value = slot < row.values.count ? row.values[slot] : .null
             switch storage {
             case .attribute(_, let type, let external):
+                if case .double(let number) = value, number.isNaN {
+                    throw SQLiteStoreError.unstorableValue(entity: entity.description.name, key: entity.description.properties[slot].name,
+                                                           record: row.id.description, reason: "NaN cannot be stored in SQLite (it would read back as NULL)")
+                }
                 if external, case .data(let data) = value, data.count >= externalStorageThreshold {
                     if let old = previous[slot], (try? readExternal(old)) == data {
                         values.append(.text(old))
