@@ -65,6 +65,40 @@ import Testing
         #expect(author.managedObjectContext == nil)
     }
 
+    /// Numbers given through key-value access that the attribute cannot hold are refused with an
+    /// error, never truncated or trapped on.
+    @Test func integersThatDoNotFitAreRefusedNotTruncated() throws {
+        let (_, context) = try makeContext()
+        let author = makeAuthor(context)
+        author.rating = 3
+        #expect(throws: RuntimeError.valueOutOfRange(entity: "Author", key: "rating", value: "100000", type: "int16")) {
+            try author.setValue(100_000, forKey: "rating")
+        }
+        #expect(author.rating == 3)                                   // unchanged
+        try author.setValue(Int64(-32_768), forKey: "rating")
+        #expect(author.rating == -32_768)
+        let post = Post(context: context, title: "Big", author: author)
+        #expect(throws: RuntimeError.self) { try post.setValue(UInt64.max, forKey: "likes") }
+        try post.setValue(UInt64.max, forKey: "score")                 // a decimal holds it exactly
+        #expect(post.score == Decimal(string: "18446744073709551615"))
+        // A variable no Int64 holds compares as a number instead of stopping the process.
+        let request = try FetchRequest<Post>(entityName: "Post", predicate: "likes < $HUGE", variables: ["HUGE": UInt64.max])
+        #expect(try context.fetch(request).map(\.title) == ["Big"])
+    }
+
+    /// The conversions derived integer attributes and the SQLite store use: whole parts that fit, or nothing.
+    @Test func integerConversionsNeverTruncateSilently() {
+        #expect(AttributeType.int16.integerValue(truncating: 3.9) == 3)
+        #expect(AttributeType.int16.integerValue(truncating: -32_768.5) == -32_768)
+        #expect(AttributeType.int16.integerValue(truncating: 40_000) == nil)
+        #expect(AttributeType.int64.integerValue(truncating: .nan) == nil)
+        #expect(AttributeType.int64.integerValue(truncating: -.infinity) == nil)
+        #expect(AttributeType.int64.integerValue(truncating: 1e30) == nil)
+        #expect(AttributeType.int32.integerValue(exactly: Int64(Int32.max) + 1) == nil)
+        #expect(AttributeType.int64.integerValue(exactly: UInt64.max) == nil)
+        #expect(AttributeType.double.integerValue(exactly: 1) == nil)
+    }
+
     @Test func abstractEntitiesAreRefused() throws {
         let (_, context) = try makeContext()
         #expect(throws: RuntimeError.abstractEntity("Person")) { try context.insertObject(entityName: "Person") }

@@ -152,15 +152,23 @@ extension ManagedObjectContext {
         let evaluator = PredicateEvaluator(variables: [:])
         for (slot, expression) in object.entity.derivations.sorted(by: { $0.key < $1.key }) {
             guard case .attribute(let a) = object.entity.properties[slot] else { continue }
+            func outOfRange(_ value: String) -> RuntimeError {
+                .valueOutOfRange(entity: object.entity.name, key: a.name, value: value, type: a.type.rawValue)
+            }
             let value = try evaluator.value(expression, on: object)
             let slotValue: SlotValue
             switch (value, a.type) {
             case (.null, _): slotValue = .null
             case (.int(let v), .double), (.int(let v), .float): slotValue = .double(Double(v))
             case (.int(let v), .decimal): slotValue = .decimal(Decimal(v))
-            case (.double(let v), let t) where t.isInteger: slotValue = .int(Int64(v))
+            case (.double(let v), let t) where t.isInteger:
+                guard let whole = t.integerValue(truncating: v) else { throw outOfRange("\(v)") }
+                slotValue = .int(whole)
             // now() into a double: seconds since 2001-01-01 GMT, what Core Data stores for a date.
             case (.date(let v), .double), (.date(let v), .float): slotValue = .double(v.timeIntervalSinceReferenceDate)
+            case (.int(let v), let t) where t.isInteger:
+                guard let fitting = t.integerValue(exactly: v) else { throw outOfRange("\(v)") }
+                slotValue = .int(fitting)
             case (.int(let v), _): slotValue = .int(v)
             case (.double(let v), _): slotValue = .double(v)
             case (.decimal(let v), _): slotValue = .decimal(v)

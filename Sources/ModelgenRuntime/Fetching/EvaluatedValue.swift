@@ -44,7 +44,7 @@ enum EvaluatedValue {
         case let v as ObjectID: self = .objectID(v)
         case let v as Bool: self = .bool(v)
         case let v as String: self = .string(v)
-        case let v as any BinaryInteger: self = .int(Int64(v))
+        case let v as any BinaryInteger: self = Int64(exactly: v).map(EvaluatedValue.int) ?? .double(Double(v))
         case let v as Double: self = .double(v)
         case let v as Float: self = .double(Double(v))
         case let v as Decimal: self = .decimal(v)

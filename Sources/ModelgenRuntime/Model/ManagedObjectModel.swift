@@ -28,6 +28,8 @@ public enum RuntimeError: Error, Sendable, Hashable, CustomStringConvertible {
     case invalidPredicate(String)
     case missingVariable(String)
     case wrongContext(String)
+    /// A number does not fit the attribute's type (an `int16` given 100,000; a count beyond `Int64`).
+    case valueOutOfRange(entity: String, key: String, value: String, type: String)
 
     public var description: String {
         switch self {
@@ -41,6 +43,7 @@ public enum RuntimeError: Error, Sendable, Hashable, CustomStringConvertible {
         case .invalidPredicate(let m): return "invalid predicate: \(m)"
         case .missingVariable(let v): return "no value given for $\(v)"
         case .wrongContext(let m): return m
+        case .valueOutOfRange(let e, let k, let v, let t): return "\(v) does not fit \(e).\(k), a \(t) attribute"
         }
     }
 }

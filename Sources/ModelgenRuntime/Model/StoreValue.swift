@@ -8,6 +8,30 @@ public enum AttributeType: String, Sendable, Hashable, CaseIterable {
     public var isInteger: Bool { self == .int16 || self == .int32 || self == .int64 }
     /// Integers, float, double, decimal.
     public var isNumeric: Bool { isInteger || self == .float || self == .double || self == .decimal }
+
+    /// The values an integer attribute can hold (nil for other types).
+    public var integerRange: ClosedRange<Int64>? {
+        switch self {
+        case .int16: return Int64(Int16.min)...Int64(Int16.max)
+        case .int32: return Int64(Int32.min)...Int64(Int32.max)
+        case .int64: return Int64.min...Int64.max
+        default: return nil
+        }
+    }
+
+    /// A number as this integer type holds it: nil when it is not a whole number or does not fit
+    /// (never truncated: a value that would change is refused, not stored changed).
+    public func integerValue<Number: BinaryInteger>(exactly number: Number) -> Int64? {
+        guard let value = Int64(exactly: number), integerRange?.contains(value) ?? false else { return nil }
+        return value
+    }
+
+    /// A floating-point number as this integer type holds it: its whole part, nil when there is none
+    /// that fits (NaN, infinities, out of range).
+    public func integerValue(truncating number: Double) -> Int64? {
+        guard number.isFinite, let value = Int64(exactly: number.rounded(.towardZero)) else { return nil }
+        return integerValue(exactly: value)
+    }
 }
 
 /// An attribute value as stores keep it, and as model descriptions hold defaults: Sendable, comparable.

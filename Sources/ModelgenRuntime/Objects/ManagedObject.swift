@@ -464,13 +464,18 @@ extension SlotValue {
             guard let v = value as? Bool else { throw mismatch() }
             self = .bool(v)
         case .int16, .int32, .int64:
-            if let v = value as? any BinaryInteger { self = .int(Int64(v)) }
-            else if let r = value as? any RawRepresentable, let v = r.rawValue as? any BinaryInteger { self = .int(Int64(v)) }
+            let number: any BinaryInteger
+            if let v = value as? any BinaryInteger { number = v }
+            else if let r = value as? any RawRepresentable, let v = r.rawValue as? any BinaryInteger { number = v }
             else { throw mismatch() }
+            guard let v = attribute.type.integerValue(exactly: number) else {
+                throw RuntimeError.valueOutOfRange(entity: entity, key: key, value: "\(number)", type: attribute.type.rawValue)
+            }
+            self = .int(v)
         case .float, .double:
             if let v = value as? Double { self = .double(v) } else if let v = value as? Float { self = .double(Double(v)) } else if let v = value as? any BinaryInteger { self = .double(Double(v)) } else { throw mismatch() }
         case .decimal:
-            if let v = value as? Decimal { self = .decimal(v) } else if let v = value as? any BinaryInteger { self = .decimal(Decimal(Int64(v))) } else { throw mismatch() }
+            if let v = value as? Decimal { self = .decimal(v) } else if let v = value as? any BinaryInteger { self = .decimal(Decimal(string: "\(v)")!) } else { throw mismatch() }
         case .date:
             guard let v = value as? Date else { throw mismatch() }
             self = .date(v)

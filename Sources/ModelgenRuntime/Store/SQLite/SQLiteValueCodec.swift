@@ -9,7 +9,7 @@ enum SQLiteValueCodec {
         case .null, .reference(nil): return .null
         case .bool(let v): return .integer(v ? 1 : 0)
         case .int(let v): return type == .double || type == .float ? .real(Double(v)) : .integer(v)
-        case .double(let v): return type.isInteger ? .integer(Int64(v)) : .real(v)
+        case .double(let v): return type.isInteger ? type.integerValue(truncating: v).map(SQLiteValue.integer) ?? .real(v) : .real(v)
         case .decimal(let v): return .text(v.description)
         case .string(let v): return .text(v)
         case .date(let v): return .real(v.timeIntervalSinceReferenceDate)
