@@ -30,6 +30,10 @@ import Testing
         request.fetchOffset = 1
         #expect(try context.fetch(request).map(\.likes) == [100])
         #expect(try context.count(for: request) == 1)
+        request.fetchLimit = nil
+        request.fetchOffset = -3                                     // counts as none, as in SQL
+        #expect(try context.fetch(request).map(\.likes) == [200, 100])
+        #expect(try context.count(for: request) == 2)
         let tagged = try FetchRequest<Post>(entityName: "Post", predicate: "ANY tags.name == 'swift'")
         #expect(try context.count(for: tagged) == 2)
         let counted = try FetchRequest<Author>(entityName: "Author", predicate: "posts.@count >= 3")

@@ -45,7 +45,7 @@ extension ManagedObjectContext {
             return count
         }
         if let fromStore = try storeFetch(request, entities: entities) { return fromStore.count }
-        var count = try matchingObjects(request, entities: entities).count - request.fetchOffset
+        var count = try matchingObjects(request, entities: entities).count - max(0, request.fetchOffset)
         count = max(0, count)
         if let limit = request.fetchLimit, limit > 0 { count = min(count, limit) }
         return count
@@ -133,7 +133,7 @@ extension ManagedObjectContext {
     }
 
     private func window<Result: ManagedObject>(_ objects: [ManagedObject], _ request: FetchRequest<Result>) -> ArraySlice<ManagedObject> {
-        var result = objects.dropFirst(request.fetchOffset)
+        var result = objects.dropFirst(max(0, request.fetchOffset))   // a negative offset is none, as in SQL
         if let limit = request.fetchLimit, limit > 0 { result = result.prefix(limit) }
         return result
     }

@@ -59,7 +59,9 @@ public struct FetchRequest<Result: ManagedObject> {
     /// Values for the predicate's `$VARIABLES`, by name without `$`.
     public var variables: [String: Any?] = [:]
     public var sortDescriptors: [SortDescriptor]
+    /// At most this many results (nil, 0 or less: no limit).
     public var fetchLimit: Int?
+    /// Results to skip first (0 or less: none).
     public var fetchOffset: Int = 0
     /// Rows per batch (0: every row comes with the fetch). With a batch size, `fetch` reads IDs only and
     /// returns faults that load a batch of rows at a time; see also `context.fetch(_:batchSize:)`.
