@@ -99,6 +99,7 @@ extension ManagedObjectContext {
         var loaded: [ManagedObject] = []
         var needingStore: [(ManagedObject, StoreRow)] = []
         do {
+            defer { awakeFromFetch(loaded) }   // also when a row fails: what was loaded is awake
             let answered = try store.fetch(query) { row in
                 let object = self.object(with: row.id)
                 if object._isFault {
@@ -115,11 +116,7 @@ extension ManagedObjectContext {
             }
             guard answered else { return nil }
             for (object, row) in needingStore { try fulfillFault(object, from: row) }
-        } catch {
-            awakeFromFetch(loaded)
-            throw error
         }
-        awakeFromFetch(loaded)
         if pending.isEmpty { return objects[...] }
         // Changed objects are judged on their unsaved values; deleted ones leave; inserted ones join.
         let changed = ObjectList(pending)

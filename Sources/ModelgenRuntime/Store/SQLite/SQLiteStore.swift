@@ -148,10 +148,15 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
     /// Decodes the current row of a statement selecting a table's columns (from `columnOffset`):
     /// attributes and to-one relationships; to-many slots are left `.null` (`hasToManyValues` false).
     func decodeRow(_ select: SQLiteStatement, columnOffset: Int32) throws -> StoreRow {
-        var row = StoreRow(id: ObjectID(entityName: "", key: 0), version: 0, values: [], hasToManyValues: false)
+        var row = Self.reusableRow()
         var entities = EntityLookup(layout: layout)
         try decodeRow(select, columnOffset: columnOffset, into: &row, entities: &entities)
         return row
+    }
+
+    /// A row for `decodeRow(_:columnOffset:into:entities:)` to fill, again and again.
+    private static func reusableRow() -> StoreRow {
+        StoreRow(id: ObjectID(entityName: "", key: 0), version: 0, values: [], hasToManyValues: false)
     }
 
     /// Decodes the current row into `row`, reusing its values' storage.
@@ -202,7 +207,7 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
             let select = try connection.statement(sql.text)
             select.bind(sql.bindings)
             defer { select.reset() }
-            var row = StoreRow(id: ObjectID(entityName: "", key: 0), version: 0, values: [], hasToManyValues: false)
+            var row = Self.reusableRow()
             var entities = EntityLookup(layout: layout)
             while try select.step() {
                 try decodeRow(select, columnOffset: 0, into: &row, entities: &entities)
@@ -242,7 +247,7 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
             }
             var rows: [StoreRow] = []
             rows.reserveCapacity(ids.count)
-            var row = StoreRow(id: ObjectID(entityName: "", key: 0), version: 0, values: [], hasToManyValues: false)
+            var row = Self.reusableRow()
             var entities = EntityLookup(layout: layout)
             let width = Self.keysPerBatchStatement
             for (name, keys) in keysByTable.sorted(by: { $0.key < $1.key }) {
