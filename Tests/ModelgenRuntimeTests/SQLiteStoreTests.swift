@@ -163,6 +163,39 @@ func seedBlog(_ container: ManagedContainer) throws {
         #expect(try context.fetch(folded).map(\.index) == [0])
     }
 
+    /// A stored NULL reads back as nil and a stored zero, false, empty text or the reference date as
+    /// that value, for every attribute type (numbers are read first and their NULL-ness asked only at 0).
+    @Test func nullsAndZerosOfEveryTypeReadBackAsStored() throws {
+        let types: [(String, AttributeType, Any)] = [
+            ("flag", .bool, false), ("small", .int16, Int64(0)), ("whole", .int64, Int64(0)), ("ratio", .float, 0.0),
+            ("amount", .double, 0.0), ("price", .decimal, Decimal(0)), ("text", .string, ""),
+            ("at", .date, Date(timeIntervalSinceReferenceDate: 0)), ("bytes", .binary, Data()),
+            ("token", .uuid, UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))), ("link", .uri, URL(string: "a:b")!),
+        ]
+        let model = try ManagedObjectModel(name: "Zeros", entities: [
+            EntityDescription("Probe", class: ManagedObject.self,
+                              attributes: [AttributeDescription("index", .int64)] + types.map { AttributeDescription($0.0, $0.1, optional: true) }),
+        ])
+        let url = try temporaryDirectory().appendingPathComponent("zeros.sqlite")
+        do {
+            let context = try ManagedContainer(model: model, store: .sqlite(url)).newContext()
+            let empty = try context.insertObject(entityName: "Probe")
+            try empty.setValue(Int64(0), forKey: "index")
+            let zeros = try context.insertObject(entityName: "Probe")
+            try zeros.setValue(Int64(1), forKey: "index")
+            for (key, _, zero) in types { try zeros.setValue(zero, forKey: key) }
+            try context.save()
+        }
+        let context = try ManagedContainer(model: model, store: .sqlite(url)).newContext()
+        let probes = try context.fetch(FetchRequest<ManagedObject>(entityName: "Probe", sortDescriptors: [SortDescriptor("index")]))
+        #expect(probes.count == 2)
+        for (key, _, zero) in types {
+            #expect(try probes[0].value(forKey: key) == nil, "\(key) of the empty record")
+            let stored = try probes[1].value(forKey: key)
+            #expect(stored != nil && "\(stored!)" == "\(zero)", "\(key) of the record of zeros: \(String(describing: stored))")
+        }
+    }
+
     /// SQLite turns NaN into NULL: a save holding one fails with a clear error and writes nothing
     /// (infinities are kept).
     @Test func notANumberIsRefusedRatherThanLost() throws {

@@ -88,8 +88,16 @@ extension ManagedObjectContext {
             object.committedSlots = nil
         }
         if rebuild {
+            // Temporary IDs in the registry are exactly the inserted objects': the others keep their keys,
+            // the inserted ones come in under their permanent IDs, in insertion order (no object is read
+            // for its ID: at 100,000 objects those reads are cache misses).
             var rekeyed = [ObjectID: ManagedObject](minimumCapacity: registered.count)
-            for object in registered.values { rekeyed[object.objectID] = object }
+            var temporary = 0
+            for (id, object) in registered {
+                if id.isTemporaryID { temporary += 1 } else { rekeyed[id] = object }
+            }
+            assert(temporary == insertedObjects.count, "ModelgenRuntime: registered temporary IDs are not the inserted objects")
+            for (object, permanent) in zip(insertedObjects, result.insertedIDs) { rekeyed[permanent] = object }
             registered = rekeyed
         }
         for (object, version) in zip(changed, result.updatedVersions) {
@@ -121,28 +129,29 @@ extension ManagedObjectContext {
 
     /// A row of stored values: transient properties left out, transformables encoded, relationships as IDs.
     func storeValues(of object: ManagedObject) -> [StoreValue] {
-        object.entity.properties.enumerated().map { slot, property in
-            if property.isTransient { return .null }
-            let value = object._slots[slot]
-            switch value {
-            case .null:
-                if case .relationship(let r) = property { return r.isToMany ? .references([]) : .reference(nil) }
-                return .null
-            case .bool(let v): return .bool(v)
-            case .int(let v): return .int(v)
-            case .double(let v): return .double(v)
-            case .decimal(let v): return .decimal(v)
-            case .string(let v): return .string(v)
-            case .date(let v): return .date(v)
-            case .data(let v): return .data(v)
-            case .uuid(let v): return .uuid(v)
-            case .url(let v): return .url(v)
-            case .transformable(let box):
-                guard case .attribute(let a) = property, let codec = a.codec, let data = try? codec.encode(box.value) else { return .null }
-                return .data(data)
-            case .object(let o): return .reference(o.objectID)
-            case .objects(let list): return .references(list.objects.map(\.objectID))
-            }
+        let entity = object.entity
+        let slots = object._slots
+        let plain = entity.isPlainStoredAttribute   // stored as they are: no property to look at
+        var values: [StoreValue] = []
+        values.reserveCapacity(plain.count)
+        for slot in plain.indices {
+            values.append(plain[slot] ? StoreValue(attribute: slots[slot]) : storeValue(slots[slot], of: entity.properties[slot]))
+        }
+        return values
+    }
+
+    private func storeValue(_ value: SlotValue, of property: PropertyDescription) -> StoreValue {
+        if property.isTransient { return .null }
+        switch value {
+        case .null:
+            if case .relationship(let r) = property { return r.isToMany ? .references([]) : .reference(nil) }
+            return .null
+        case .transformable(let box):
+            guard case .attribute(let a) = property, let codec = a.codec, let data = try? codec.encode(box.value) else { return .null }
+            return .data(data)
+        case .object(let o): return .reference(o.objectID)
+        case .objects(let list): return .references(list.objects.map(\.objectID))
+        default: return StoreValue(attribute: value)
         }
     }
 

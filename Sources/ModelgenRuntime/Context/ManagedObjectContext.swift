@@ -165,7 +165,14 @@ public final class ManagedObjectContext {
 
     /// The object for an ID: the registered one, or a fault that loads on first access (not checked against the store).
     public func object(with id: ObjectID) -> ManagedObject {
-        if let object = registered[id] { return object }
+        // One hash and probe: the registry's entry is found, or made with a new fault, in one access.
+        Self.entry(&registered[id, default: newFault(id)])
+    }
+
+    @inline(__always) private static func entry(_ object: inout ManagedObject) -> ManagedObject { object }
+
+    /// A registered-to-be fault for an ID of this context's model (the caller puts it in the registry).
+    private func newFault(_ id: ObjectID) -> ManagedObject {
         let entity: EntityDescription
         if let last = lastEntityOfObject, last.name == id.entityName {
             entity = last   // rows of one entity come in runs: compare one name instead of hashing it
@@ -178,7 +185,6 @@ public final class ManagedObjectContext {
         }
         let object = entity.managedClass.init(entity: entity, objectID: id, context: self, isFault: true)
         object._isRegistered = true
-        registered[id] = object
         return object
     }
 
@@ -244,10 +250,10 @@ public final class ManagedObjectContext {
             return
         }
         let slots = object._slots
-        let asIs = entity.loadsStoredValueAsIs
+        let plain = entity.isPlainStoredAttribute
         let values = row.values
-        for index in asIs.indices {
-            if asIs[index] && index < values.count {
+        for index in plain.indices {
+            if plain[index] && index < values.count {
                 slots[index] = SlotValue(values[index])
             } else {
                 slots[index] = try slotValue(row, at: index, entity: entity)

@@ -60,8 +60,12 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     /// Whether loading a row can fail part way (transformables to decode, raw values to check): then the
     /// row is converted whole before any slot is written.
     @exclusivity(unchecked) internal var needsCheckedLoad = false
-    /// Per slot: a stored attribute whose row value becomes its slot value without a check or decoding.
-    @exclusivity(unchecked) internal var loadsStoredValueAsIs: [Bool] = []
+    /// Per slot: a stored attribute whose row value and slot value are the same thing (no check, coding
+    /// or reference): loaded and saved without looking at its property.
+    @exclusivity(unchecked) internal var isPlainStoredAttribute: [Bool] = []
+    /// Per slot, what saving validates (worked out once, so the checks of an attribute without
+    /// constraints come down to a null test).
+    @exclusivity(unchecked) internal var validationSteps: [ValidationStep] = []
     /// Derivation expressions of derived attributes, by slot, parsed once.
     @exclusivity(unchecked) internal var derivations: [Int: ModelgenPredicate.Expression] = [:]
     /// The entity's own fetched properties, predicates and sorts parsed once.

@@ -154,7 +154,8 @@ public final class ManagedObjectModel: @unchecked Sendable {
                 if case .attribute(let a) = property { return a.type == .transformable || a.acceptsRawValue != nil }
                 return false
             }
-            entity.loadsStoredValueAsIs = entity.properties.map { property in
+            entity.validationSteps = entity.properties.map(ValidationStep.init)
+            entity.isPlainStoredAttribute = entity.properties.map { property in
                 if case .attribute(let a) = property { return !a.isTransient && a.type != .transformable && a.acceptsRawValue == nil }
                 return false
             }

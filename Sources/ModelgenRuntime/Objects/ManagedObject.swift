@@ -46,8 +46,12 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         // One allocation holds both: the slot values, then the cells (one malloc and free per object, not two).
         let count = max(_count, 1)
         let cellsOffset = Self.cellsOffset(count)
-        let raw = UnsafeMutableRawPointer.allocate(byteCount: cellsOffset + count * MemoryLayout<ScalarCell>.stride,
-                                                   alignment: max(MemoryLayout<SlotValue>.alignment, MemoryLayout<ScalarCell>.alignment))
+        // malloc, not `allocate(byteCount:alignment:)`: that takes the aligned-allocation path
+        // (posix_memalign on Linux, slower) even for 8-byte alignment; malloc's 16 bytes suffice.
+        assert(max(MemoryLayout<SlotValue>.alignment, MemoryLayout<ScalarCell>.alignment) <= 16)
+        guard let raw = malloc(cellsOffset + count * MemoryLayout<ScalarCell>.stride) else {
+            fatalError("ModelgenRuntime: out of memory for the values of a \(entity.name)")
+        }
         _base = raw.bindMemory(to: SlotValue.self, capacity: count)
         _base.initialize(repeating: .null, count: _count)
         _cells = (raw + cellsOffset).bindMemory(to: ScalarCell.self, capacity: count)
@@ -64,7 +68,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
 
     deinit {
         _base.deinitialize(count: _count)
-        UnsafeMutableRawPointer(_base).deallocate()   // the cells share the allocation
+        free(_base)   // the cells share the allocation
     }
 
     /// The slots as `SlotValue`s, read and written one at a time (scalar slots are converted from their cells).
@@ -431,6 +435,25 @@ struct SlotAccess {
 
     /// A copy of every slot (snapshots for undo and committed values).
     var array: [SlotValue] { (0..<count).map { self[$0] } }
+}
+
+extension StoreValue {
+    /// The stored value of an attribute's slot (relationships and transformables are the context's
+    /// to convert: they come out as null here).
+    init(attribute value: SlotValue) {
+        switch value {
+        case .null, .object, .objects, .transformable: self = .null
+        case .bool(let v): self = .bool(v)
+        case .int(let v): self = .int(v)
+        case .double(let v): self = .double(v)
+        case .decimal(let v): self = .decimal(v)
+        case .string(let v): self = .string(v)
+        case .date(let v): self = .date(v)
+        case .data(let v): self = .data(v)
+        case .uuid(let v): self = .uuid(v)
+        case .url(let v): self = .url(v)
+        }
+    }
 }
 
 extension SlotValue {

@@ -36,10 +36,13 @@ extension ManagedObject {
     final func validateProperties() throws {
         fireFaultIfNeeded()
         var failures: [ValidationError.Failure] = []
-        for (slot, property) in entity.properties.enumerated() {
-            let value = _slots[slot]
-            switch property {
-            case .attribute(let a):
+        let slots = _slots
+        for (slot, step) in entity.validationSteps.enumerated() {
+            let value = slots[slot]
+            switch step.check {
+            case .presence(let required):
+                if required, case .null = value { failures.append(.init(object: self, key: step.key, message: "is required")) }
+            case .constraints(let a):
                 validate(value, of: a, into: &failures)
             case .relationship(let r):
                 switch value {
@@ -59,13 +62,13 @@ extension ManagedObject {
                 }
             }
             do {
-                try validateValue(value.anyValue, forKey: property.name)
+                try validateValue(value.anyValue, forKey: step.key)
             } catch let failure as ValidationError.Failure {
                 failures.append(failure)
             } catch let error as ValidationError {
                 failures += error.failures
             } catch {
-                failures.append(.init(object: self, key: property.name, message: "\(error)"))
+                failures.append(.init(object: self, key: step.key, message: "\(error)"))
             }
         }
         if !failures.isEmpty { throw ValidationError(failures) }
@@ -141,5 +144,31 @@ enum RegexCache {
         guard let expression else { return false }
         let range = NSRange(text.startIndex..., in: text)
         return expression.firstMatch(in: text, options: [.anchored], range: range)?.range == range
+    }
+}
+
+/// What saving validates in one slot, worked out from the model once per entity.
+struct ValidationStep {
+    enum Check {
+        /// An attribute without bounds, pattern or codec: only whether a required value is there.
+        case presence(required: Bool)
+        /// An attribute with bounds, a pattern or a value to encode: every check of `validate(_:of:into:)`.
+        case constraints(AttributeDescription)
+        /// A relationship: required to-one, to-many counts.
+        case relationship(RelationshipDescription)
+    }
+
+    let key: String
+    let check: Check
+
+    init(_ property: PropertyDescription) {
+        key = property.name
+        switch property {
+        case .attribute(let a):
+            let constrained = a.minimum != nil || a.maximum != nil || a.regex != nil || (a.type == .transformable && a.codec != nil)
+            check = constrained ? .constraints(a) : .presence(required: !a.isOptional && a.derivation == nil)
+        case .relationship(let r):
+            check = .relationship(r)
+        }
     }
 }

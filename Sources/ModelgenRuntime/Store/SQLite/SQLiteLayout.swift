@@ -15,12 +15,23 @@ struct SQLiteLayout {
         case toManyByJoin(table: String)
     }
 
+    /// What reading or writing a row does with one slot: its storage without the names (walking these
+    /// per value copies no string).
+    enum ColumnKind {
+        case none
+        case attribute(type: AttributeType, external: Bool)
+        case toOne
+        case toMany
+    }
+
     /// One entity: its code, table and slots (a class: looked up per row, shared, never copied).
     final class Entity {
         let description: EntityDescription
         let code: Int64
         let table: String
         let storage: [Storage]
+        /// `storage` without names, for the per-row loops.
+        let columnKinds: [ColumnKind]
         /// For each slot, the index of its column in the table's select list (attributes and to-one), else -1.
         let selectIndex: [Int32]
         /// `INSERT` of a whole row: key, entity code, version 1, then the columns in slot order.
@@ -36,6 +47,14 @@ struct SQLiteLayout {
             self.code = code
             self.table = table
             self.storage = storage
+            columnKinds = storage.map { storage in
+                switch storage {
+                case .none: return .none
+                case .attribute(_, let type, let external): return .attribute(type: type, external: external)
+                case .toOne: return .toOne
+                case .toManyByInverse, .toManyByJoin: return .toMany
+                }
+            }
             self.selectIndex = selectIndex
             self.insertSQL = insertSQL
             self.updateSQL = updateSQL

@@ -169,10 +169,10 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
         // Overwrite the previous row's values in place (same entity: same count), releasing each old one.
         if row.values.count != entity.storage.count { row.values = Array(repeating: .null, count: entity.storage.count) }
         try row.values.withUnsafeMutableBufferPointer { values in
-            for (slot, storage) in entity.storage.enumerated() {
+            for (slot, kind) in entity.columnKinds.enumerated() {
                 let column = columnOffset + entity.selectIndex[slot]
-                switch storage {
-                case .attribute(_, let type, let external):
+                switch kind {
+                case .attribute(let type, let external):
                     if external, !select.isNull(column), case .text(let file) = select.value(column) {
                         values[slot] = .data(try readExternal(file))
                     } else {
@@ -184,7 +184,7 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
                     } else {
                         values[slot] = .reference(ObjectID(entityName: layout.namesByCode[select.int64(column + 1)] ?? "", key: select.int64(column)))
                     }
-                case .none, .toManyByInverse, .toManyByJoin:
+                case .none, .toMany:
                     values[slot] = .null
                 }
             }
@@ -330,10 +330,13 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
         var nextKey: [String: Int64] = [:]
         var insertedIDs: [ObjectID] = []
         insertedIDs.reserveCapacity(changes.inserted.count)
+        var run: (table: String, key: Int64)?   // rows of one table come in runs: its counter stays at hand
         for row in changes.inserted {
             let entity = try entities[row.id.entityName]
             var key: Int64
-            if let next = nextKey[entity.table] {
+            if let current = run, current.table == entity.table {
+                key = current.key
+            } else if let next = nextKey[entity.table] {
                 key = next
             } else {
                 let select = try connection.statement("SELECT coalesce(max(\"Z_PK\"), 0) + 1 FROM \(quote(entity.table))")
@@ -343,7 +346,8 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
             }
             insertedIDs.append(ObjectID(entityName: row.id.entityName, key: key))
             key += 1
-            nextKey[entity.table] = key
+            if let current = run, current.table != entity.table { nextKey[current.table] = current.key }
+            run = (entity.table, key)
         }
         // References to records of this save carry temporary IDs: mapped when the first one is met.
         var permanentByTemporaryKey: [Int64: ObjectID]?
@@ -366,9 +370,9 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
             }
         }
         // Rows of one entity usually come together: its statement is looked up once per run of them.
-        var values: [SQLiteValue] = []
         var insert: (entity: SQLiteLayout.Entity, statement: SQLiteStatement)?
-        func insertRow(_ entity: SQLiteLayout.Entity, key: Int64, _ values: [SQLiteValue]) throws {
+        /// Inserts a row; returns the external files its columns name, by slot.
+        func insertRow(_ row: StoreRow, _ entity: SQLiteLayout.Entity, key: Int64, previous: [Int: String]) throws -> [Int: String] {
             let statement: SQLiteStatement
             if let insert, insert.entity === entity {
                 statement = insert.statement
@@ -378,32 +382,34 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
             }
             statement.bind(.integer(key), at: 1)
             statement.bind(.integer(entity.code), at: 2)
-            statement.bind(values, from: 3)
+            let bound = try bindColumns(row, entity, resolve, to: statement, from: 3, written: &written, previous: previous)
             try statement.execute()
+            return bound.files
         }
         for (row, id) in zip(changes.inserted, insertedIDs) {
-            let entity = try entities[id.entityName]
-            try columnValues(row, entity, resolve, into: &values, written: &written, previous: [:])
-            try insertRow(entity, key: id.key, values)
+            _ = try insertRow(row, try entities[id.entityName], key: id.key, previous: [:])
         }
         var updatedVersions: [Int64] = []
         updatedVersions.reserveCapacity(changes.updated.count)
         for row in changes.updated {
             let entity = try entities[row.id.entityName]
             let previousFiles = try externalFiles(of: row.id, entity, connection)
-            try columnValues(row, entity, resolve, into: &values, written: &written, previous: previousFiles)
             let update = try connection.statement(entity.updateSQL)
-            update.bind(values + [.integer(row.id.key), .integer(entity.code)])
+            let bound = try bindColumns(row, entity, resolve, to: update, from: 1, written: &written, previous: previousFiles)
+            update.bind(.integer(row.id.key), at: bound.next)
+            update.bind(.integer(entity.code), at: bound.next + 1)
+            var files = bound.files
             if try update.step() {
                 updatedVersions.append(update.int64(0))
                 update.reset()
             } else {
-                // Deleted by another save and forced back by the merge policy: insert it again.
+                // Deleted by another save and forced back by the merge policy: insert it again (with the
+                // external files just written).
                 update.reset()
-                try insertRow(entity, key: row.id.key, values)
+                files = try insertRow(row, entity, key: row.id.key, previous: previousFiles.merging(files) { $1 })
                 updatedVersions.append(1)
             }
-            let kept = Set(values.compactMap { if case .text(let t) = $0 { return t } else { return nil } })
+            let kept = Set(files.values)
             unreferenced.formUnion(previousFiles.values.filter { !kept.contains($0) })
         }
         // To-many relationships of every written row.
@@ -435,44 +441,53 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
         return StoreCommitResult(insertedIDs: insertedIDs, updatedVersions: updatedVersions)
     }
 
-    /// The column values of a row's attributes and to-one relationships, in the layout's slot order
-    /// (as `insertSQL` and `updateSQL` name them); large external binaries written to files (reusing a
-    /// previous file with the same bytes).
-    private func columnValues(_ row: StoreRow, _ entity: SQLiteLayout.Entity, _ resolve: (ObjectID) -> ObjectID,
-                              into values: inout [SQLiteValue], written: inout [String], previous: [Int: String]) throws {
-        values.removeAll(keepingCapacity: true)
-        for (slot, storage) in entity.storage.enumerated() {
+    /// Binds the column values of a row's attributes and to-one relationships, in the layout's slot
+    /// order (as `insertSQL` and `updateSQL` name them), to `statement` from parameter `first`; large
+    /// external binaries are written to files (reusing a previous file with the same bytes). Returns
+    /// the next free parameter and the external files bound, by slot.
+    private func bindColumns(_ row: StoreRow, _ entity: SQLiteLayout.Entity, _ resolve: (ObjectID) -> ObjectID,
+                             to statement: SQLiteStatement, from first: Int32,
+                             written: inout [String], previous: [Int: String]) throws -> (next: Int32, files: [Int: String]) {
+        var parameter = first
+        var files: [Int: String] = [:]
+        for (slot, kind) in entity.columnKinds.enumerated() {
             let value = slot < row.values.count ? row.values[slot] : .null
-            switch storage {
-            case .attribute(_, let type, let external):
+            switch kind {
+            case .attribute(let type, let external):
                 if case .double(let number) = value, number.isNaN {
                     throw SQLiteStoreError.unstorableValue(entity: entity.description.name, key: entity.description.properties[slot].name,
                                                            record: row.id.description, reason: "NaN cannot be stored in SQLite (it would read back as NULL)")
                 }
                 if external, case .data(let data) = value, data.count >= externalStorageThreshold {
                     if let old = previous[slot], (try? readExternal(old)) == data {
-                        values.append(.text(old))
+                        files[slot] = old
                     } else {
                         let file = UUID().uuidString
                         try FileManager.default.createDirectory(at: externalDirectory, withIntermediateDirectories: true)
                         written.append(file)
                         try writeExternal(data, file)
-                        values.append(.text(file))
+                        files[slot] = file
                     }
+                    statement.bind(.text(files[slot]!), at: parameter)
                 } else {
-                    values.append(SQLiteValueCodec.sqlValue(value, type: type))
+                    statement.bind(SQLiteValueCodec.sqlValue(value, type: type), at: parameter)
                 }
+                parameter += 1
             case .toOne:
                 if case .reference(let target?) = value {
                     let target = resolve(target)
-                    values += [.integer(target.key), .integer(layout.entities[target.entityName]?.code ?? 0)]
+                    statement.bind(.integer(target.key), at: parameter)
+                    statement.bind(.integer(layout.entities[target.entityName]?.code ?? 0), at: parameter + 1)
                 } else {
-                    values += [.null, .null]
+                    statement.bind(.null, at: parameter)
+                    statement.bind(.null, at: parameter + 1)
                 }
-            case .none, .toManyByInverse, .toManyByJoin:
+                parameter += 2
+            case .none, .toMany:
                 break
             }
         }
+        return (parameter, files)
     }
 
     // MARK: External storage

@@ -30,24 +30,34 @@ enum SQLiteValueCodec {
         }
     }
 
-    /// Reads column `column` of the current row as an attribute of `type`.
+    /// Reads column `column` of the current row as an attribute of `type`. A NULL reads as 0 or as no
+    /// text, so the column's type is asked only then (one call per column instead of two).
     static func storeValue(_ statement: SQLiteStatement, _ column: Int32, type: AttributeType) -> StoreValue {
-        if statement.isNull(column) { return .null }
         switch type {
-        case .bool: return .bool(statement.int64(column) != 0)
-        case .int16, .int32, .int64: return .int(statement.int64(column))
-        case .float, .double: return .double(statement.double(column))
-        case .decimal: return Decimal(string: statement.text(column), locale: Locale(identifier: "en_US_POSIX")).map(StoreValue.decimal) ?? .null
-        case .string: return .string(statement.text(column))
-        case .date: return .date(Date(timeIntervalSinceReferenceDate: statement.double(column)))
-        case .binary, .transformable: return .data(statement.blob(column))
+        case .bool:
+            let number = statement.int64(column)
+            return number == 0 && statement.isNull(column) ? .null : .bool(number != 0)
+        case .int16, .int32, .int64:
+            let number = statement.int64(column)
+            return number == 0 && statement.isNull(column) ? .null : .int(number)
+        case .float, .double:
+            let number = statement.double(column)
+            return number == 0 && statement.isNull(column) ? .null : .double(number)
+        case .date:
+            let seconds = statement.double(column)
+            return seconds == 0 && statement.isNull(column) ? .null : .date(Date(timeIntervalSinceReferenceDate: seconds))
+        case .string: return statement.textIfPresent(column).map(StoreValue.string) ?? .null
+        case .decimal:
+            guard let text = statement.textIfPresent(column) else { return .null }
+            return Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")).map(StoreValue.decimal) ?? .null
+        case .uri: return statement.textIfPresent(column).flatMap { URL(string: $0) }.map(StoreValue.url) ?? .null
+        case .binary, .transformable: return statement.isNull(column) ? .null : .data(statement.blob(column))
         case .uuid:
             let bytes = statement.blob(column)
-            guard bytes.count == 16 else { return .null }
+            guard bytes.count == 16 else { return .null }   // NULL too
             var uuid: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
             withUnsafeMutableBytes(of: &uuid) { $0.copyBytes(from: bytes) }
             return .uuid(UUID(uuid: uuid))
-        case .uri: return URL(string: statement.text(column)).map(StoreValue.url) ?? .null
         }
     }
 }
