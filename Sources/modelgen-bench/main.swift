@@ -63,12 +63,13 @@ func time(runs: Int, _ body: () throws -> Void) rethrows -> Double {
 }
 
 /// Runs a command with posix_spawn (Foundation's Process adds 20–30 ms here) and returns its exit status.
-func spawnAndWait(_ argv: [String]) -> Int32 {
+func spawnAndWait(_ argv: [String], discardingOutput: Bool = false) -> Int32 {
     var pid: pid_t = 0
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
     posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+    if discardingOutput { posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0) }
     let cArguments = argv.map { strdup($0) } + [nil]
     defer { cArguments.forEach { free($0) } }
     guard posix_spawn(&pid, argv[0], &actions, nil, cArguments, environ) == 0 else { return -1 }
@@ -121,9 +122,28 @@ for n in counts {
 print("goal: modelgen validate of 1,000 entities <= 200 ms, most of it parsing")
 print("")
 
-// modelgen generate, whole process, into a fresh directory each run.
+/// Creates `files` in a new directory as modelgen does (temporary file, write, rename), without
+/// modelgen: what the disk alone costs for them.
+func createAlone(_ files: [GeneratedFile], in directory: URL) {
+    try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    for file in files {
+        let target = directory.appendingPathComponent(file.name).path
+        let temporary = directory.appendingPathComponent(".\(file.name).tmp").path
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        var bytes = Array(file.contents.utf8)
+        _ = bytes.withUnsafeMutableBytes { write(descriptor, $0.baseAddress, $0.count) }
+        close(descriptor)
+        rename(temporary, target)
+    }
+}
+
+// modelgen generate, whole process: into a fresh directory each run, and with --dry-run (no files).
+// Creating many files on this machine's ext4 costs anywhere from 0.04 to 0.8 ms each, depending on
+// how many files were deleted in the last seconds (the kernel's inode allocator skips recently freed
+// inodes): the same files created without modelgen are timed beside it.
 print("modelgen generate, release build, median (ms)")
-print("entities   parse-only (Yams)   render (in process)   modelgen generate (whole process)   generate/parse")
+print("entities   parse-only   render        generate --dry-run   generate          same files created   generate/parse")
+print("           (Yams)       (in process)  (whole process)      (whole process)   without modelgen")
 for n in counts {
     let file = directory.appendingPathComponent("Bench\(n).model.yaml")
     let data = try Data(contentsOf: file)
@@ -134,8 +154,13 @@ for n in counts {
     }
     let check = ModelCheck.run(data: data, path: file.path)
     let emitter = try ModelEmitter()
+    var files: [GeneratedFile] = []
     let render = try time(runs: runs) {
-        _ = try emitter.generate(check.model!, variables: check.templateVariables, options: GenerationOptions())
+        files = try emitter.generate(check.model!, variables: check.templateVariables, options: GenerationOptions())
+    }
+    let dryRun = time(runs: runs) {
+        guard spawnAndWait([binary, "generate", file.path, "--output", directory.appendingPathComponent("unused").path, "--dry-run"],
+                           discardingOutput: true) == 0 else { fatalError("modelgen generate --dry-run failed") }
     }
     var run = 0
     let generate = time(runs: runs) {
@@ -143,7 +168,12 @@ for n in counts {
         let out = directory.appendingPathComponent("out-\(n)-\(run)").path
         guard spawnAndWait([binary, "generate", file.path, "--output", out]) == 0 else { fatalError("modelgen generate failed") }
     }
-    print(String(format: "%8d   %17.1f   %19.1f   %33.1f   %14.2f", n, parseOnly, render, generate, generate / parseOnly))
+    run = 0
+    let alone = time(runs: runs) {
+        run += 1
+        createAlone(files, in: directory.appendingPathComponent("alone-\(n)-\(run)"))
+    }
+    print(String(format: "%8d   %10.1f   %12.1f  %19.1f   %15.1f   %18.1f   %14.2f", n, parseOnly, render, dryRun, generate, alone, generate / parseOnly))
 }
 print("goals: 100 entities <= 100 ms end to end; 1,000 entities <= 10x the parse")
 print("")

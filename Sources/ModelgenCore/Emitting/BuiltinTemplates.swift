@@ -22,7 +22,6 @@ extension {{className}} {
 {{#docLines}}
 {{.}}
 {{/docLines}}
-{{#isComputed}}
     {{access}}var {{name}}: {{type}} {
 {{#isReadOnly}}
 {{#isThrowing}}
@@ -37,10 +36,8 @@ extension {{className}} {
         set { {{setter}} }
 {{/isReadOnly}}
     }
-{{/isComputed}}
 {{/properties}}
-{{#properties}}
-{{#isToMany}}
+{{#toManyProperties}}
 
     /// Adds `value` to `{{key}}`; the inverse relationship follows.
     {{access}}func {{addName}}(_ value: {{elementType}}) {
@@ -58,8 +55,7 @@ extension {{className}} {
         addRelatedObject(value, at: {{slot}}, index: index)
     }
 {{/isOrdered}}
-{{/isToMany}}
-{{/properties}}
+{{/toManyProperties}}
 {{#hasInitParameters}}
 
     /// Creates a {{entityName}} in `context` with the values the model requires.

@@ -98,11 +98,13 @@ struct ModelViewBuilder {
         }
         properties += entity.fetchedProperties.map(fetchedPropertyView)
         let all = ancestors(entity) + [entity]
-        let keys = all.flatMap { $0.declaredPropertyNames }.map { name in
+        var keys = all.flatMap { $0.declaredPropertyNames }.map { name in
             PropertyView(name: SwiftLiterals.identifier(name.value), key: name.value, type: "String", slot: 0, docLines: [],
                          isManaged: false, isComputed: false, isReadOnly: true, isThrowing: false, getter: "", setter: "",
                          isToMany: false, isOrdered: false, elementType: "", addName: "", removeName: "", insertName: "")
         }
+        for index in properties.indices { properties[index].access = access }
+        for index in keys.indices { keys[index].access = access }
         var parameters: [ParameterView] = []
         for owner in all {
             for a in owner.attributes where !a.isOptional && a.defaultValue == nil && a.derivation == nil && !a.isTransient {
@@ -125,7 +127,7 @@ struct ModelViewBuilder {
             classKeyword: hasSubentities ? "class" : "final class", access: access,
             docLines: SwiftLiterals.docComment(entity.doc, indent: ""),
             isClassMode: mode == .class, isExtensionMode: mode == .extension,
-            properties: properties, keys: keys, initParameters: parameters, hasInitParameters: !parameters.isEmpty,
+            properties: properties, toManyProperties: properties.filter(\.isToMany), keys: keys, initParameters: parameters, hasInitParameters: !parameters.isEmpty,
             fileName: mode == .class ? "\(entity.swiftClassName).swift" : "\(entity.swiftClassName)+Generated.swift")
     }
 

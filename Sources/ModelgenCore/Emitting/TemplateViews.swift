@@ -32,6 +32,9 @@ public struct PropertyView: MustacheParent, Sendable {
     public var addName: String
     public var removeName: String
     public var insertName: String
+    /// The entity's `access` again (`public `, `package ` or empty): found here, a template's
+    /// `{{access}}` inside `{{#properties}}` or `{{#keys}}` needs no climb up the context stack.
+    public var access: String = ""
 
     public func child(named: String) -> Any? {
         switch named {
@@ -52,6 +55,7 @@ public struct PropertyView: MustacheParent, Sendable {
         case "addName": return addName
         case "removeName": return removeName
         case "insertName": return insertName
+        case "access": return access
         default: return nil
         }
     }
@@ -91,6 +95,8 @@ public struct EntityView: MustacheParent, Sendable {
     public var isExtensionMode: Bool
     /// Properties the entity declares (inherited ones come from the parent's class).
     public var properties: [PropertyView]
+    /// The to-many relationships among `properties` (their add/remove/insert functions).
+    public var toManyProperties: [PropertyView]
     /// Key-name constants for every property, inherited included.
     public var keys: [PropertyView]
     /// Required values without defaults (inherited first): the initializer's parameters.
@@ -110,6 +116,7 @@ public struct EntityView: MustacheParent, Sendable {
         case "isClassMode": return isClassMode
         case "isExtensionMode": return isExtensionMode
         case "properties": return properties
+        case "toManyProperties": return toManyProperties
         case "keys": return keys
         case "initParameters": return initParameters
         case "hasInitParameters": return hasInitParameters
