@@ -459,16 +459,17 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
                                                            record: row.id.description, reason: "NaN cannot be stored in SQLite (it would read back as NULL)")
                 }
                 if external, case .data(let data) = value, data.count >= externalStorageThreshold {
+                    let file: String
                     if let old = previous[slot], (try? readExternal(old)) == data {
-                        files[slot] = old
+                        file = old
                     } else {
-                        let file = UUID().uuidString
+                        file = UUID().uuidString
                         try FileManager.default.createDirectory(at: externalDirectory, withIntermediateDirectories: true)
                         written.append(file)
                         try writeExternal(data, file)
-                        files[slot] = file
                     }
-                    statement.bind(.text(files[slot]!), at: parameter)
+                    files[slot] = file
+                    statement.bind(.text(file), at: parameter)
                 } else {
                     statement.bind(SQLiteValueCodec.sqlValue(value, type: type), at: parameter)
                 }
