@@ -311,6 +311,28 @@ func seedBlog(_ container: ManagedContainer) throws {
         #expect(try check.count(for: try FetchRequest<Post>(entityName: "Post", predicate: "likes == 1")) == 1)
     }
 
+    /// A record another container deleted comes back whole when this context's changes win.
+    @Test func objectWinsWritesBackARecordDeletedElsewhere() throws {
+        let url = try temporaryDirectory().appendingPathComponent("b.sqlite")
+        let container = try ManagedContainer(model: BlogModel.model, store: .sqlite(url))
+        try seedBlog(container)
+        let context = container.newContext()
+        let first = try FetchRequest<Comment>(entityName: "Comment", predicate: "text == 'comment on 0'")
+        let comment = try #require(try context.fetch(first).first)
+        comment.text = "edited"
+        let other = try ManagedContainer(model: BlogModel.model, store: .sqlite(url)).newContext()
+        other.delete(try #require(try other.fetch(first).first))
+        try other.save()
+        #expect(throws: MergeConflictError.self) { try context.save() }
+        context.mergePolicy = .objectWins
+        try context.save()
+        let check = try ManagedContainer(model: BlogModel.model, store: .sqlite(url)).newContext()
+        let back = try #require(try check.fetch(try FetchRequest<Comment>(entityName: "Comment", predicate: "text == 'edited'")).first)
+        #expect(back.objectID == comment.objectID)
+        #expect(back.post?.title == "Post 0" && back.reader?.firstName == "Rea")
+        #expect(try check.count(for: FetchRequest<Comment>(entityName: "Comment")) == 2)
+    }
+
     /// The uniqueness check asks the SQLite store only for records with the pending keys.
     @Test func uniquenessIsCheckedAgainstSavedRecords() throws {
         let container = try ManagedContainer(model: BlogModel.model, store: .sqlite(try temporaryDirectory().appendingPathComponent("b.sqlite")))
