@@ -59,27 +59,25 @@ public struct ModelEmitter: Sendable {
     /// The files for a model that has no errors.
     public func generate(_ model: ObjectModel, variables: [String: [TemplateVariable]], options: GenerationOptions) throws -> [GeneratedFile] {
         let view = ModelViewBuilder(model: model, variables: variables, options: options).build()
-        var files = [GeneratedFile(name: view.typeName + ".swift", contents: try render("model-file", FileView(model: view, entity: nil)))]
-        if !options.singleFile {
-            let contents = try renderInParallel(view.entities.count) { index in
-                try render("entity-file", FileView(model: view, entity: view.entities[index]))
-            }
-            files += zip(view.entities, contents).map { GeneratedFile(name: $0.fileName, contents: $1) }
+        // The model file (the largest) and the entity files render side by side.
+        let entities = options.singleFile ? [] : view.entities
+        let contents = try renderInParallel(1 + entities.count) { index in
+            index == 0 ? try render("model-file", FileView(model: view, entity: nil))
+                : try render("entity-file", FileView(model: view, entity: entities[index - 1]))
         }
-        return files
+        return [GeneratedFile(name: view.typeName + ".swift", contents: contents[0])]
+            + zip(entities, contents.dropFirst()).map { GeneratedFile(name: $0.fileName, contents: $1) }
     }
 
-    /// Renders `count` files on all cores (each result in its place, so the output stays deterministic);
-    /// the first error, in file order, is thrown.
+    /// Renders `count` files on all cores, one file per task so a large one does not hold up the rest
+    /// (each result in its place, so the output stays deterministic); the first error, in file order,
+    /// is thrown.
     private func renderInParallel(_ count: Int, _ body: @Sendable (Int) throws -> String) throws -> [String] {
         let results = RenderResults(count: count)
-        let workers = min(count, ProcessInfo.processInfo.activeProcessorCount)
-        if workers <= 1 || count < 8 {
+        if count < 8 || ProcessInfo.processInfo.activeProcessorCount <= 1 {
             for index in 0..<count { results.store(Result { try body(index) }, at: index) }
         } else {
-            DispatchQueue.concurrentPerform(iterations: workers) { worker in
-                for index in stride(from: worker, to: count, by: workers) { results.store(Result { try body(index) }, at: index) }
-            }
+            DispatchQueue.concurrentPerform(iterations: count) { index in results.store(Result { try body(index) }, at: index) }
         }
         return try results.values()
     }
