@@ -134,7 +134,6 @@ if runs("access") {
     let w1a = nsPerOp(n) { writeAccessor(items, n) }
     print(String(format: "  write Int64 (change tracking on)     %6.2f ns    %6.2f ns   (accessor form %.2f ns)", w1, w2, w1a))
     print("  goals: read <= 5 ns, write <= 25 ns")
-
 }
 
 /// Inserts `count` items with 10 attributes into a new context of `container` and saves: milliseconds.
@@ -171,11 +170,10 @@ if runs("memory") {
         let fetchStart = now()
         matched = try reader.fetch(request).count
         fetchTimes.append(Double(now() - fetchStart) / 1e6)
-}
-print("in-memory store, \(count) objects with 10 attributes")
-print(String(format: "  insert + save                        %8.1f ms", median(insertTimes)))
-print(String(format: "  fetch with a predicate (new context) %8.1f ms  (%d matches)", median(fetchTimes), matched))
-
+    }
+    print("in-memory store, \(count) objects with 10 attributes")
+    print(String(format: "  insert + save                        %8.1f ms", median(insertTimes)))
+    print(String(format: "  fetch with a predicate (new context) %8.1f ms  (%d matches)", median(fetchTimes), matched))
 }
 
 // The SQLite store beside a raw sqlite3 prepared-statement loop doing the same work, same run.
@@ -252,15 +250,15 @@ if runs("sqlite") {
         reader = nil
         storeTeardown.append(Double(now() - teardownStart) / 1e6)
         sink &+= total & 1
-}
-print("SQLite store, \(count) objects with 10 attributes, beside raw sqlite3 prepared statements (same run)")
-func ratios(_ store: [Double], _ raw: [Double]) -> String {
-    let each = zip(store, raw).map { $0 / $1 }
-    return String(format: "%.1fx (runs %.1f-%.1fx; goal <= 3x)", median(each), each.min()!, each.max()!)
-}
-print(String(format: "  insert + save                        %8.1f ms   raw %6.1f ms   ", median(storeInsert), median(rawInsert)) + ratios(storeInsert, rawInsert))
-print(String(format: "  fetch + read every attribute         %8.1f ms   raw %6.1f ms   ", median(storeRead), median(rawRead)) + ratios(storeRead, rawRead))
-print(String(format: "  (then dropping the reading context and its %d objects: %.1f ms, not counted above)", count, median(storeTeardown)))
+    }
+    print("SQLite store, \(count) objects with 10 attributes, beside raw sqlite3 prepared statements (same run)")
+    func ratios(_ store: [Double], _ raw: [Double]) -> String {
+        let each = zip(store, raw).map { $0 / $1 }
+        return String(format: "%.1fx (runs %.1f-%.1fx; goal <= 3x)", median(each), each.min()!, each.max()!)
+    }
+    print(String(format: "  insert + save                        %8.1f ms   raw %6.1f ms   ", median(storeInsert), median(rawInsert)) + ratios(storeInsert, rawInsert))
+    print(String(format: "  fetch + read every attribute         %8.1f ms   raw %6.1f ms   ", median(storeRead), median(rawRead)) + ratios(storeRead, rawRead))
+    print(String(format: "  (then dropping the reading context and its %d objects: %.1f ms, not counted above)", count, median(storeTeardown)))
 }
 if sink == 42 { print("") }
 
@@ -287,14 +285,20 @@ func fillBatchStore(path: String, rows: Int) throws {
     }
 }
 
-if runs("batch") && sections != ["batch"] {
-    // Resident memory is only the iteration's own in a process that did nothing before: run it in a child.
+/// Runs this benchmark again as a child process with `arguments`; its exit status.
+func runSelf(_ arguments: [String]) throws -> Int32 {
     fflush(nil)   // every stream: the child writes to the same output
     let child = Process()
     child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-    child.arguments = ["batch"]
+    child.arguments = arguments
     try child.run()
     child.waitUntilExit()
+    return child.terminationStatus
+}
+
+if runs("batch") && sections != ["batch"] {
+    // Resident memory is only the iteration's own in a process that did nothing before: run it in a child.
+    _ = try runSelf(["batch"])
 } else if runs("batch") {
     let rows = 1_000_000, batchSize = 1_000
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("modelgen-bench-batch-\(getpid())")
@@ -302,12 +306,7 @@ if runs("batch") && sections != ["batch"] {
     defer { try? FileManager.default.removeItem(at: directory) }
     let path = directory.appendingPathComponent("batch.sqlite").path
     let fillStart = now()
-    let fill = Process()
-    fill.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-    fill.arguments = ["batch-fill", path]
-    try fill.run()
-    fill.waitUntilExit()
-    guard fill.terminationStatus == 0 else { fatalError("writing the batch store failed") }
+    guard try runSelf(["batch-fill", path]) == 0 else { fatalError("writing the batch store failed") }
     let container = try ManagedContainer(model: model, store: .sqlite(URL(fileURLWithPath: path)))
     print("batched iteration: \(rows) rows written in \(String(format: "%.1f", Double(now() - fillStart) / 1e9)) s")
     let before = residentMegabytes()

@@ -36,8 +36,9 @@ struct OutputWriter {
         var written: [String] = []
         for file in files {
             let url = directory.appendingPathComponent(file.name)
-            if let current = try? Data(contentsOf: url), current == Data(file.contents.utf8) { continue }
-            try Self.writeAtomically(Data(file.contents.utf8), to: url)
+            let data = Data(file.contents.utf8)
+            if let current = try? Data(contentsOf: url), current == data { continue }
+            try Self.writeAtomically(data, to: url)
             written.append(file.name)
         }
         let stale = staleFiles(keeping: files)

@@ -103,6 +103,7 @@ struct ModelViewBuilder {
                          isManaged: false, isComputed: false, isReadOnly: true, isThrowing: false, getter: "", setter: "",
                          isToMany: false, isOrdered: false, elementType: "", addName: "", removeName: "", insertName: "")
         }
+        let access = self.access
         for index in properties.indices { properties[index].access = access }
         for index in keys.indices { keys[index].access = access }
         var parameters: [ParameterView] = []

@@ -140,6 +140,12 @@ extension ManagedObjectContext {
         return values
     }
 
+    /// The stored value of one slot of an object (what `storeValues(of:)` holds at that slot).
+    private func storeValue(of object: ManagedObject, at slot: Int) -> StoreValue {
+        let value = object._slots[slot]
+        return object.entity.isPlainStoredAttribute[slot] ? StoreValue(attribute: value) : storeValue(value, of: object.entity.properties[slot])
+    }
+
     private func storeValue(_ value: SlotValue, of property: PropertyDescription) -> StoreValue {
         if property.isTransient { return .null }
         switch value {
@@ -212,12 +218,13 @@ extension ManagedObjectContext {
     private func violations(of constraint: [String], declaredBy entity: EntityDescription) throws -> [ValidationError.Failure] {
         let slots = constraint.compactMap { entity.slot(of: $0) }
         guard slots.count == constraint.count else { return [] }
-        func key(_ values: [StoreValue]) -> [StoreValue]? {
-            let key = slots.map { values[$0] }
+        func key(_ value: (Int) -> StoreValue) -> [StoreValue]? {
+            let key = slots.map(value)
             return key.contains(where: \.isNull) ? nil : key // NULLs never collide, as in SQL
         }
         let pending = (updated.objects + inserted.objects).filter { $0.entity.isKind(of: entity) && !$0._isDeleted }
-        let pendingKeys = pending.compactMap { object in key(storeValues(of: object)).map { (object, $0) } }
+        // Only the constraint's slots of each object (subentities share their parent's slot numbers).
+        let pendingKeys = pending.compactMap { object in key { storeValue(of: object, at: $0) }.map { (object, $0) } }
         if pendingKeys.isEmpty { return [] }
         var seen: [[StoreValue]: ObjectID] = [:]
         var failures: [ValidationError.Failure] = []
@@ -228,7 +235,7 @@ extension ManagedObjectContext {
             ?? store.recordIDs(of: names).compactMap { try store.row(for: $0) }
         for row in rows {
             if let object = registered[row.id], object._isDeleted || object._isUpdated { continue }
-            guard let k = key(row.values) else { continue }
+            guard let k = key({ row.values[$0] }) else { continue }
             seen[k] = row.id
         }
         for (object, k) in pendingKeys {

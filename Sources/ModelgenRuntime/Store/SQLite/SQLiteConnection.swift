@@ -177,12 +177,7 @@ final class SQLiteStatement {
     }
 
     func bind(_ values: [SQLiteValue]) {
-        bind(values, from: 1)
-    }
-
-    /// Binds values to consecutive parameters starting at `first`.
-    func bind(_ values: [SQLiteValue], from first: Int32) {
-        for (offset, value) in values.enumerated() { bind(value, at: first + Int32(offset)) }
+        for (offset, value) in values.enumerated() { bind(value, at: Int32(offset + 1)) }
     }
 
     /// Runs a statement that returns no rows with the bindings it has, then resets it for the next ones.

@@ -72,10 +72,12 @@ struct SQLiteLayout {
         let name: String
         let columns: [String]
         var entityCodes: [Int64]
-        /// `SELECT` of every column of one record, by key and entity code.
-        var selectByKeySQL: String {
-            "SELECT \(columns.map(SQLiteSchemaPlanner.quote).joined(separator: ", ")) FROM \(SQLiteSchemaPlanner.quote(name)) WHERE \"Z_PK\" = ? AND \"Z_ENT\" = ?"
+        /// `SELECT` of every column of the table's records (a `WHERE` clause follows).
+        var selectSQL: String {
+            "SELECT \(columns.map(SQLiteSchemaPlanner.quote).joined(separator: ", ")) FROM \(SQLiteSchemaPlanner.quote(name))"
         }
+        /// `SELECT` of every column of one record, by key and entity code.
+        var selectByKeySQL: String { selectSQL + " WHERE \"Z_PK\" = ? AND \"Z_ENT\" = ?" }
     }
 
     private(set) var entities: [String: Entity] = [:]

@@ -154,6 +154,11 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
         return row
     }
 
+    /// A row whose `Z_ENT` is no entity of the model: the file is not this model's store.
+    private func unknownEntityCode(_ code: Int64) -> SQLiteStoreError {
+        .notAStore(path: url.path, reason: "a record has entity code \(code), which the model does not have")
+    }
+
     /// A row for `decodeRow(_:columnOffset:into:entities:)` to fill, again and again.
     private static func reusableRow() -> StoreRow {
         StoreRow(id: ObjectID(entityName: "", key: 0), version: 0, values: [], hasToManyValues: false)
@@ -162,9 +167,7 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
     /// Decodes the current row into `row`, reusing its values' storage.
     func decodeRow(_ select: SQLiteStatement, columnOffset: Int32, into row: inout StoreRow, entities: inout EntityLookup) throws {
         let code = select.int64(columnOffset + 1)
-        guard let entity = entities.entity(code: code) else {
-            throw SQLiteStoreError.notAStore(path: url.path, reason: "a record has entity code \(code), which the model does not have")
-        }
+        guard let entity = entities.entity(code: code) else { throw unknownEntityCode(code) }
         let name = entity.description.name
         // Overwrite the previous row's values in place (same entity: same count), releasing each old one.
         if row.values.count != entity.storage.count { row.values = Array(repeating: .null, count: entity.storage.count) }
@@ -225,9 +228,7 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
             var ids = ObjectIDList()
             while try select.step() {
                 let code = select.int64(1)
-                guard let name = layout.namesByCode[code] else {
-                    throw SQLiteStoreError.notAStore(path: url.path, reason: "a record has entity code \(code), which the model does not have")
-                }
+                guard let name = layout.namesByCode[code] else { throw unknownEntityCode(code) }
                 ids.append(key: select.int64(0), entityName: name)
             }
             select.reset()
@@ -253,7 +254,7 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
             for (name, keys) in keysByTable.sorted(by: { $0.key < $1.key }) {
                 guard let table = layout.tables[name] else { continue }
                 let placeholders = Array(repeating: "?", count: width).joined(separator: ", ")
-                let select = try connection.statement("SELECT \(table.columns.map(SQLiteSchemaPlanner.quote).joined(separator: ", ")) FROM \(SQLiteSchemaPlanner.quote(name)) WHERE \"Z_PK\" IN (\(placeholders))")
+                let select = try connection.statement(table.selectSQL + " WHERE \"Z_PK\" IN (\(placeholders))")
                 for start in stride(from: 0, to: keys.count, by: width) {
                     let chunk = keys[start..<min(start + width, keys.count)]
                     for position in 0..<width {
