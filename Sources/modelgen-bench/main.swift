@@ -2,7 +2,11 @@
 // 100 / 1,000 / 5,000 entities (15 attributes and 3 relationships each) beside a parse-only time of
 // the same file, and the compile time of the code generated for 100 entities beside plain classes.
 //
-// usage: modelgen-bench PATH_TO_RELEASE_MODELGEN [ENTITY_COUNTS...]
+// usage: modelgen-bench PATH_TO_RELEASE_MODELGEN [--installed PATH_TO_STATIC_MODELGEN] [ENTITY_COUNTS...]
+//
+// The first binary is the one `swift build -c release` makes (what `swift run` and the build-tool
+// plugin run: Swift runtime and Foundation as shared libraries); `--installed` names the one
+// `make install` puts on PATH (`--static-swift-stdlib`), timed beside it for the whole-process figures.
 import Foundation
 import ModelgenCore
 import Yams
@@ -79,13 +83,22 @@ func spawnAndWait(_ argv: [String], discardingOutput: Bool = false) -> Int32 {
     return (status >> 8) & 0xFF
 }
 
-let arguments = CommandLine.arguments
-guard arguments.count >= 2 else {
-    FileHandle.standardError.write(Data("usage: modelgen-bench PATH_TO_MODELGEN [ENTITY_COUNTS...]\n".utf8))
+var arguments = Array(CommandLine.arguments.dropFirst())
+let installedBinary: String? = arguments.firstIndex(of: "--installed").flatMap { option in
+    guard option + 1 < arguments.count else { return nil }
+    defer { arguments.removeSubrange(option...option + 1) }
+    return arguments[option + 1]
+}
+guard let binary = arguments.first else {
+    FileHandle.standardError.write(Data("usage: modelgen-bench PATH_TO_MODELGEN [--installed PATH_TO_STATIC_MODELGEN] [ENTITY_COUNTS...]\n".utf8))
     exit(2)
 }
-let binary = arguments[1]
-let counts = arguments.count > 2 ? arguments[2...].compactMap { Int($0) } : [100, 1_000, 5_000]
+let counts = arguments.count > 1 ? arguments.dropFirst().compactMap { Int($0) } : [100, 1_000, 5_000]
+/// A whole-process figure of the installed binary, right-aligned in its column (a dash when none was given).
+func installedColumn(_ body: (String) -> Double) -> String {
+    let figure = installedBinary.map { String(format: "%.1f", body($0)) } ?? "-"
+    return String(repeating: " ", count: max(0, 16 - figure.count)) + figure
+}
 let directory = FileManager.default.temporaryDirectory.appendingPathComponent("modelgen-bench-\(getpid())")
 try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
 // MODELGEN_BENCH_KEEP=1 keeps the synthetic models (for profiling) and prints where they are.
@@ -93,8 +106,8 @@ let keep = ProcessInfo.processInfo.environment["MODELGEN_BENCH_KEEP"] == "1"
 defer { if keep { print("models kept in \(directory.path)") } else { try? FileManager.default.removeItem(at: directory) } }
 
 print("modelgen validate, release build, median of runs (ms)")
-print("entities   size      parse-only  parse+model   parse+validate  modelgen validate  validate/parse")
-print("                     (Yams)      (in process)  (in process)    (whole process)")
+print("entities   size      parse-only  parse+model   parse+validate  modelgen validate  validate/parse   installed binary")
+print("                     (Yams)      (in process)  (in process)    (whole process)                    (whole process)")
 for n in counts {
     let text = syntheticModel(entities: n)
     let file = directory.appendingPathComponent("Bench\(n).model.yaml")
@@ -113,12 +126,16 @@ for n in counts {
     }
     let parseModel = time(runs: runs) { _ = ModelParser.parse(data: data, path: file.path) }
     let inProcess = time(runs: runs) { _ = ModelCheck.run(data: data, path: file.path) }
-    let endToEnd = time(runs: runs) {
-        guard spawnAndWait([binary, "validate", file.path]) == 0 else { fatalError("modelgen validate failed on \(file.path)") }
+    func validate(with binary: String) -> Double {
+        time(runs: runs) {
+            guard spawnAndWait([binary, "validate", file.path]) == 0 else { fatalError("\(binary) validate failed on \(file.path)") }
+        }
     }
+    let endToEnd = validate(with: binary)
+    let installed = installedColumn(validate(with:))
     let size = String(format: "%.1f MB", Double(data.count) / 1e6)
-    print(String(format: "%8d   %-8@  %10.1f  %12.1f  %14.1f  %17.1f  %14.2f",
-                 n, size as NSString, parseOnly, parseModel, inProcess, endToEnd, endToEnd / parseOnly))
+    print(String(format: "%8d   %-8@  %10.1f  %12.1f  %14.1f  %17.1f  %14.2f   %@",
+                 n, size as NSString, parseOnly, parseModel, inProcess, endToEnd, endToEnd / parseOnly, installed as NSString))
 }
 print("goal: modelgen validate of 1,000 entities <= 200 ms, most of it parsing")
 print("")
@@ -142,8 +159,8 @@ func createAlone(_ files: [GeneratedFile], in directory: URL) {
 // how many files were deleted in the last seconds (the kernel's inode allocator skips recently freed
 // inodes): the same files created without modelgen are timed beside it.
 print("modelgen generate, release build, median (ms)")
-print("entities   parse-only   render        generate --dry-run   generate          same files created   generate/parse")
-print("           (Yams)       (in process)  (whole process)      (whole process)   without modelgen")
+print("entities   parse-only   render        generate --dry-run   generate          same files created   generate/parse   installed binary")
+print("           (Yams)       (in process)  (whole process)      (whole process)   without modelgen                    generate")
 for n in counts {
     let file = directory.appendingPathComponent("Bench\(n).model.yaml")
     let data = try Data(contentsOf: file)
@@ -163,17 +180,22 @@ for n in counts {
                            discardingOutput: true) == 0 else { fatalError("modelgen generate --dry-run failed") }
     }
     var run = 0
-    let generate = time(runs: runs) {
-        run += 1
-        let out = directory.appendingPathComponent("out-\(n)-\(run)").path
-        guard spawnAndWait([binary, "generate", file.path, "--output", out]) == 0 else { fatalError("modelgen generate failed") }
+    func generate(with binary: String) -> Double {
+        time(runs: runs) {
+            run += 1
+            let out = directory.appendingPathComponent("out-\(n)-\(run)").path
+            guard spawnAndWait([binary, "generate", file.path, "--output", out]) == 0 else { fatalError("\(binary) generate failed") }
+        }
     }
+    let generate = generate(with: binary)
+    let installed = installedColumn(generate(with:))
     run = 0
     let alone = time(runs: runs) {
         run += 1
         createAlone(files, in: directory.appendingPathComponent("alone-\(n)-\(run)"))
     }
-    print(String(format: "%8d   %10.1f   %12.1f  %19.1f   %15.1f   %18.1f   %14.2f", n, parseOnly, render, dryRun, generate, alone, generate / parseOnly))
+    print(String(format: "%8d   %10.1f   %12.1f  %19.1f   %15.1f   %18.1f   %14.2f   %@",
+                 n, parseOnly, render, dryRun, generate, alone, generate / parseOnly, installed as NSString))
 }
 print("goals: 100 entities <= 100 ms end to end; 1,000 entities <= 10x the parse")
 print("")
