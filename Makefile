@@ -14,6 +14,7 @@ deps:
 	@command -v $(PYTHON) >/dev/null || { echo "installing python3"; apt-get update -qq && apt-get install -y -qq python3; }
 	@[ -f /usr/include/sqlite3.h ] || [ "$$(uname)" = Darwin ] || { echo "installing libsqlite3-dev (the runtime's SQLite store)"; apt-get update -qq && apt-get install -y -qq libsqlite3-dev >/dev/null; }
 	@command -v dot >/dev/null || { echo "installing graphviz (tests render modelgen graph --format dot)"; apt-get update -qq && apt-get install -y -qq graphviz >/dev/null; }
+	@command -v patch >/dev/null || { echo "installing patch (tests apply the diffs of modelgen generate --check)"; apt-get update -qq && apt-get install -y -qq patch >/dev/null; }
 
 build: deps
 	$(SWIFT) build
