@@ -60,6 +60,31 @@ struct Generate: ParsableCommand {
     }
 }
 
+/// What one generation would write into its output directory (and, for `--human-dir`, the starter classes).
+struct GenerationPlan {
+    var output: String
+    var files: [GeneratedFile] = []
+    var humanFiles: [GeneratedFile] = []
+}
+
+/// Prints the collisions among plans (two models generating the same file) and refuses to go on.
+struct OutputCollisionReport {
+    var format: DiagnosticFormat
+
+    /// Exit 1 after printing every collision when any path is claimed twice; nothing is written then.
+    func refuse(_ plans: [GenerationPlan]) throws {
+        let colliding = collidingPlans(plans)
+        if !colliding.isEmpty { throw ExitCode(1) }
+    }
+
+    /// Prints every collision; the indices of the plans involved in one.
+    func collidingPlans(_ plans: [GenerationPlan]) -> Set<Int> {
+        let collisions = OutputCollisions.find(plans.map { ($0.output, $0.files) })
+        DiagnosticPrinter(format: format).print(collisions.map(\.diagnostic))
+        return Set(collisions.flatMap(\.outputs))
+    }
+}
+
 /// One generation: model files into an output directory, with its options.
 /// `modelgen generate` runs one; `modelgen` with no arguments runs one per modelgen.yml entry.
 struct GenerationJob {
@@ -83,7 +108,16 @@ struct GenerationJob {
         self.strict = strict
     }
 
+    /// Validates, generates and writes (or checks, or prints): `plan()`, then `apply(_:)`.
     func run() throws {
+        let plan = try plan()
+        try OutputCollisionReport(format: format).refuse([plan])
+        try apply(plan)
+    }
+
+    /// Everything the job would write, computed before anything touches the disk: model errors
+    /// are printed and end the job (exit 1) here.
+    func plan() throws -> GenerationPlan {
         let checks = try ModelInputOptions.checkAll(files, format: format, strict: strict)
         let emitter: ModelEmitter
         do {
@@ -105,8 +139,7 @@ struct GenerationJob {
                 throw ExitCode(1)
             }
         }
-        var files: [GeneratedFile] = []
-        var humanFiles: [GeneratedFile] = []
+        var plan = GenerationPlan(output: output)
         for check in checks {
             guard let model = check.model else { continue }
             do {
@@ -114,17 +147,23 @@ struct GenerationJob {
                 options.headerSourcePath = RelativePath.from(directory: output, to: model.sourcePath)
                 var generated = try emitter.generate(model, variables: check.templateVariables, options: options)
                 if let singleFileName, generated.count == 1 { generated[0].name = singleFileName }
-                files += generated
+                plan.files += generated
                 if let humanDir {
                     var humanOptions = options
                     humanOptions.headerSourcePath = RelativePath.from(directory: humanDir, to: model.sourcePath)
-                    humanFiles += try emitter.humanFiles(model, variables: check.templateVariables, options: humanOptions)
+                    plan.humanFiles += try emitter.humanFiles(model, variables: check.templateVariables, options: humanOptions)
                 }
             } catch {
                 FileHandle.standardError.write(Data("error: \(error)\n".utf8))
                 throw ExitCode(2)
             }
         }
+        return plan
+    }
+
+    /// Writes the plan's files (only those that changed), or checks them (`--check`), or prints them (`--dry-run`).
+    func apply(_ plan: GenerationPlan) throws {
+        let files = plan.files, humanFiles = plan.humanFiles
         let writer = OutputWriter(directory: URL(fileURLWithPath: output))
         if dryRun {
             for file in files {

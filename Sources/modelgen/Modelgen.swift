@@ -52,8 +52,11 @@ struct Project: ParsableCommand {
             FileHandle.standardError.write(Data("error: no \(config) here; run a command (see 'modelgen --help') or create \(config) (see README)\n".utf8))
             throw ExitCode(2)
         }
-        // Run every entry, then exit with the worst status, so one stale model does not hide another.
+        // Plan every entry, then write (or check) every plan, and exit with the worst status, so one
+        // stale or broken model does not hide another. Entries that would write the same file
+        // (sharing an output directory) are refused before anything is written.
         var status: Int32 = 0
+        var jobs: [(job: GenerationJob, plan: GenerationPlan)] = []
         for entry in project.entries {
             var job = GenerationJob(files: [entry.path], output: entry.output, format: diagnostics, strict: strict)
             job.access = access ?? entry.access
@@ -63,7 +66,16 @@ struct Project: ParsableCommand {
             job.check = check
             job.dryRun = dryRun
             do {
-                try job.run()
+                jobs.append((job, try job.plan()))
+            } catch let exit as ExitCode {
+                status = max(status, exit.rawValue)
+            }
+        }
+        let colliding = OutputCollisionReport(format: diagnostics).collidingPlans(jobs.map(\.plan))
+        if !colliding.isEmpty { status = max(status, 1) }
+        for (index, (job, plan)) in jobs.enumerated() where !colliding.contains(index) {
+            do {
+                try job.apply(plan)
             } catch let exit as ExitCode {
                 status = max(status, exit.rawValue)
             }

@@ -340,6 +340,46 @@ func temporaryDirectory() throws -> URL {
         #expect(names == ["CrmModel.swift", "Customer.swift", "Item.swift", "ShopModel.swift"])
         #expect(try modelgen(["--check"], in: dir).status == 0)
     }
+
+    /// Two models with an `Item` class: written one after the other, the second `Item.swift` would replace the first.
+    func twoModelsWithTheSameClass() throws -> URL {
+        let dir = try temporaryDirectory()
+        try "model: Shop\nentities:\n  Item:\n    attributes: { name: string }\n"
+            .write(to: dir.appendingPathComponent("Shop.model.yaml"), atomically: true, encoding: .utf8)
+        try "model: Crm\nentities:\n  Customer:\n    attributes: { name: string }\n  Thing:\n    class: Item\n    attributes: { title: string }\n"
+            .write(to: dir.appendingPathComponent("Crm.model.yaml"), atomically: true, encoding: .utf8)
+        return dir
+    }
+
+    @Test func twoModelsGeneratingTheSameFileAreRefusedBeforeAnythingIsWritten() throws {
+        let dir = try twoModelsWithTheSameClass()
+        let run = try modelgen(["generate", "Shop.model.yaml", "Crm.model.yaml", "--output", "Generated"], in: dir)
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("Crm.model.yaml:6:12: error: 'Generated/Item.swift' is generated from two models"), "\(run.stderr)")
+        #expect(run.stderr.contains("Shop.model.yaml:3:3: note: the other model generates it from here"), "\(run.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("Generated").path))
+    }
+
+    @Test func projectEntriesSharingAFolderAndAFileAreRefusedAndTheOthersStillRun() throws {
+        let dir = try twoModelsWithTheSameClass()
+        try "model: Notes\nentities:\n  Note:\n    attributes: { text: string }\n"
+            .write(to: dir.appendingPathComponent("Notes.model.yaml"), atomically: true, encoding: .utf8)
+        try """
+            models:
+              - path: Shop.model.yaml
+                output: Generated
+              - path: Crm.model.yaml
+                output: ./Generated/
+              - path: Notes.model.yaml
+                output: Notes
+            """.write(to: dir.appendingPathComponent("modelgen.yml"), atomically: true, encoding: .utf8)
+        let run = try modelgen([], in: dir)
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("Crm.model.yaml:6:12: error: './Generated/Item.swift' is generated from two models"), "\(run.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("Generated").path))
+        #expect(FileManager.default.fileExists(atPath: dir.appendingPathComponent("Notes/Note.swift").path))
+        #expect(try modelgen(["--check"], in: dir).status == 1)
+    }
 }
 
 @Suite struct ClearErrorTests {

@@ -5,6 +5,16 @@ import Mustache
 public struct GeneratedFile: Sendable, Hashable {
     public var name: String
     public var contents: String
+    /// What in the model the file comes from (its entity, or the model's name): where a
+    /// diagnostic about the file points.
+    public var origin: SourceLocation
+
+    /// A generated file.
+    public init(name: String, contents: String, origin: SourceLocation) {
+        self.name = name
+        self.contents = contents
+        self.origin = origin
+    }
 }
 
 /// Errors of emission: unreadable or unparsable user templates.
@@ -65,8 +75,8 @@ public struct ModelEmitter: Sendable {
             index == 0 ? try render("model-file", FileView(model: view, entity: nil))
                 : try render("entity-file", FileView(model: view, entity: entities[index - 1]))
         }
-        return [GeneratedFile(name: view.typeName + ".swift", contents: contents[0])]
-            + zip(entities, contents.dropFirst()).map { GeneratedFile(name: $0.fileName, contents: $1) }
+        return [GeneratedFile(name: view.typeName + ".swift", contents: contents[0], origin: model.name.location)]
+            + zip(entities, contents.dropFirst()).map { GeneratedFile(name: $0.fileName, contents: $1, origin: $0.origin) }
     }
 
     /// Renders `count` files on all cores, one file per task so a large one does not hold up the rest
@@ -86,7 +96,8 @@ public struct ModelEmitter: Sendable {
     public func humanFiles(_ model: ObjectModel, variables: [String: [TemplateVariable]], options: GenerationOptions) throws -> [GeneratedFile] {
         let view = ModelViewBuilder(model: model, variables: variables, options: options).build()
         return try view.entities.filter(\.isExtensionMode).map { entity in
-            GeneratedFile(name: "\(entity.className).swift", contents: try render("human-class", FileView(model: view, entity: entity)))
+            GeneratedFile(name: "\(entity.className).swift", contents: try render("human-class", FileView(model: view, entity: entity)),
+                          origin: entity.origin)
         }
     }
 

@@ -129,7 +129,8 @@ struct ModelViewBuilder {
             docLines: SwiftLiterals.docComment(entity.doc, indent: ""),
             isClassMode: mode == .class, isExtensionMode: mode == .extension,
             properties: properties, toManyProperties: properties.filter(\.isToMany), keys: keys, initParameters: parameters, hasInitParameters: !parameters.isEmpty,
-            fileName: mode == .class ? "\(entity.swiftClassName).swift" : "\(entity.swiftClassName)+Generated.swift")
+            fileName: mode == .class ? "\(entity.swiftClassName).swift" : "\(entity.swiftClassName)+Generated.swift",
+            origin: entity.className?.location ?? entity.name.location)
     }
 
     func attributeType(_ a: Attribute) -> String {

@@ -104,6 +104,8 @@ public struct EntityView: MustacheParent, Sendable {
     public var hasInitParameters: Bool
     /// The file name of the entity's generated file.
     public var fileName: String
+    /// Where the entity's class is named in the model (not a template value).
+    var origin: SourceLocation
 
     public func child(named: String) -> Any? {
         switch named {

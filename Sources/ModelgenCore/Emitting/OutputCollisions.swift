@@ -1,0 +1,38 @@
+import Foundation
+
+/// Generated files that two models would write to the same path: two model files given to one
+/// `modelgen generate`, or two modelgen.yml entries sharing an output directory, each declaring
+/// an entity whose class is `Item`. Written one after the other, the second would silently
+/// replace the first (and each run would undo the other's file); found before anything is written.
+public enum OutputCollisions {
+    /// A path claimed by more than one output.
+    public struct Collision: Sendable {
+        /// The indices (into the outputs given) of every output that claims the path.
+        public var outputs: [Int]
+        /// An error at the later claim, with a note at the first.
+        public var diagnostic: Diagnostic
+    }
+
+    /// The collisions among `outputs` (directory and files, in run order), one per path claimed
+    /// twice, in the order the later claims come. Directories compare as absolute paths.
+    public static func find(_ outputs: [(directory: String, files: [GeneratedFile])]) -> [Collision] {
+        var claims: [String: (output: Int, file: GeneratedFile)] = [:]
+        var collisions: [Collision] = []
+        for (index, output) in outputs.enumerated() {
+            let directory = URL(fileURLWithPath: output.directory).standardizedFileURL.resolvingSymlinksInPath()
+            for file in output.files {
+                let path = directory.appendingPathComponent(file.name).path
+                guard let first = claims[path] else {
+                    claims[path] = (index, file)
+                    continue
+                }
+                let shownPath = (output.directory as NSString).appendingPathComponent(file.name)
+                let diagnostic = Diagnostic(
+                    .error, "'\(shownPath)' is generated from two models; give the class another name (`class:`) or generate the models into different directories",
+                    at: file.origin, notes: [Diagnostic.Note("the other model generates it from here", at: first.file.origin)])
+                collisions.append(Collision(outputs: [first.output, index], diagnostic: diagnostic))
+            }
+        }
+        return collisions
+    }
+}
