@@ -13,8 +13,10 @@ extension ModelValidator {
         }
 
         // Entity names and class names are unique; class names also differ from the generated model type.
+        // Class names name files, so they must differ in more than case: on a case-insensitive file
+        // system (macOS's default) Item.swift and ITEM.swift are one file.
         var entityNames: [String: SourceLocation] = [:]
-        var classNames: [String: (entity: String, location: SourceLocation)] = [:]
+        var classNames: [String: (entity: String, className: String, location: SourceLocation)] = [:]
         let modelTypeName = name.value + "Model"
         for entity in model.entities {
             if let first = entityNames[entity.name.value] {
@@ -25,14 +27,22 @@ extension ModelValidator {
             entityNames[entity.name.value] = entity.name.location
             let classLocation = entity.className?.location ?? entity.name.location
             let className = entity.swiftClassName
-            if let other = classNames[className] {
-                error("entities '\(other.entity)' and '\(entity.name.value)' have the same class name '\(className)'; each entity needs its own class",
-                      at: classLocation, notes: [.init("'\(other.entity)' uses the class here", at: other.location)])
+            if let other = classNames[className.lowercased()] {
+                if other.className == className {
+                    error("entities '\(other.entity)' and '\(entity.name.value)' have the same class name '\(className)'; each entity needs its own class",
+                          at: classLocation, notes: [.init("'\(other.entity)' uses the class here", at: other.location)])
+                } else {
+                    error("class names '\(other.className)' and '\(className)' differ only in case; their files would be one file on a case-insensitive file system (macOS's default)",
+                          at: classLocation, notes: [.init("'\(other.entity)' uses '\(other.className)' here", at: other.location)])
+                }
             } else {
-                classNames[className] = (entity.name.value, classLocation)
+                classNames[className.lowercased()] = (entity.name.value, className, classLocation)
             }
             if className == modelTypeName {
                 error("class name '\(className)' collides with the generated model type '\(modelTypeName)'", at: classLocation)
+            } else if className.lowercased() == modelTypeName.lowercased() {
+                error("class name '\(className)' differs from the generated model type '\(modelTypeName)' only in case; their files would be one file on a case-insensitive file system (macOS's default)",
+                      at: classLocation)
             }
         }
     }
