@@ -358,6 +358,14 @@ func temporaryDirectory() throws -> URL {
         #expect(run.stderr.contains("Crm.model.yaml:6:12: error: 'Generated/Item.swift' is generated from two models"), "\(run.stderr)")
         #expect(run.stderr.contains("Shop.model.yaml:3:3: note: the other model generates it from here"), "\(run.stderr)")
         #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("Generated").path))
+        // Names that differ only in case are one file on macOS.
+        try "model: Crm\nentities:\n  ITEM:\n    attributes: { title: string }\n"
+            .write(to: dir.appendingPathComponent("Crm.model.yaml"), atomically: true, encoding: .utf8)
+        let caseOnly = try modelgen(["generate", "Shop.model.yaml", "Crm.model.yaml", "--output", "Generated"], in: dir)
+        #expect(caseOnly.status == 1)
+        #expect(caseOnly.stderr.contains("Crm.model.yaml:3:3: error: 'Generated/ITEM.swift' is generated from two models"), "\(caseOnly.stderr)")
+        #expect(caseOnly.stderr.contains("(as 'Item.swift' there, one file on a case-insensitive file system)"), "\(caseOnly.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("Generated").path))
     }
 
     @Test func projectEntriesSharingAFolderAndAFileAreRefusedAndTheOthersStillRun() throws {

@@ -14,22 +14,24 @@ public enum OutputCollisions {
     }
 
     /// The collisions among `outputs` (directory and files, in run order), one per path claimed
-    /// twice, in the order the later claims come. Directories compare as absolute paths.
+    /// twice, in the order the later claims come. Directories compare as absolute paths; file
+    /// names ignoring case (`Item.swift` and `ITEM.swift` are one file on macOS).
     public static func find(_ outputs: [(directory: String, files: [GeneratedFile])]) -> [Collision] {
         var claims: [String: (output: Int, file: GeneratedFile)] = [:]
         var collisions: [Collision] = []
         for (index, output) in outputs.enumerated() {
             let directory = URL(fileURLWithPath: output.directory).standardizedFileURL.resolvingSymlinksInPath()
             for file in output.files {
-                let path = directory.appendingPathComponent(file.name).path
+                let path = directory.appendingPathComponent(file.name.lowercased()).path
                 guard let first = claims[path] else {
                     claims[path] = (index, file)
                     continue
                 }
                 let shownPath = (output.directory as NSString).appendingPathComponent(file.name)
+                let caseOnly = first.file.name == file.name ? "" : " (as '\(first.file.name)' there, one file on a case-insensitive file system)"
                 let diagnostic = Diagnostic(
                     .error, "'\(shownPath)' is generated from two models; give the class another name (`class:`) or generate the models into different directories",
-                    at: file.origin, notes: [Diagnostic.Note("the other model generates it from here", at: first.file.origin)])
+                    at: file.origin, notes: [Diagnostic.Note("the other model generates it from here\(caseOnly)", at: first.file.origin)])
                 collisions.append(Collision(outputs: [first.output, index], diagnostic: diagnostic))
             }
         }
