@@ -54,10 +54,6 @@ struct ModelViewBuilder {
         ancestors(entity).reduce(0) { $0 + $1.attributes.count + $1.relationships.count }
     }
 
-    func codegen(_ entity: Entity) -> CodegenMode {
-        entity.codegen?.value ?? model.options.codegen?.value ?? .class
-    }
-
     // MARK: Model
 
     func build() -> ModelView {
@@ -83,7 +79,7 @@ struct ModelViewBuilder {
     // MARK: Entities
 
     func entityView(_ entity: Entity) -> EntityView? {
-        let mode = codegen(entity)
+        let mode = model.codegen(of: entity)
         if mode == .none { return nil }
         let hasSubentities = model.entities.contains { $0.parent?.value == entity.name.value }
         var slot = firstOwnSlot(entity)

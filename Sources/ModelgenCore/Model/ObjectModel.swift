@@ -23,6 +23,11 @@ public struct ObjectModel: Sendable {
     public func entity(named name: String) -> Entity? {
         entities.first { $0.name.value == name }
     }
+
+    /// The entity's codegen mode: its own, else the model's default, else `class`.
+    public func codegen(of entity: Entity) -> CodegenMode {
+        entity.codegen?.value ?? options.codegen?.value ?? .class
+    }
 }
 
 /// The `options:` section: file-wide generation defaults that CLI flags override.

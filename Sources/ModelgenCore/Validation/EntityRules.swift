@@ -18,6 +18,9 @@ extension ModelValidator {
         var entityNames: [String: SourceLocation] = [:]
         var classNames: [String: (entity: String, className: String, location: SourceLocation)] = [:]
         let modelTypeName = name.value + "Model"
+        // Entities with generated code also get `<Class>Keys`: no class may take that name.
+        let keysOwners = Dictionary(model.entities.filter { model.codegen(of: $0) != .none }.map { ($0.swiftClassName + "Keys", $0.name.value) },
+                                    uniquingKeysWith: { first, _ in first })
         for entity in model.entities {
             if let first = entityNames[entity.name.value] {
                 error("entity '\(entity.name.value)' is declared twice", at: entity.name.location,
@@ -37,6 +40,10 @@ extension ModelValidator {
                 }
             } else {
                 classNames[className.lowercased()] = (entity.name.value, className, classLocation)
+            }
+            if let keysOwner = keysOwners[className] {
+                error("class name '\(className)' collides with '\(className)', the key-name constants generated for entity '\(keysOwner)'",
+                      at: classLocation)
             }
             if className == modelTypeName {
                 error("class name '\(className)' collides with the generated model type '\(modelTypeName)'", at: classLocation)
