@@ -60,11 +60,9 @@ struct ModelFileChecker {
             return nil
         }
         let result = ModelCheck.run(data: data, path: path, strict: strict)
-        let showExcerpt = format == .text && isatty(STDERR_FILENO) == 1
-        let lines = showExcerpt ? String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false) : []
+        let lines = SourceExcerpt.shown(for: format) ? SourceExcerpt.lines(String(decoding: data, as: UTF8.self)) : []
         let renderer = DiagnosticRenderer(format: format, sourceLine: { file, line in
-            guard file == path, line >= 1, line <= lines.count else { return nil }
-            return String(lines[line - 1]).trimmingCharacters(in: CharacterSet(charactersIn: "\r"))
+            file == path ? SourceExcerpt.line(line, in: lines) : nil
         })
         for diagnostic in result.diagnostics {
             write(renderer.render(diagnostic))

@@ -390,6 +390,44 @@ func temporaryDirectory() throws -> URL {
     }
 }
 
+/// On a terminal, a text diagnostic is followed by its source line and a caret under the column.
+@Suite struct TerminalExcerptTests {
+    /// Runs modelgen with a pseudo-terminal as its standard error (`script`, whose flags differ
+    /// between util-linux and the BSDs).
+    func onATerminal(_ arguments: [String], in directory: URL) throws -> String {
+        #if os(Linux)
+        let command = ([modelgenBinary().path] + arguments).map { "'\($0)'" }.joined(separator: " ")
+        let scriptArguments = ["-qec", command, "/dev/null"]
+        #else
+        let scriptArguments = ["-q", "/dev/null", modelgenBinary().path] + arguments
+        #endif
+        let run = try runProcess(URL(fileURLWithPath: "/usr/bin/script"), scriptArguments, in: directory)
+        return run.stdout.replacingOccurrences(of: "\r\n", with: "\n")
+    }
+
+    @Test func modelProjectAndCollisionDiagnosticsShowTheirLine() throws {
+        let dir = try temporaryDirectory()
+        try "model: Shop\nentities:\n  Item:\n    attributes: { name: strin }\n"
+            .write(to: dir.appendingPathComponent("Shop.model.yaml"), atomically: true, encoding: .utf8)
+        let model = try onATerminal(["validate", "Shop.model.yaml"], in: dir)
+        #expect(model.contains("Shop.model.yaml:4:25: error: unknown attribute type 'strin'"), "\(model)")
+        #expect(model.contains("\n    attributes: { name: strin }\n                        ^\n"), "\(model)")
+
+        try "models:\n  - path: Shop.model.yaml\n    outptu: Generated\n".write(to: dir.appendingPathComponent("modelgen.yml"), atomically: true, encoding: .utf8)
+        let project = try onATerminal([], in: dir)
+        #expect(project.contains("modelgen.yml:3:5: error: unknown key 'outptu'"), "\(project)")
+        #expect(project.contains("\n    outptu: Generated\n    ^\n"), "\(project)")
+
+        try "model: Shop\nentities:\n  Item:\n    attributes: { name: string }\n"
+            .write(to: dir.appendingPathComponent("Shop.model.yaml"), atomically: true, encoding: .utf8)
+        try "model: Crm\nentities:\n  Customer:\n    class: Item\n"
+            .write(to: dir.appendingPathComponent("Crm.model.yaml"), atomically: true, encoding: .utf8)
+        let collision = try onATerminal(["generate", "Shop.model.yaml", "Crm.model.yaml", "--output", "Out"], in: dir)
+        #expect(collision.contains("Crm.model.yaml:4:12: error: 'Out/Item.swift' is generated from two models"), "\(collision)")
+        #expect(collision.contains("\n    class: Item\n           ^\nShop.model.yaml:3:3: note: the other model generates it from here\n  Item:\n  ^\n"), "\(collision)")
+    }
+}
+
 @Suite struct ClearErrorTests {
     @Test func directoriesMissingTemplateFoldersAndBrokenTemplatesAreClearErrors() throws {
         let dir = try temporaryDirectory()
