@@ -366,6 +366,12 @@ func temporaryDirectory() throws -> URL {
         #expect(caseOnly.stderr.contains("Crm.model.yaml:3:3: error: 'Generated/ITEM.swift' is generated from two models"), "\(caseOnly.stderr)")
         #expect(caseOnly.stderr.contains("(as 'Item.swift' there, one file on a case-insensitive file system)"), "\(caseOnly.stderr)")
         #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("Generated").path))
+        // One model file given twice (a shell glob and a name): said as such, not as two models.
+        let twice = try modelgen(["generate", "Shop.model.yaml", "./Shop.model.yaml", "--output", "Generated"], in: dir)
+        #expect(twice.status == 1)
+        #expect(twice.stderr.contains("./Shop.model.yaml:3:3: error: 'Generated/Item.swift' would be written twice from the same model file"), "\(twice.stderr)")
+        #expect(!twice.stderr.contains("two models"), "\(twice.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("Generated").path))
     }
 
     @Test func projectEntriesSharingAFolderAndAFileAreRefusedAndTheOthersStillRun() throws {

@@ -28,13 +28,25 @@ public enum OutputCollisions {
                     continue
                 }
                 let shownPath = (output.directory as NSString).appendingPathComponent(file.name)
-                let caseOnly = first.file.name == file.name ? "" : " (as '\(first.file.name)' there, one file on a case-insensitive file system)"
-                let diagnostic = Diagnostic(
-                    .error, "'\(shownPath)' is generated from two models; give the class another name (`class:`) or generate the models into different directories",
-                    at: file.origin, notes: [Diagnostic.Note("the other model generates it from here\(caseOnly)", at: first.file.origin)])
+                let diagnostic: Diagnostic
+                if Self.sameFile(first.file.origin.file, file.origin.file) {
+                    diagnostic = Diagnostic(.error, "'\(shownPath)' would be written twice from the same model file; give each model file once per output directory",
+                                            at: file.origin)
+                } else {
+                    let caseOnly = first.file.name == file.name ? "" : " (as '\(first.file.name)' there, one file on a case-insensitive file system)"
+                    diagnostic = Diagnostic(
+                        .error, "'\(shownPath)' is generated from two models; give the class another name (`class:`) or generate the models into different directories",
+                        at: file.origin, notes: [Diagnostic.Note("the other model generates it from here\(caseOnly)", at: first.file.origin)])
+                }
                 collisions.append(Collision(outputs: [first.output, index], diagnostic: diagnostic))
             }
         }
         return collisions
+    }
+
+    /// Whether two paths as the user gave them (`A.model.yaml`, `./A.model.yaml`) name one file.
+    private static func sameFile(_ a: String, _ b: String) -> Bool {
+        func resolved(_ path: String) -> String { URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path }
+        return a == b || resolved(a) == resolved(b)
     }
 }
