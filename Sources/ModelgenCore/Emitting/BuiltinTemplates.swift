@@ -58,7 +58,7 @@ extension {{className}} {
 {{/toManyProperties}}
 {{#hasInitParameters}}
 
-    /// Creates a {{entityName}} in `context` with the values the model requires.
+    /// Creates a new {{entityName}} in `context` with the values the model requires.
     {{access}}convenience init(context: ManagedObjectContext, {{#initParameters}}{{declaration}}{{^isLast}}, {{/isLast}}{{/initParameters}}) {
         self.init(context: context)
 {{#initParameters}}

@@ -22,7 +22,7 @@ public final class Comment: ManagedObject {
         set { setRelatedObject(newValue, at: 3) }
     }
 
-    /// Creates a Comment in `context` with the values the model requires.
+    /// Creates a new Comment in `context` with the values the model requires.
     public convenience init(context: ManagedObjectContext, text: String, postedAt: Date, post: Post) {
         self.init(context: context)
         self.text = text

@@ -26,7 +26,7 @@ public class Person: ManagedObject {
         set { setManagedValue(newValue, at: 4) }
     }
 
-    /// Creates a Person in `context` with the values the model requires.
+    /// Creates a new Person in `context` with the values the model requires.
     public convenience init(context: ManagedObjectContext, firstName: String, lastName: String, email: String, createdAt: Date) {
         self.init(context: context)
         self.firstName = firstName

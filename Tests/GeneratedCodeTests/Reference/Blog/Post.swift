@@ -82,7 +82,7 @@ public final class Post: ManagedObject {
         removeRelatedObject(value, at: 13)
     }
 
-    /// Creates a Post in `context` with the values the model requires.
+    /// Creates a new Post in `context` with the values the model requires.
     public convenience init(context: ManagedObjectContext, id: UUID, title: String, body: String, author: Author) {
         self.init(context: context)
         self.id = id

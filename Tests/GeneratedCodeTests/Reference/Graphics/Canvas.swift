@@ -47,7 +47,7 @@ final class Canvas: ManagedObject {
         removeRelatedObject(value, at: 3)
     }
 
-    /// Creates a Canvas in `context` with the values the model requires.
+    /// Creates a new Canvas in `context` with the values the model requires.
     convenience init(context: ManagedObjectContext, title: String) {
         self.init(context: context)
         self.title = title

@@ -18,7 +18,7 @@ final class Rectangle: Shape {
         set { setManagedValue(newValue, at: 6) }
     }
 
-    /// Creates a Rectangle in `context` with the values the model requires.
+    /// Creates a new Rectangle in `context` with the values the model requires.
     convenience init(context: ManagedObjectContext, name: String, createdAt: Date, color: RGBAColor, bounds: Rect) {
         self.init(context: context)
         self.name = name

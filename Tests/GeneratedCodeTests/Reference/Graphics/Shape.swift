@@ -22,7 +22,7 @@ class Shape: ManagedObject {
         set { setRelatedObject(newValue, at: 3) }
     }
 
-    /// Creates a Shape in `context` with the values the model requires.
+    /// Creates a new Shape in `context` with the values the model requires.
     convenience init(context: ManagedObjectContext, name: String, createdAt: Date) {
         self.init(context: context)
         self.name = name

@@ -138,7 +138,7 @@ public class Person: ManagedObject {
         set { setManagedValue(newValue, at: 4) }
     }
 
-    /// Creates a Person in `context` with the values the model requires.
+    /// Creates a new Person in `context` with the values the model requires.
     public convenience init(context: ManagedObjectContext, firstName: String, lastName: String, email: String, createdAt: Date) {
         self.init(context: context)
         self.firstName = firstName
@@ -319,7 +319,7 @@ public final class Post: ManagedObject {
         removeRelatedObject(value, at: 13)
     }
 
-    /// Creates a Post in `context` with the values the model requires.
+    /// Creates a new Post in `context` with the values the model requires.
     public convenience init(context: ManagedObjectContext, id: UUID, title: String, body: String, author: Author) {
         self.init(context: context)
         self.id = id
@@ -365,7 +365,7 @@ public final class Comment: ManagedObject {
         set { setRelatedObject(newValue, at: 3) }
     }
 
-    /// Creates a Comment in `context` with the values the model requires.
+    /// Creates a new Comment in `context` with the values the model requires.
     public convenience init(context: ManagedObjectContext, text: String, postedAt: Date, post: Post) {
         self.init(context: context)
         self.text = text
@@ -402,7 +402,7 @@ public final class Tag: ManagedObject {
         removeRelatedObject(value, at: 1)
     }
 
-    /// Creates a Tag in `context` with the values the model requires.
+    /// Creates a new Tag in `context` with the values the model requires.
     public convenience init(context: ManagedObjectContext, name: String) {
         self.init(context: context)
         self.name = name

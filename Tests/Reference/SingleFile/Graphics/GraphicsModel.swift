@@ -76,7 +76,7 @@ class Shape: ManagedObject {
         set { setRelatedObject(newValue, at: 3) }
     }
 
-    /// Creates a Shape in `context` with the values the model requires.
+    /// Creates a new Shape in `context` with the values the model requires.
     convenience init(context: ManagedObjectContext, name: String, createdAt: Date) {
         self.init(context: context)
         self.name = name
@@ -106,7 +106,7 @@ final class Rectangle: Shape {
         set { setManagedValue(newValue, at: 6) }
     }
 
-    /// Creates a Rectangle in `context` with the values the model requires.
+    /// Creates a new Rectangle in `context` with the values the model requires.
     convenience init(context: ManagedObjectContext, name: String, createdAt: Date, color: RGBAColor, bounds: Rect) {
         self.init(context: context)
         self.name = name
@@ -170,7 +170,7 @@ final class Canvas: ManagedObject {
         removeRelatedObject(value, at: 3)
     }
 
-    /// Creates a Canvas in `context` with the values the model requires.
+    /// Creates a new Canvas in `context` with the values the model requires.
     convenience init(context: ManagedObjectContext, title: String) {
         self.init(context: context)
         self.title = title

@@ -18,7 +18,7 @@ public final class Item: ManagedObject {
         set { setRelatedObject(newValue, at: 2) }
     }
 
-    /// Creates a Item in `context` with the values the model requires.
+    /// Creates a new Item in `context` with the values the model requires.
     public convenience init(context: ManagedObjectContext, sku: String, warehouse: Warehouse) {
         self.init(context: context)
         self.sku = sku

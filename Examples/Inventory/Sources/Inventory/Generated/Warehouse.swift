@@ -24,7 +24,7 @@ public final class Warehouse: ManagedObject {
         removeRelatedObject(value, at: 1)
     }
 
-    /// Creates a Warehouse in `context` with the values the model requires.
+    /// Creates a new Warehouse in `context` with the values the model requires.
     public convenience init(context: ManagedObjectContext, name: String) {
         self.init(context: context)
         self.name = name
