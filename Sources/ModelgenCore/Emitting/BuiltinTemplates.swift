@@ -129,11 +129,16 @@ private struct _ModelgenRuntimeVersionCheck: ModelgenRuntimeAPIVersionCheck {
     {{access}}static let model: ManagedObjectModel = try! ManagedObjectModel(
         name: "{{modelName}}",
         entities: [{{entityList}}],
+{{#empty(templateDescriptions)}}
+        fetchRequestTemplates: [],
+{{/empty(templateDescriptions)}}
+{{^empty(templateDescriptions)}}
         fetchRequestTemplates: [
 {{#templateDescriptions}}
             {{.}},
 {{/templateDescriptions}}
         ],
+{{/empty(templateDescriptions)}}
         configurations: {{configurationsLiteral}}
     )
 

@@ -16,8 +16,7 @@ enum GraphicsModel {
     static let model: ManagedObjectModel = try! ManagedObjectModel(
         name: "Graphics",
         entities: [Entities.shape, Entities.rectangle, Entities.circle, Entities.canvas],
-        fetchRequestTemplates: [
-        ],
+        fetchRequestTemplates: [],
         configurations: [:]
     )
 
