@@ -59,6 +59,21 @@ import Testing
         }
     }
 
+    /// Empty lists read as a person would write them: no argument spread over lines for nothing.
+    @Test func entitiesAndModelsWithNothingToListStayOnOneLine() throws {
+        let check = check("model: Min\nentities:\n  Empty: {}\n")
+        var options = GenerationOptions()
+        options.singleFile = true
+        let text = try ModelEmitter().generate(try #require(check.model), variables: check.templateVariables, options: options)[0].contents
+        #expect(text.contains("""
+                    entities: [Entities.empty],
+                    fetchRequestTemplates: [],
+                    configurations: [:]
+                )
+            """), "\(text)")
+        #expect(text.contains("        static let empty: EntityDescription = EntityDescription(\"Empty\", class: Empty.self)\n    }\n"), "\(text)")
+    }
+
     @Test func entityFilesRenderedInParallelKeepTheirOrderAndContent() throws {
         // 40 entities: enough for the emitter to render entity files on several threads.
         var yaml = "model: Many\nentities:\n"

@@ -229,9 +229,10 @@ struct ModelViewBuilder {
         if !entity.uniquenessConstraints.isEmpty { lines.append("    unique: \(names(entity.uniquenessConstraints)),") }
         if !entity.indexes.isEmpty { lines.append("    indexes: \(names(entity.indexes)),") }
         if !entity.userInfo.isEmpty { lines.append("    userInfo: \(userInfo(entity.userInfo)),") }
-        // Drop the trailing comma of the last argument and close the call.
+        // Drop the trailing comma of the last argument and close the call (on the head's line
+        // when nothing follows it).
         lines[lines.count - 1].removeLast()
-        lines.append(")")
+        if lines.count == 1 { lines[0] += ")" } else { lines.append(")") }
         return lines
     }
 
