@@ -126,7 +126,7 @@ struct ModelViewBuilder {
             isClassMode: mode == .class, isExtensionMode: mode == .extension,
             properties: properties, toManyProperties: properties.filter(\.isToMany), keys: keys, initParameters: parameters, hasInitParameters: !parameters.isEmpty,
             fileName: mode == .class ? "\(entity.swiftClassName).swift" : "\(entity.swiftClassName)+Generated.swift",
-            origin: entity.className?.location ?? entity.name.location)
+            origin: entity.swiftClassNameLocation)
     }
 
     func attributeType(_ a: Attribute) -> String {

@@ -20,7 +20,7 @@ public enum OutputCollisions {
         var claims: [String: (output: Int, file: GeneratedFile)] = [:]
         var collisions: [Collision] = []
         for (index, output) in outputs.enumerated() {
-            let directory = URL(fileURLWithPath: output.directory).standardizedFileURL.resolvingSymlinksInPath()
+            let directory = URL(fileURLWithPath: resolved(output.directory))
             for file in output.files {
                 let path = directory.appendingPathComponent(file.name.lowercased()).path
                 guard let first = claims[path] else {
@@ -46,7 +46,11 @@ public enum OutputCollisions {
 
     /// Whether two paths as the user gave them (`A.model.yaml`, `./A.model.yaml`) name one file.
     private static func sameFile(_ a: String, _ b: String) -> Bool {
-        func resolved(_ path: String) -> String { URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path }
-        return a == b || resolved(a) == resolved(b)
+        a == b || resolved(a) == resolved(b)
+    }
+
+    /// A path made absolute, without `.`/`..` components or symbolic links.
+    private static func resolved(_ path: String) -> String {
+        URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
     }
 }

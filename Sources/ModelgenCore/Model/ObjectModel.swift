@@ -86,6 +86,8 @@ public struct Entity: Sendable {
 
     /// The Swift class name: `class` if set, else the entity name.
     public var swiftClassName: String { className?.value ?? name.value }
+    /// Where the Swift class is named: the `class` value if set, else the entity name.
+    public var swiftClassNameLocation: SourceLocation { className?.location ?? name.location }
 
     /// The names and positions of every property the entity itself declares, in declaration order.
     public var declaredPropertyNames: [Located<String>] {

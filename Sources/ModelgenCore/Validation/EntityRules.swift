@@ -28,7 +28,7 @@ extension ModelValidator {
                 continue
             }
             entityNames[entity.name.value] = entity.name.location
-            let classLocation = entity.className?.location ?? entity.name.location
+            let classLocation = entity.swiftClassNameLocation
             let className = entity.swiftClassName
             if let other = classNames[className.lowercased()] {
                 if other.className == className {
