@@ -3,7 +3,7 @@ SWIFT   ?= swift
 PREFIX  ?= /usr/local
 SHARED  ?= ../shared
 PYTHON  ?= python3
-EXAMPLES = Examples/Blog/Blog.model.yaml Examples/Graphics/Graphics.model.yaml
+EXAMPLES = Examples/Blog/Blog.model.yaml Examples/Graphics/Graphics.model.yaml Examples/Staff/Staff.model.yaml
 
 .PHONY: all deps build example examples test install bench clean templates reference
 
@@ -47,13 +47,18 @@ test: deps
 templates:
 	$(PYTHON) scripts/embed-templates.py
 
-# Regenerate the reference output of the example models (tests compare it byte for byte and compile it).
+# Regenerate the reference output of the example models and of the runtime tests' model (tests compare
+# it byte for byte, compile it and run it).
 reference: build
-	rm -rf Tests/GeneratedCodeTests/Reference/Blog Tests/GeneratedCodeTests/Reference/Graphics
+	rm -rf Tests/GeneratedCodeTests/Reference/Blog Tests/GeneratedCodeTests/Reference/Graphics Tests/GeneratedCodeTests/Reference/Staff
 	.build/debug/modelgen generate Examples/Blog/Blog.model.yaml --output Tests/GeneratedCodeTests/Reference/Blog
 	.build/debug/modelgen generate Examples/Graphics/Graphics.model.yaml --output Tests/GeneratedCodeTests/Reference/Graphics
+	.build/debug/modelgen generate Examples/Staff/Staff.model.yaml --output Tests/GeneratedCodeTests/Reference/Staff
+	rm -rf Tests/ModelgenRuntimeTests/Generated
+	.build/debug/modelgen generate Tests/Models/RuntimeFixture.model.yaml --output Tests/ModelgenRuntimeTests/Generated
 	.build/debug/modelgen generate Examples/Blog/Blog.model.yaml --output Tests/Reference/SingleFile/Blog --single-file
 	.build/debug/modelgen generate Examples/Graphics/Graphics.model.yaml --output Tests/Reference/SingleFile/Graphics --single-file
+	.build/debug/modelgen generate Examples/Staff/Staff.model.yaml --output Tests/Reference/SingleFile/Staff --single-file
 
 # The self-contained binary `make install` copies (Swift runtime and Foundation linked statically).
 STATIC_BUILD = $(SWIFT) build -c release --product modelgen --static-swift-stdlib --scratch-path .build-static

@@ -110,7 +110,7 @@ fi
 sed -i 's/      quantity: { type: int32, default: 0, min: 0 }/      quantity: { type: int32, default: 0, min: 0 }\n      note: string?/' "$inventory_model"
 check=$("$modelgen" generate "$inventory_model" --output "$inventory_generated" --check 2>&1)
 status=$?
-if [ $status -eq 1 ] && grep -q "^+    public var note: String? {" <<<"$check"; then
+if [ $status -eq 1 ] && grep -q "^+    @Managed(slot: [0-9]*) public var note: String?$" <<<"$check"; then
     pass "editing the model without regenerating fails --check with a diff"
 else
     fail "--check after a model edit (status $status)"; echo "$check" | head -20

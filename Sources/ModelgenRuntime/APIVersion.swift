@@ -4,7 +4,12 @@
 /// 'ModelgenRuntimeAPIVersion_1'"), not a hundred (as swift-protobuf's ProtobufAPIVersion does).
 public protocol ModelgenRuntimeAPIVersion_1 {}
 
-/// The check generated files declare: `typealias Version = _1` where `_1: ModelgenRuntimeAPIVersion_1`.
+/// Version 2: `@Managed` for every property kind (relationships, `ManagedRawValue` enums,
+/// `ManagedTransformable` values), `Observable` objects, nested `Keys`. The runtime still speaks
+/// version 1, so code generated before keeps compiling.
+public protocol ModelgenRuntimeAPIVersion_2 {}
+
+/// The check generated files declare: `typealias Version = _2` where `_2: ModelgenRuntimeAPIVersion_2`.
 public protocol ModelgenRuntimeAPIVersionCheck {
     associatedtype Version
 }

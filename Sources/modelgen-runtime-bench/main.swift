@@ -40,11 +40,15 @@ let model = try ManagedObjectModel(name: "Bench", entities: [
     ]),
 ])
 
-/// Sections to run (`modelgen-runtime-bench [access] [memory] [sqlite] [batch]`); all when none is named.
+/// Sections to run (`modelgen-runtime-bench [access] [observation] [memory] [sqlite] [batch]`); all when none is named.
 let sections = Set(CommandLine.arguments.dropFirst())
 func runs(_ section: String) -> Bool { sections.isEmpty || sections.contains(section) }
 
 // The child process of the batch section: writes its store, then exits.
+if CommandLine.arguments.count == 3 && CommandLine.arguments[1] == "object-bytes" {
+    try printObjectBytes(kind: CommandLine.arguments[2])
+    exit(0)
+}
 if CommandLine.arguments.count == 3 && CommandLine.arguments[1] == "batch-fill" {
     try fillBatchStore(path: CommandLine.arguments[2], rows: 1_000_000)
     exit(0)
@@ -134,6 +138,10 @@ if runs("access") {
     let w1a = nsPerOp(n) { writeAccessor(items, n) }
     print(String(format: "  write Int64 (change tracking on)     %6.2f ns    %6.2f ns   (accessor form %.2f ns)", w1, w2, w1a))
     print("  goals: read <= 5 ns, write <= 25 ns")
+}
+if runs("observation") {
+    print("")
+    try runObservationBench()
 }
 
 /// Inserts `count` items with 10 attributes into a new context of `container` and saves: milliseconds.

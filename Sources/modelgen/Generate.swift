@@ -3,6 +3,7 @@ import Foundation
 import ModelgenCore
 
 extension AccessLevel: ExpressibleByArgument {}
+extension PropertyStyle: ExpressibleByArgument {}
 
 /// `modelgen generate`: validate models and write their Swift code.
 struct Generate: ParsableCommand {
@@ -37,6 +38,9 @@ struct Generate: ParsableCommand {
     @Option(help: "Access level of generated declarations: internal, package or public (default: the model's options.access).")
     var access: AccessLevel?
 
+    @Option(help: "How class-mode properties are declared: managed (@Managed wrappers, the default) or accessors (computed accessors, compiles faster).")
+    var propertyStyle: PropertyStyle?
+
     @Option(help: "A directory of .mustache templates replacing built-in ones of the same name.")
     var templates: String?
 
@@ -51,6 +55,7 @@ struct Generate: ParsableCommand {
         job.singleFile = singleFile
         job.singleFileName = singleFileName
         job.access = access
+        job.propertyStyle = propertyStyle
         job.templates = templates
         job.config = config
         job.humanDir = humanDir
@@ -95,6 +100,7 @@ struct GenerationJob {
     var singleFile = false
     var singleFileName: String?
     var access: AccessLevel?
+    var propertyStyle: PropertyStyle?
     var templates: String?
     var config: String?
     var humanDir: String?
@@ -129,11 +135,13 @@ struct GenerationJob {
         var options = GenerationOptions()
         options.singleFile = singleFile || singleFileName != nil
         options.access = access
+        options.propertyStyle = propertyStyle ?? .managed
         if let config {
             do {
                 let settings = try GeneratorConfig.load(path: config)
                 options.access = access ?? settings.access
                 options.extraImports = settings.imports
+                options.propertyStyle = propertyStyle ?? settings.propertyStyle ?? .managed
             } catch {
                 FileHandle.standardError.write(Data("\(error)\n".utf8))
                 throw ExitCode(1)

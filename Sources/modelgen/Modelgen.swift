@@ -60,6 +60,7 @@ struct Project: ParsableCommand {
         for entry in project.entries {
             var job = GenerationJob(files: [entry.path], output: entry.output, format: diagnostics, strict: strict)
             job.access = access ?? entry.access
+            job.propertyStyle = entry.propertyStyle
             job.singleFile = entry.singleFile ?? false
             job.humanDir = entry.humanDir
             job.templates = entry.templates

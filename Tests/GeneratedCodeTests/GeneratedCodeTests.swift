@@ -50,7 +50,7 @@ import Testing
         #expect(post.tags == [linux] && swift.posts.isEmpty && linux.posts == [post])
         try context.save()
         post.tags = []
-        #expect(linux.posts.isEmpty && post.changedValues().keys.contains(PostKeys.tags))
+        #expect(linux.posts.isEmpty && post.changedValues().keys.contains(Post.Keys.tags))
     }
 
     @Test func validationDeleteRulesAndUndo() throws {
@@ -61,7 +61,7 @@ import Testing
             try context.save()
         } throws: { error in
             let keys = Set((error as? ValidationError)?.failures.compactMap(\.key) ?? [])
-            return keys.isSuperset(of: [AuthorKeys.email, PostKeys.title])
+            return keys.isSuperset(of: [Author.Keys.email, Post.Keys.title])
         }
         ann.email = "ann@example.com"
         post.title = "Hello"

@@ -19,7 +19,7 @@ public final class Author: Person {
     public override func validateForUpdate() throws {
         try super.validateForUpdate()
         if bio == "spam" {
-            throw ValidationError([.init(object: self, key: AuthorKeys.bio, message: "looks like spam")])
+            throw ValidationError([.init(object: self, key: Author.Keys.bio, message: "looks like spam")])
         }
     }
 }

@@ -6,18 +6,22 @@ import Testing
 /// (Tests/GeneratedCodeTests/Reference, compiled and run by GeneratedCodeTests) byte for byte.
 /// After an intended change, run `make reference` and review the diff.
 @Suite struct ReferenceTests {
-    static let models = ["Blog", "Graphics"]
+    static let models = ["Blog", "Graphics", "Staff"]
 
-    @Test(arguments: models)
-    func generatedCodeMatchesTheReference(model: String) throws {
-        let path = "Examples/\(model)/\(model).model.yaml"
+    /// Each model file with the folder its reference output is in: the example models (compiled and
+    /// run by GeneratedCodeTests) and the runtime tests' model (compiled and run by ModelgenRuntimeTests).
+    static let references = models.map { ("Examples/\($0)/\($0).model.yaml", "Tests/GeneratedCodeTests/Reference/\($0)") }
+        + [("Tests/Models/RuntimeFixture.model.yaml", "Tests/ModelgenRuntimeTests/Generated")]
+
+    @Test(arguments: references)
+    func generatedCodeMatchesTheReference(path: String, referenceFolder: String) throws {
         let data = try Data(contentsOf: packageRoot.appendingPathComponent(path))
         let check = ModelCheck.run(data: data, path: path)
         #expect(!check.hasErrors)
         var options = GenerationOptions()
-        options.headerSourcePath = RelativePath.from(directory: "Tests/GeneratedCodeTests/Reference/\(model)", to: path, base: packageRoot.path)
+        options.headerSourcePath = RelativePath.from(directory: referenceFolder, to: path, base: packageRoot.path)
         let files = try ModelEmitter().generate(try #require(check.model), variables: check.templateVariables, options: options)
-        let directory = packageRoot.appendingPathComponent("Tests/GeneratedCodeTests/Reference/\(model)")
+        let directory = packageRoot.appendingPathComponent(referenceFolder)
         let onDisk = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".swift") }.sorted()
         #expect(onDisk == files.map(\.name).sorted(), "files differ; run `make reference`")
         for file in files {
@@ -84,7 +88,7 @@ import Testing
         let first = try emitter.generate(model, variables: check.templateVariables, options: GenerationOptions())
         #expect(first.map(\.name) == ["ManyModel.swift"] + (0..<40).map { "E\($0).swift" })
         for i in 0..<40 {
-            #expect(first[i + 1].contents.contains("final class E\(i): ManagedObject {\n    var name\(i): String {"))
+            #expect(first[i + 1].contents.contains("final class E\(i): ModelgenRuntime.ManagedObject {\n    @Managed(slot: 0) var name\(i): String\n"))
         }
         for _ in 0..<5 {
             #expect(try emitter.generate(model, variables: check.templateVariables, options: GenerationOptions()) == first)

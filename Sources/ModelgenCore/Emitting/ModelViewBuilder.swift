@@ -8,6 +8,8 @@ public struct GenerationOptions: Sendable {
     public var access: AccessLevel?
     /// A directory of `.mustache` files replacing built-in templates of the same name.
     public var templatesDirectory: String?
+    /// How class-mode properties are declared (`@Managed` wrappers unless set to `.accessors`).
+    public var propertyStyle: PropertyStyle = .managed
     /// Modules to import beyond the model's `options.imports` (from modelgen-config.yaml).
     public var extraImports: [String] = []
     /// The model's path as the header names it; `RelativePath.from(directory: output, to: model)` in the CLI.
@@ -73,6 +75,7 @@ struct ModelViewBuilder {
             templateDescriptions: model.fetchRequests.map(templateDescription),
             configurationsLiteral: configurationsLiteral(),
             fetchHelpers: model.fetchRequests.map(fetchHelper),
+            valueConformances: valueConformances(views),
             entities: views, isSingleFile: options.singleFile)
     }
 
@@ -84,15 +87,17 @@ struct ModelViewBuilder {
         let hasSubentities = model.entities.contains { $0.parent?.value == entity.name.value }
         var slot = firstOwnSlot(entity)
         var properties: [PropertyView] = []
+        let wrappers = mode == .class && options.propertyStyle == .managed
         for attribute in entity.attributes {
-            properties.append(attributeView(attribute, slot: slot, classMode: mode == .class))
+            properties.append(attributeView(attribute, slot: slot, wrapper: wrappers))
             slot += 1
         }
         for relationship in entity.relationships {
-            properties.append(relationshipView(relationship, slot: slot))
+            properties.append(relationshipView(relationship, slot: slot, wrapper: wrappers))
             slot += 1
         }
         properties += entity.fetchedProperties.map(fetchedPropertyView)
+        var computed = entity.computedProperties.map(computedPropertyView)
         let all = ancestors(entity) + [entity]
         var keys = all.flatMap { $0.declaredPropertyNames }.map { name in
             PropertyView(name: SwiftLiterals.identifier(name.value), key: name.value, type: "String", slot: 0, docLines: [],
@@ -101,6 +106,7 @@ struct ModelViewBuilder {
         }
         let access = self.access
         for index in properties.indices { properties[index].access = access }
+        for index in computed.indices { computed[index].access = access }
         for index in keys.indices { keys[index].access = access }
         var parameters: [ParameterView] = []
         for owner in all {
@@ -118,13 +124,13 @@ struct ModelViewBuilder {
         let ownRequired = entity.attributes.contains { !$0.isOptional && $0.defaultValue == nil && $0.derivation == nil && !$0.isTransient }
             || entity.relationships.contains { !$0.isToMany && !$0.isOptional }
         if entity.parent != nil && !ownRequired { parameters = [] }
-        let superclass = entity.parent.map { className($0.value) } ?? "ManagedObject"
+        let superclass = entity.parent.map { className($0.value) } ?? "ModelgenRuntime.ManagedObject"
         return EntityView(
             entityName: entity.name.value, className: entity.swiftClassName, superclassName: superclass,
             classKeyword: hasSubentities ? "class" : "final class", access: access,
             docLines: SwiftLiterals.docComment(entity.doc, indent: ""),
             isClassMode: mode == .class, isExtensionMode: mode == .extension,
-            properties: properties, toManyProperties: properties.filter(\.isToMany), keys: keys, initParameters: parameters, hasInitParameters: !parameters.isEmpty,
+            properties: properties, toManyProperties: properties.filter(\.isToMany), computedProperties: computed, keys: keys, initParameters: parameters, hasInitParameters: !parameters.isEmpty,
             fileName: mode == .class ? "\(entity.swiftClassName).swift" : "\(entity.swiftClassName)+Generated.swift",
             origin: entity.swiftClassNameLocation)
     }
@@ -134,7 +140,7 @@ struct ModelViewBuilder {
         return a.isOptional ? "\(base)?" : base
     }
 
-    func attributeView(_ a: Attribute, slot: Int, classMode: Bool) -> PropertyView {
+    func attributeView(_ a: Attribute, slot: Int, wrapper: Bool) -> PropertyView {
         let type = attributeType(a)
         var getter = "managedValue(at: \(slot))"
         var setter = "setManagedValue(newValue, at: \(slot))"
@@ -151,18 +157,18 @@ struct ModelViewBuilder {
         if let derivation = a.derivation?.source.text {
             doc = (doc.map { $0 + "\n\n" } ?? "") + "Derived from `\(derivation)`, recomputed on save."
         }
-        // Declarable as `@Managed(slot:)`; the built-in templates write computed accessors for every
-        // property instead (same storage and speed, about half the compile time; see docs/templates.md).
-        let managed = classMode && a.swiftType == nil && a.type.value != .transformable && !isDerived
+        // `@Managed(slot:)` in class mode; a `swiftType` the generated code cannot conform
+        // (`[String]`, `Foundation.Data`, …) keeps a computed accessor (see valueConformance).
+        let managed = wrapper && (a.swiftType == nil || valueConformance(a) != nil)
         return PropertyView(
             name: SwiftLiterals.identifier(a.name.value), key: a.name.value, type: type, slot: slot,
             docLines: SwiftLiterals.docComment(doc, indent: "    "),
-            isManaged: managed, isComputed: true, isReadOnly: isDerived, isThrowing: false,
+            isManaged: managed, isComputed: !managed, isReadOnly: isDerived, isThrowing: false,
             getter: getter, setter: setter,
             isToMany: false, isOrdered: false, elementType: "", addName: "", removeName: "", insertName: "")
     }
 
-    func relationshipView(_ r: Relationship, slot: Int) -> PropertyView {
+    func relationshipView(_ r: Relationship, slot: Int, wrapper: Bool) -> PropertyView {
         let destination = className(r.destination.value)
         let capitalized = r.name.value.prefix(1).uppercased() + r.name.value.dropFirst()
         let type: String, getter: String, setter: String
@@ -182,7 +188,7 @@ struct ModelViewBuilder {
         return PropertyView(
             name: SwiftLiterals.identifier(r.name.value), key: r.name.value, type: type, slot: slot,
             docLines: SwiftLiterals.docComment(r.doc, indent: "    "),
-            isManaged: false, isComputed: true, isReadOnly: false, isThrowing: false, getter: getter, setter: setter,
+            isManaged: wrapper, isComputed: !wrapper, isReadOnly: false, isThrowing: false, getter: getter, setter: setter,
             isToMany: r.isToMany, isOrdered: r.isOrdered, elementType: destination,
             addName: "addTo\(capitalized)", removeName: "removeFrom\(capitalized)", insertName: "insertInto\(capitalized)")
     }
@@ -196,6 +202,44 @@ struct ModelViewBuilder {
             isManaged: false, isComputed: true, isReadOnly: true, isThrowing: true,
             getter: "try fetchedObjects(forProperty: \(SwiftLiterals.string(f.name.value)))", setter: "",
             isToMany: false, isOrdered: false, elementType: destination, addName: "", removeName: "", insertName: "")
+    }
+
+    /// The conformance a `swiftType` needs to be held by `@Managed`, or nil when the type is not one
+    /// generated code can conform: only a plain (possibly nested) type name, not a standard one.
+    func valueConformance(_ a: Attribute) -> String? {
+        guard let name = a.swiftType?.value else { return nil }
+        let plain = name.split(separator: ".", omittingEmptySubsequences: false).allSatisfy { SwiftNames.isIdentifier(String($0)) }
+        guard plain, !SwiftNames.reservedTypeNames.contains(name) else { return nil }
+        if a.type.value == .transformable {
+            return "/// Lets `@Managed` properties hold `\(name)` (a transformable value).\nextension \(name): ModelgenRuntime.ManagedTransformable {}"
+        }
+        return "/// Lets `@Managed` properties hold `\(name)` (stored as its raw value).\nextension \(name): ModelgenRuntime.ManagedRawValue {}"
+    }
+
+    /// One conformance per `swiftType` a wrapper of the generated classes holds, in order of first use.
+    func valueConformances(_ views: [EntityView]) -> [String] {
+        var seen: Set<String> = [], result: [String] = []
+        for view in views where view.isClassMode {
+            guard let entity = entities[view.entityName] else { continue }
+            for (attribute, property) in zip(entity.attributes, view.properties) where property.isManaged {
+                if let conformance = valueConformance(attribute), seen.insert(conformance).inserted { result.append(conformance) }
+            }
+        }
+        return result
+    }
+
+    func computedPropertyView(_ c: ComputedProperty) -> PropertyView {
+        let capitalized = c.name.value.prefix(1).uppercased() + c.name.value.dropFirst()
+        let dependencies = c.dependsOn.map { "`\($0.value)`" }.joined(separator: ", ")
+        let doc = (c.doc.map { $0 + "\n\n" } ?? "")
+            + "Computed by `compute\(capitalized)()` in your code from \(dependencies); observers of it hear when any of them changes."
+        var view = PropertyView(
+            name: SwiftLiterals.identifier(c.name.value), key: c.name.value, type: c.type.value, slot: -1,
+            docLines: SwiftLiterals.docComment(doc, indent: "    "),
+            isManaged: false, isComputed: true, isReadOnly: true, isThrowing: false, getter: "", setter: "",
+            isToMany: false, isOrdered: false, elementType: "", addName: "", removeName: "", insertName: "")
+        view.computeName = "compute\(capitalized)"
+        return view
     }
 
     // MARK: Model description literals
@@ -228,6 +272,12 @@ struct ModelViewBuilder {
         }
         if !entity.uniquenessConstraints.isEmpty { lines.append("    unique: \(names(entity.uniquenessConstraints)),") }
         if !entity.indexes.isEmpty { lines.append("    indexes: \(names(entity.indexes)),") }
+        if !entity.computedProperties.isEmpty {
+            let entries = entity.computedProperties.map { c in
+                "\(SwiftLiterals.string(c.name.value)): [" + c.dependsOn.map { SwiftLiterals.string($0.value) }.joined(separator: ", ") + "]"
+            }
+            lines.append("    dependencies: [\(entries.joined(separator: ", "))],")
+        }
         if !entity.userInfo.isEmpty { lines.append("    userInfo: \(userInfo(entity.userInfo)),") }
         // Drop the trailing comma of the last argument and close the call (on the head's line
         // when nothing follows it).

@@ -15,9 +15,11 @@ public struct PropertyView: MustacheParent, Sendable {
     public var slot: Int
     /// `/// …` lines of the `doc` text.
     public var docLines: [String]
-    /// Declared with `@Managed(slot:)` (plain attributes in class mode).
+    /// Declared as `@Managed(slot: slot) var name: type` (class mode, `propertyStyle: managed`); read-only
+    /// ones (derived attributes) get `private(set)`.
     public var isManaged: Bool
-    /// A computed property with `getter` (and `setter` unless read-only).
+    /// A computed property with `getter` (and `setter` unless read-only): extension mode, `propertyStyle:
+    /// accessors`, fetched properties; `getter`/`setter` are filled in for managed properties too.
     public var isComputed: Bool
     /// No setter (derived attributes, fetched properties).
     public var isReadOnly: Bool
@@ -32,6 +34,8 @@ public struct PropertyView: MustacheParent, Sendable {
     public var addName: String
     public var removeName: String
     public var insertName: String
+    /// Computed properties: the function of the user's code that computes the value (`computeFullName`).
+    public var computeName: String = ""
     /// The entity's `access` again (`public `, `package ` or empty): found here, a template's
     /// `{{access}}` inside `{{#properties}}` or `{{#keys}}` needs no climb up the context stack.
     public var access: String = ""
@@ -56,6 +60,7 @@ public struct PropertyView: MustacheParent, Sendable {
         case "removeName": return removeName
         case "insertName": return insertName
         case "access": return access
+        case "computeName": return computeName
         default: return nil
         }
     }
@@ -97,6 +102,8 @@ public struct EntityView: MustacheParent, Sendable {
     public var properties: [PropertyView]
     /// The to-many relationships among `properties` (their add/remove/insert functions).
     public var toManyProperties: [PropertyView]
+    /// Computed properties with dependencies (`computed:`): each reads `compute<Name>()` of the user's code.
+    public var computedProperties: [PropertyView]
     /// Key-name constants for every property, inherited included.
     public var keys: [PropertyView]
     /// Required values without defaults (inherited first): the initializer's parameters.
@@ -119,6 +126,7 @@ public struct EntityView: MustacheParent, Sendable {
         case "isExtensionMode": return isExtensionMode
         case "properties": return properties
         case "toManyProperties": return toManyProperties
+        case "computedProperties": return computedProperties
         case "keys": return keys
         case "initParameters": return initParameters
         case "hasInitParameters": return hasInitParameters
@@ -171,6 +179,9 @@ public struct ModelView: MustacheParent, Sendable {
     /// `[name: [entities]]` literal of the configurations.
     public var configurationsLiteral: String
     public var fetchHelpers: [FetchHelperView]
+    /// `extension PostStatus: ModelgenRuntime.ManagedRawValue {}` (with a doc line) for each `swiftType`
+    /// held by a `@Managed` property.
+    public var valueConformances: [String]
     /// Entities with class or extension code (none-mode entities have no generated Swift).
     public var entities: [EntityView]
     /// True when everything goes into one file.
@@ -188,6 +199,7 @@ public struct ModelView: MustacheParent, Sendable {
         case "templateDescriptions": return templateDescriptions
         case "configurationsLiteral": return configurationsLiteral
         case "fetchHelpers": return fetchHelpers
+        case "valueConformances": return valueConformances
         case "entities": return entities
         case "isSingleFile": return isSingleFile
         default: return nil

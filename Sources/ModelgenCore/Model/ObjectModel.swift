@@ -75,6 +75,8 @@ public struct Entity: Sendable {
     public var relationships: [Relationship] = []
     /// Fetched properties in declaration order.
     public var fetchedProperties: [FetchedProperty] = []
+    /// Computed properties with their dependencies, in declaration order.
+    public var computedProperties: [ComputedProperty] = []
     /// Uniqueness constraints.
     public var uniquenessConstraints: [PropertyNameList] = []
     /// Fetch indexes.
@@ -91,7 +93,7 @@ public struct Entity: Sendable {
 
     /// The names and positions of every property the entity itself declares, in declaration order.
     public var declaredPropertyNames: [Located<String>] {
-        attributes.map(\.name) + relationships.map(\.name) + fetchedProperties.map(\.name)
+        attributes.map(\.name) + relationships.map(\.name) + fetchedProperties.map(\.name) + computedProperties.map(\.name)
     }
 }
 
@@ -158,6 +160,17 @@ public struct FetchedProperty: Sendable {
     public var predicate: ParsedPredicate?
     public var sortDescriptors: [ParsedSortDescriptor] = []
     public var userInfo: [UserInfoEntry] = []
+    public var doc: String?
+}
+
+/// A computed property whose value your code computes (`compute<Name>()`) from modeled properties it
+/// names in `dependsOn` (dependent keys): observers of it hear when any of them changes.
+public struct ComputedProperty: Sendable {
+    public var name: Located<String>
+    /// The Swift type of the value, as written (`String`, `Int?`, `[Tag]`).
+    public var type: Located<String>
+    /// Key paths of the properties the value depends on: `firstName`, or `department.name` across to-one relationships.
+    public var dependsOn: [Located<String>] = []
     public var doc: String?
 }
 

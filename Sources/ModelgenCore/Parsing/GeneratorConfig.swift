@@ -2,14 +2,16 @@ import Foundation
 import Yams
 
 /// `modelgen-config.yaml` beside a model: options for builds that cannot pass flags (the
-/// build-tool plugin). Keys: `access` (internal | package | public), `imports` (a list of modules).
+/// build-tool plugin). Keys: `access` (internal | package | public), `imports` (a list of modules),
+/// `propertyStyle` (managed | accessors).
 /// Unknown keys and bad values are errors at their position.
 public struct GeneratorConfig: Sendable {
     public var access: AccessLevel?
     public var imports: [String] = []
+    public var propertyStyle: PropertyStyle?
 
     /// The keys a config file allows.
-    static let keys = KeySet(["access", "imports"])
+    static let keys = KeySet(["access", "imports", "propertyStyle"])
 
     /// Reads a config file; throws its diagnostics, rendered, when it is wrong.
     public static func load(path: String) throws -> GeneratorConfig {
@@ -31,6 +33,7 @@ public struct GeneratorConfig: Sendable {
         for entry in reader.entries(of: root, "modelgen-config.yaml", allowedKeys: keys) ?? [] {
             switch entry.key {
             case "access": config.access = reader.choice(entry.value, "access level", as: AccessLevel.self)?.value
+            case "propertyStyle": config.propertyStyle = reader.choice(entry.value, "property style", as: PropertyStyle.self)?.value
             default: config.imports = reader.strings(entry.value, "'imports'")?.map(\.value) ?? []
             }
         }

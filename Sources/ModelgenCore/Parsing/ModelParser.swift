@@ -28,12 +28,13 @@ public struct ModelParser {
         static let topLevel = KeySet(["model", "formatVersion", "options", "entities", "fetchRequests", "configurations"])
         static let options = KeySet(["codegen", "access", "imports"])
         static let entity = KeySet(["abstract", "parent", "class", "codegen", "attributes", "relationships",
-                             "fetchedProperties", "unique", "indexes", "userInfo", "doc"])
+                             "fetchedProperties", "computed", "unique", "indexes", "userInfo", "doc"])
         static let attribute = KeySet(["type", "optional", "default", "transient", "min", "max", "regex", "swiftType",
                                 "transformer", "externalStorage", "derived", "renamingIdentifier", "userInfo", "doc"])
         static let relationship = KeySet(["destination", "toMany", "ordered", "inverse", "deleteRule", "optional",
                                    "min", "max", "transient", "userInfo", "doc"])
         static let fetchedProperty = KeySet(["destination", "predicate", "sort", "userInfo", "doc"])
+        static let computed = KeySet(["type", "dependsOn", "doc"])
         static let fetchRequest = KeySet(["entity", "predicate", "sort", "limit", "offset", "doc"])
     }
 
@@ -152,6 +153,9 @@ public struct ModelParser {
             case "fetchedProperties":
                 entity.fetchedProperties = reader.entries(of: entry.value, "fetched properties of \(what)")?
                     .compactMap { fetchedProperty($0, of: item.key) } ?? []
+            case "computed":
+                entity.computedProperties = reader.entries(of: entry.value, "computed properties of \(what)")?
+                    .compactMap { computedProperty($0, of: item.key) } ?? []
             case "unique": entity.uniquenessConstraints = propertyLists(entry.value, "'unique' of \(what)")
             case "indexes": entity.indexes = propertyLists(entry.value, "'indexes' of \(what)")
             case "userInfo": entity.userInfo = reader.userInfo(entry.value, what)
@@ -346,6 +350,28 @@ public struct ModelParser {
             reader.error("missing required key 'predicate' in \(what) (e.g. 'author == $FETCH_SOURCE')", at: item.keyLocation)
         }
         return property
+    }
+
+    private func computedProperty(_ item: NodeReader.Entry, of entityName: String) -> ComputedProperty? {
+        let what = "computed property '\(entityName).\(item.key)'"
+        guard let entries = reader.entries(of: item.value, what, allowedKeys: Keys.computed) else { return nil }
+        var type: Located<String>?, dependsOn: [Located<String>]?, doc: String?
+        for entry in entries {
+            let key = "'\(entry.key)' of \(what)"
+            switch entry.key {
+            case "type": type = reader.string(entry.value, key)
+            case "dependsOn": dependsOn = reader.strings(entry.value, key)
+            default: doc = reader.string(entry.value, key, allowEmpty: true)?.value
+            }
+        }
+        if type == nil && !entries.contains(where: { $0.key == "type" }) {
+            reader.error("missing required key 'type' in \(what) (the Swift type of its value, e.g. 'String')", at: item.keyLocation)
+        }
+        if dependsOn == nil && !entries.contains(where: { $0.key == "dependsOn" }) {
+            reader.error("missing required key 'dependsOn' in \(what) (the properties its value is computed from)", at: item.keyLocation)
+        }
+        guard let type, let dependsOn else { return nil }
+        return ComputedProperty(name: Located(item.key, at: item.keyLocation), type: type, dependsOn: dependsOn, doc: doc)
     }
 
     private func fetchRequest(_ item: NodeReader.Entry) -> FetchRequestTemplate? {

@@ -13,6 +13,7 @@ import Yams
 ///     humanDir: Sources/Blog    # optional
 ///     singleFile: false         # optional
 ///     templates: Templates      # optional
+///     propertyStyle: managed    # optional: managed (default) | accessors
 /// ```
 /// Paths are relative to the file's folder. Unknown keys are errors at their position.
 public struct ProjectConfig: Sendable {
@@ -24,12 +25,13 @@ public struct ProjectConfig: Sendable {
         public var singleFile: Bool?
         public var humanDir: String?
         public var templates: String?
+        public var propertyStyle: PropertyStyle?
         public var location: SourceLocation
     }
 
     public var entries: [Entry] = []
 
-    static let optionKeys = ["access", "singleFile", "humanDir", "templates"]
+    static let optionKeys = ["access", "singleFile", "humanDir", "templates", "propertyStyle"]
     static let topKeys = KeySet(["defaults", "models"])
     static let entryKeys = KeySet(["path", "output"] + optionKeys)
     static let defaultKeys = KeySet(optionKeys)
@@ -53,6 +55,7 @@ public struct ProjectConfig: Sendable {
             case "access": target.access = reader.choice(entry.value, "access level", as: AccessLevel.self)?.value
             case "singleFile": target.singleFile = reader.bool(entry.value, "'singleFile' of \(what)")?.value
             case "humanDir": target.humanDir = reader.string(entry.value, "'humanDir' of \(what)").map { resolve($0.value) }
+            case "propertyStyle": target.propertyStyle = reader.choice(entry.value, "property style", as: PropertyStyle.self)?.value
             case "templates": target.templates = reader.string(entry.value, "'templates' of \(what)").map { resolve($0.value) }
             default: break
             }

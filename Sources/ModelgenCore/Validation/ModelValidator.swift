@@ -65,6 +65,7 @@ public final class ModelValidator {
         for attribute in entity.attributes { checkAttribute(attribute, in: entity) }
         for relationship in entity.relationships { checkRelationship(relationship, in: entity) }
         for property in entity.fetchedProperties { checkFetchedProperty(property, in: entity) }
+        for property in entity.computedProperties { checkComputedProperty(property, in: entity) }
     }
 
     // MARK: Helpers shared by the rules

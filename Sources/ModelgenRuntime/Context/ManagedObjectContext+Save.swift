@@ -194,7 +194,7 @@ extension ManagedObjectContext {
             }
             if !slotValue.isSame(as: object._slots[slot]) {
                 object._willWrite()
-                object._slots[slot] = slotValue
+                object.storeSlot(slot, slotValue)
             }
         }
     }

@@ -11,6 +11,8 @@ public final class ManagedObjectContext {
     public var mergePolicy: MergePolicy = .error
     /// Whether changes are recorded for `undo()` (on by default).
     public var isUndoEnabled = true
+    /// Whether this context's objects register reads with observation tracking (see `ObservationMode`).
+    public let observationMode: ObservationMode
 
     /// Bumped when an undo group ends, and by save, rollback, undo, redo and reset:
     /// an object registers its next change once per epoch.
@@ -31,8 +33,9 @@ public final class ManagedObjectContext {
     var faultBatches: [ObjectID: FaultBatch] = [:]
     private var nextTemporaryKey: Int64 = -1
 
-    init(container: ManagedContainer) {
+    init(container: ManagedContainer, observationMode: ObservationMode = .observable) {
         self.container = container
+        self.observationMode = observationMode
     }
 
     deinit {
@@ -294,7 +297,7 @@ public final class ManagedObjectContext {
             guard let row = try? store.row(for: object.objectID), let fresh = try? slots(from: row, entity: object.entity) else { return }
             let old = object.committedSlots ?? object._slots.array
             for slot in fresh.indices where old[slot].isSame(as: object._slots[slot]) {
-                object._slots[slot] = fresh[slot]
+                object.storeSlot(slot, fresh[slot])
             }
             object.committedSlots = fresh
             object.committedVersion = row.version
@@ -304,8 +307,16 @@ public final class ManagedObjectContext {
         if object._isDeleted { deleted.remove(object); object._isDeleted = false }
         rowCache[object.objectID] = nil
         faultBatches[object.objectID] = nil
+        // Observers are told now, not when someone next reads: an observed object loads its fresh values
+        // at once and its observers hear of those that differ from what they read (a record gone from
+        // the store leaves a fault, as it would unobserved).
+        let before = object._observation != nil ? object._slots.array : nil
         object.turnIntoFault()
         _epoch &+= 1
+        if let before, (try? fulfillFault(object)) != nil {
+            let after = object._slots
+            object.notifyChanged(before.indices.filter { !before[$0].isSame(as: after[$0]) })
+        }
     }
 
     /// Drops every object and change: all objects turn into faults and leave the context.

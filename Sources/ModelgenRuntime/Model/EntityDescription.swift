@@ -37,6 +37,9 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     /// Uniqueness constraints: lists of attribute names.
     public let uniquenessConstraints: [[String]]
     public let indexes: [[String]]
+    /// Dependent keys: each computed property's name with the key paths it depends on
+    /// (`["fullName": ["firstName", "lastName"], "departmentName": ["department.name"]]`).
+    public let dependencies: [String: [String]]
     public let userInfo: [String: String]
 
     // Resolved by ManagedObjectModel.init (set once, then read-only): read on every object load and
@@ -53,6 +56,19 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     @exclusivity(unchecked) internal var destinations: [Int: (entity: EntityDescription, inverseSlot: Int?)] = [:]
     /// Per slot: 0 for values kept as `SlotValue`, else the scalar kind kept in a plain cell (see `ScalarKind`).
     @exclusivity(unchecked) public internal(set) var scalarKinds: UnsafeMutablePointer<UInt8> = .allocate(capacity: 1)
+    /// Dependent keys (own and inherited) resolved to slot paths: `department.name` is [department's slot,
+    /// name's slot in the department's entity].
+    @exclusivity(unchecked) internal var dependencySlotPaths: [String: [[Int]]] = [:]
+    /// The key path observers see for each slot (`ManagedObject+Observation`).
+    @exclusivity(unchecked) @usableFromInline internal var observationKeyPaths: [KeyPath<ManagedObject, Int>] = [] {
+        didSet {
+            observationKeyPathRefs.deallocate()
+            observationKeyPathRefs = .allocate(capacity: max(observationKeyPaths.count, 1))
+            observationKeyPathRefs.initialize(from: observationKeyPaths.map { Unmanaged.passUnretained($0) }, count: observationKeyPaths.count)
+        }
+    }
+    /// The same key paths, unretained (the array keeps them): the read path uses them without reference counting.
+    @exclusivity(unchecked) internal var observationKeyPathRefs: UnsafeMutablePointer<Unmanaged<KeyPath<ManagedObject, Int>>> = .allocate(capacity: 1)
     /// Each slot's value in a newly inserted object (defaults; empty to-many lists).
     @exclusivity(unchecked) internal var initialSlots: [SlotValue] = []
     /// Whether the entity has to-many relationships that are stored (fetched rows may leave them out).
@@ -77,7 +93,7 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     public init(_ name: String, class managedClass: ManagedObject.Type, abstract: Bool = false, parent: String? = nil,
                 attributes: [AttributeDescription] = [], relationships: [RelationshipDescription] = [],
                 fetchedProperties: [FetchedPropertyDescription] = [], unique: [[String]] = [], indexes: [[String]] = [],
-                userInfo: [String: String] = [:]) {
+                dependencies: [String: [String]] = [:], userInfo: [String: String] = [:]) {
         self.name = name
         self.managedClass = managedClass
         self.isAbstract = abstract
@@ -87,11 +103,24 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
         self.fetchedProperties = fetchedProperties
         self.uniquenessConstraints = unique
         self.indexes = indexes
+        self.dependencies = dependencies
         self.userInfo = userInfo
     }
 
     deinit {
         scalarKinds.deallocate()
+        observationKeyPathRefs.deallocate()
+    }
+
+    /// The key paths a computed property depends on (Core Data's `keyPathsForValuesAffectingValue(forKey:)`),
+    /// own or inherited; empty for other keys.
+    public func dependencies(of key: String) -> [String] {
+        var entity: EntityDescription? = self
+        while let current = entity {
+            if let paths = current.dependencies[key] { return paths }
+            entity = current.parent
+        }
+        return []
     }
 
     /// The slot of a property, by name.

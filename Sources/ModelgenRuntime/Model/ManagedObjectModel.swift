@@ -142,10 +142,40 @@ public final class ManagedObjectModel: @unchecked Sendable {
                 entity.destinations[slot] = (destination, inverseSlot)
             }
         }
+        // Dependent keys, resolved to slot paths (inherited ones included; a dependency on another
+        // computed property stands for that property's own dependencies).
+        func slotPaths(of key: String, in entity: EntityDescription, depth: Int) throws -> [[Int]] {
+            guard depth < 32 else { throw RuntimeError.invalidModel("the dependencies of '\(entity.name).\(key)' go round in a circle") }
+            var result: [[Int]] = []
+            for path in entity.dependencies(of: key) {
+                var slots: [Int] = [], step: EntityDescription = entity
+                for name in path.split(separator: ".").map(String.init) {
+                    if let slot = step.slotsByName[name] {
+                        slots.append(slot)
+                        if case .relationship = step.properties[slot] { step = step.destinations[slot]!.entity }
+                    } else if !step.dependencies(of: name).isEmpty {
+                        result += try slotPaths(of: name, in: step, depth: depth + 1).map { slots + $0 }
+                        slots = []
+                        break
+                    } else {
+                        throw RuntimeError.invalidModel("'\(path)' in the dependencies of '\(entity.name).\(key)': '\(step.name)' has no property '\(name)'")
+                    }
+                }
+                if !slots.isEmpty { result.append(slots) }
+            }
+            return result
+        }
+        for entity in entities {
+            var keys: Set<String> = []
+            var current: EntityDescription? = entity
+            while let e = current { keys.formUnion(e.dependencies.keys); current = e.parent }
+            for key in keys { entity.dependencySlotPaths[key] = try slotPaths(of: key, in: entity, depth: 0) }
+        }
         // Everything written as predicate-language text is parsed now, once: a mistake is a model error here,
         // and fetches, fetched properties and saves never parse again.
         for entity in entities {
             entity.initialSlots = entity.properties.map(ManagedObject.initialSlot)
+            entity.observationKeyPaths = EntityDescription.makeObservationKeyPaths(count: entity.properties.count)
             entity.hasToManyRelationships = entity.properties.contains { property in
                 if case .relationship(let r) = property { return r.isToMany && !r.isTransient }
                 return false

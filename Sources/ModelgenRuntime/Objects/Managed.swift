@@ -1,14 +1,24 @@
 /// The property wrapper of generated classes: `@Managed(slot: 2) public var title: String`.
 /// The value lives in the object's runtime-owned storage, not in the wrapper; the wrapper
-/// holds only the slot number, so reads and writes go straight to the typed slot
-/// (with change tracking on write).
+/// holds only the slot number (two bytes), so reads and writes go straight to the typed slot.
+/// Reads fire faults and register with observation tracking; writes track the change for
+/// save and undo, tell observers, and keep inverse relationships in step.
+///
+/// Value types: the attribute types (`String`, `Int64`, `Date?`, …), `ManagedRawValue` enums,
+/// `ManagedTransformable` values, a `ManagedObject` subclass (to-one), `Set<Destination>`
+/// (to-many) and `[Destination]` (ordered to-many).
 @propertyWrapper
 public struct Managed<Value: ManagedValue> {
-    /// The property's slot in its entity's layout.
-    public let slot: Int
+    @usableFromInline let _slot: UInt16
 
-    /// Declares a managed property stored in `slot`.
-    public init(slot: Int) { self.slot = slot }
+    /// The property's slot in its entity's layout.
+    @inlinable public var slot: Int { Int(_slot) }
+
+    /// Declares a managed property stored in `slot` (0 to 65,535).
+    @inlinable public init(slot: Int) {
+        precondition(slot >= 0 && slot <= Int(UInt16.max), "ModelgenRuntime: slot \(slot) out of range")
+        _slot = UInt16(truncatingIfNeeded: slot)
+    }
 
     @available(*, unavailable, message: "@Managed is only for properties of ManagedObject subclasses")
     public var wrappedValue: Value {
@@ -24,7 +34,7 @@ public struct Managed<Value: ManagedValue> {
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
         storage storageKeyPath: ReferenceWritableKeyPath<Object, Managed<Value>>
     ) -> Value {
-        get { object.managedValue(at: object[keyPath: storageKeyPath].slot) }
-        set { object.setManagedValue(newValue, at: object[keyPath: storageKeyPath].slot) }
+        get { Value._get(from: object, slot: object[keyPath: storageKeyPath].slot) }
+        set { Value._set(newValue, on: object, slot: object[keyPath: storageKeyPath].slot) }
     }
 }

@@ -5,6 +5,7 @@ extension ManagedObject {
     /// The object of a to-one relationship.
     public final func relatedObject<T: ManagedObject>(at slot: Int) -> T? {
         fireFaultIfNeeded()
+        observeAccess(slot: slot)
         guard case .object(let object) = _slots[slot] else { return nil }
         return (object as! T)
     }
@@ -12,6 +13,7 @@ extension ManagedObject {
     /// The objects of a to-many relationship, in order (ordered relationships) or insertion order.
     public final func relatedObjects<T: ManagedObject>(at slot: Int) -> [T] {
         fireFaultIfNeeded()
+        observeAccess(slot: slot)
         guard case .objects(let list) = _slots[slot] else { return [] }
         return list.objects.map { $0 as! T }
     }
@@ -24,6 +26,7 @@ extension ManagedObject {
     /// The number of objects in a to-many relationship.
     public final func relatedCount(at slot: Int) -> Int {
         fireFaultIfNeeded()
+        observeAccess(slot: slot)
         guard case .objects(let list) = _slots[slot] else { return 0 }
         return list.count
     }
@@ -35,7 +38,7 @@ extension ManagedObject {
         if case .object(let current) = _slots[slot] { old = current } else { old = nil }
         if old === object { return }
         _willWrite()
-        _slots[slot] = object.map(SlotValue.object) ?? .null
+        notifyingChange(of: slot) { _slots[slot] = object.map(SlotValue.object) ?? .null }
         guard let inverseSlot = entity.destination(ofSlot: slot).inverseSlot else { return }
         if let old { old.unlinkInverse(inverseSlot, from: self) }
         if let object { object.linkInverse(inverseSlot, to: self) }
@@ -52,7 +55,7 @@ extension ManagedObject {
         // Ordered relationships take the given order.
         if case .relationship(let r) = entity.properties[slot], r.isOrdered {
             _willWrite()
-            _slots[slot] = .objects(ObjectList(objects))
+            storeSlot(slot, .objects(ObjectList(objects)))
         }
     }
 
@@ -67,9 +70,11 @@ extension ManagedObject {
         fireFaultIfNeeded()
         guard case .objects(var list) = _slots[slot], !list.contains(object) else { return }
         _willWrite()
-        _slots[slot] = .null // keep the list uniquely referenced while it changes
-        if let index { list.insert(object, at: index) } else { list.append(object) }
-        _slots[slot] = .objects(list)
+        notifyingChange(of: slot) {
+            _slots[slot] = .null // keep the list uniquely referenced while it changes
+            if let index { list.insert(object, at: index) } else { list.append(object) }
+            _slots[slot] = .objects(list)
+        }
         if let inverseSlot = entity.destination(ofSlot: slot).inverseSlot {
             object.linkInverse(inverseSlot, to: self)
         }
@@ -80,9 +85,11 @@ extension ManagedObject {
         fireFaultIfNeeded()
         guard case .objects(var list) = _slots[slot], list.contains(object) else { return }
         _willWrite()
-        _slots[slot] = .null
-        list.remove(object)
-        _slots[slot] = .objects(list)
+        notifyingChange(of: slot) {
+            _slots[slot] = .null
+            list.remove(object)
+            _slots[slot] = .objects(list)
+        }
         if let inverseSlot = entity.destination(ofSlot: slot).inverseSlot {
             object.unlinkInverse(inverseSlot, from: self)
         }
@@ -95,16 +102,18 @@ extension ManagedObject {
         case .objects(var list):
             guard !list.contains(owner) else { return }
             _willWrite()
-            _slots[slot] = .null
-            list.append(owner)
-            _slots[slot] = .objects(list)
+            notifyingChange(of: slot) {
+                _slots[slot] = .null
+                list.append(owner)
+                _slots[slot] = .objects(list)
+            }
         default:
             // To-one: this object leaves its previous partner, whose side must forget it.
             let previous: ManagedObject?
             if case .object(let p) = _slots[slot] { previous = p } else { previous = nil }
             if previous === owner { return }
             _willWrite()
-            _slots[slot] = .object(owner)
+            notifyingChange(of: slot) { _slots[slot] = .object(owner) }
             if let previous, let backSlot = entity.destination(ofSlot: slot).inverseSlot {
                 previous.unlinkRaw(backSlot, from: self)
             }
@@ -123,12 +132,14 @@ extension ManagedObject {
         case .objects(var list):
             guard list.contains(other) else { return }
             _willWrite()
-            _slots[slot] = .null
-            list.remove(other)
-            _slots[slot] = .objects(list)
+            notifyingChange(of: slot) {
+                _slots[slot] = .null
+                list.remove(other)
+                _slots[slot] = .objects(list)
+            }
         case .object(let current) where current === other:
             _willWrite()
-            _slots[slot] = .null
+            notifyingChange(of: slot) { _slots[slot] = .null }
         default:
             break
         }

@@ -1,4 +1,5 @@
 import Foundation
+import Observation
 
 /// The base class of every managed object. Storage is owned by the runtime (one
 /// typed slot per property, inherited properties first); generated properties read
@@ -21,27 +22,47 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// One plain cell per slot, used by scalar slots (integers, floating point, bools, dates).
     @usableFromInline final let _cells: UnsafeMutablePointer<ScalarCell>
     @usableFromInline final let _count: Int
-    @exclusivity(unchecked) @usableFromInline final unowned(unsafe) var _context: ManagedObjectContext?
+    /// The context, unretained: the write path reads its epoch through `_withUnsafeGuaranteedRef`, which
+    /// touches no reference count (a plain optional would be retained and released on every write).
+    @exclusivity(unchecked) @usableFromInline final var _contextRef: Unmanaged<ManagedObjectContext>?
+    /// The context (not retained: objects live as long as their context).
+    @inlinable final var _context: ManagedObjectContext? {
+        get { _contextRef?.takeUnretainedValue() }
+        set { _contextRef = newValue.map { Unmanaged.passUnretained($0) } }
+    }
     /// Equals the context's epoch once this object's change has been registered in the current undo group.
     @exclusivity(unchecked) @usableFromInline final var _trackedEpoch: UInt64 = 0
+    /// Made the first time the object is read under observation tracking (see `ManagedObject+Observation`):
+    /// until then an object pays these 8 bytes for Observation and nothing more. A box of ours, not an
+    /// `ObservationRegistrar?` (that type's layout is resilient: testing it for nil copies it), held
+    /// retained by hand (released in deinit) and used through guaranteed references: no reference
+    /// counting on the read path.
+    @exclusivity(unchecked) @usableFromInline final var _observationRef: Unmanaged<ObjectObservation>?
+    // The flags sit together in one word after the last 8-byte fields: the base object is 120 bytes
+    // (113 before Observation), which malloc serves from the same 128-byte block as before.
     @exclusivity(unchecked) @usableFromInline final var _isFault: Bool
+    /// Whether reads register with observation tracking (the context's `ObservationMode`).
+    @exclusivity(unchecked) @usableFromInline final var _observesReads: Bool
+    /// `_observation != nil`, as a flag the inlined write path tests without touching a reference count.
+    @exclusivity(unchecked) @usableFromInline final var _isObserved = false
 
     final var _isInserted = false
     final var _isDeleted = false
     final var _isUpdated = false
     final var _isRegistered = false
+    final var _hasAwokenFromInsert = false
     /// The values as last saved or fetched (nil: not changed since, or never saved).
     final var committedSlots: [SlotValue]?
     /// The store's version of the record when last saved or fetched (optimistic locking).
     final var committedVersion: Int64 = 0
-    final var _hasAwokenFromInsert = false
 
     /// Creates an object of an entity (runtime use: generated and user classes inherit it).
     public required init(entity: EntityDescription, objectID: ObjectID, context: ManagedObjectContext?, isFault: Bool) {
         self.entity = entity
         self.objectID = objectID
-        self._context = context
+        self._contextRef = context.map { Unmanaged.passUnretained($0) }
         self._isFault = isFault
+        self._observesReads = context?.observationMode != .unobserved
         _count = entity.properties.count
         // One allocation holds both: the slot values, then the cells (one malloc and free per object, not two).
         let count = max(_count, 1)
@@ -67,6 +88,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     }
 
     deinit {
+        _observationRef?.release()
         _base.deinitialize(count: _count)
         free(_base)   // the cells share the allocation
     }
@@ -76,11 +98,15 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     final var _slots: SlotAccess { SlotAccess(base: _base, cells: _cells, kinds: entity.scalarKinds, count: _count) }
 
     /// Replaces every slot (loading a fault, undo, rollback); an empty array clears them (a fault's storage).
+    /// Observers hear of the slots whose values differ (not of clearing a fault's storage: a fault's
+    /// values are not what anyone reads).
     final func _replaceSlots(with values: [SlotValue]) {
         precondition(values.isEmpty || values.count == _count, "slot count does not match \(entity.name)")
         let slots = _slots
         if values.isEmpty {
             for slot in 0..<_count { slots[slot] = .null }
+        } else if _observation != nil && !_isFault {
+            for slot in 0..<_count { storeSlot(slot, values[slot]) }
         } else {
             for slot in 0..<_count { slots[slot] = values[slot] }
         }
@@ -183,6 +209,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     public final func value(forKey key: String) throws -> Any? {
         let slot = try slot(forKey: key)
         fireFaultIfNeeded()
+        observeAccess(slot: slot)
         return _slots[slot].anyValue
     }
 
@@ -193,7 +220,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         case .attribute(let attribute):
             let converted = try SlotValue(any: value, for: attribute, key: key, entity: entity.name)
             _willWrite()
-            _slots[slot] = converted
+            storeSlot(slot, converted)
         case .relationship(let relationship):
             if relationship.isToMany {
                 let objects: [ManagedObject]
@@ -227,12 +254,12 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         fireFaultIfNeeded()
         switch entity.properties[slot] {
         case .attribute(let attribute):
-            _slots[slot] = try SlotValue(any: value, for: attribute, key: key, entity: entity.name)
+            storeSlot(slot, try SlotValue(any: value, for: attribute, key: key, entity: entity.name))
         case .relationship(let relationship):
             if relationship.isToMany {
-                _slots[slot] = .objects(ObjectList((value as? [ManagedObject]) ?? []))
+                storeSlot(slot, .objects(ObjectList((value as? [ManagedObject]) ?? [])))
             } else {
-                _slots[slot] = (value as? ManagedObject).map(SlotValue.object) ?? .null
+                storeSlot(slot, (value as? ManagedObject).map(SlotValue.object) ?? .null)
             }
         }
     }
@@ -242,15 +269,31 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// Reads an attribute slot.
     @inlinable @inline(__always)
     public final func managedValue<Value: ManagedValue>(at slot: Int) -> Value {
-        if _slowPath(_isFault) { return _faultingRead(at: slot) }
+        // One branch and one out-of-line call for faults and observation: a call on the fast path
+        // would make the compiler retain and release the object around every read.
+        if _slowPath(_isFault || _observesReads) { return _observedRead(at: slot) }
         return Value._read(from: self, slot: slot)
     }
 
-    /// Writes an attribute slot with change tracking.
+    /// Writes an attribute slot with change tracking (observers, if the object has any, hear of a changed value).
     @inlinable @inline(__always)
     public final func setManagedValue<Value: ManagedValue>(_ value: Value, at slot: Int) {
+        if _slowPath(_isFault || _isObserved || !_isTrackedInCurrentEpoch) {
+            _trackedWrite(value, at: slot)
+        } else {
+            Value._write(value, to: self, slot: slot)
+        }
+    }
+
+    /// The slow path of a write: registers the change, tells observers if the value changes.
+    @inlinable @inline(never)
+    public final func _trackedWrite<Value: ManagedValue>(_ value: Value, at slot: Int) {
         _willWrite()
-        Value._write(value, to: self, slot: slot)
+        if _isObserved {
+            _observedWrite(value.slotValue, at: slot)
+        } else {
+            Value._write(value, to: self, slot: slot)
+        }
     }
 
     /// Reads a RawRepresentable attribute (an enum over a string or integer).
@@ -274,12 +317,14 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     @inlinable
     public final func setRawRepresentableValue<Value: RawRepresentable>(_ value: Value?, at slot: Int) where Value.RawValue: ManagedValue {
         _willWrite()
-        _slots[slot] = value.map { $0.rawValue.slotValue } ?? .null
+        let newValue = value.map { $0.rawValue.slotValue } ?? .null
+        if _slowPath(_isObserved) { _observedWrite(newValue, at: slot) } else { _slots[slot] = newValue }
     }
 
     /// Reads a transformable attribute.
     public final func transformableValue<Value>(at slot: Int) -> Value {
         fireFaultIfNeeded()
+        observeAccess(slot: slot)
         guard case .transformable(let box) = _slots[slot], let typed = box.value as? Value else {
             preconditionFailure("ModelgenRuntime: \(entity.name).\(entity.properties[slot].name) holds no \(Value.self)")
         }
@@ -289,6 +334,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// Reads an optional transformable attribute.
     public final func optionalTransformableValue<Value>(at slot: Int) -> Value? {
         fireFaultIfNeeded()
+        observeAccess(slot: slot)
         if case .transformable(let box) = _slots[slot] { return box.value as? Value }
         return nil
     }
@@ -296,7 +342,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// Writes a transformable attribute.
     public final func setTransformableValue<Value>(_ value: Value?, at slot: Int) {
         _willWrite()
-        _slots[slot] = value.map { SlotValue.transformable(TransformableBox($0)) } ?? .null
+        storeSlot(slot, value.map { SlotValue.transformable(TransformableBox($0)) } ?? .null)
     }
 
     // MARK: Change tracking
@@ -304,9 +350,16 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// Before every tracked write: fires a fault, registers the change once per undo group.
     @inlinable @inline(__always)
     public final func _willWrite() {
-        if _slowPath(_isFault || _context == nil || _trackedEpoch != _context.unsafelyUnwrapped._epoch) {
+        if _slowPath(_isFault || !_isTrackedInCurrentEpoch) {
             _registerChange()
         }
+    }
+
+    /// Whether this object's change is already registered in its context's current epoch (false without a context).
+    @inlinable @inline(__always)
+    final var _isTrackedInCurrentEpoch: Bool {
+        guard let context = _contextRef else { return false }
+        return context._withUnsafeGuaranteedRef { $0._epoch } == _trackedEpoch
     }
 
     @usableFromInline
@@ -317,11 +370,12 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         _trackedEpoch = context._epoch
     }
 
-    /// The slow path of a read: loads the fault, then reads. Kept out of line so the fast path
-    /// holds no call (and so needs no retain/release of the object).
+    /// The slow path of a read: loads the fault, registers the read with observation tracking, then
+    /// reads. Kept out of line so the fast path holds no call (and so needs no retain/release of the object).
     @inlinable @inline(never)
-    public final func _faultingRead<Value: ManagedValue>(at slot: Int) -> Value {
-        _fireFault()
+    public final func _observedRead<Value: ManagedValue>(at slot: Int) -> Value {
+        if _isFault { _fireFault() }
+        if _observesReads { _observeAccess(slot) }
         return Value._read(from: self, slot: slot)
     }
 

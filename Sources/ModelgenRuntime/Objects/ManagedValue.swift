@@ -18,6 +18,15 @@ public protocol ManagedValue {
     static func _readOptional(from object: ManagedObject, slot: Int) -> Self?
     /// Writes an optional value of this type.
     static func _writeOptional(_ value: Self?, to object: ManagedObject, slot: Int)
+
+    /// A property's value as `@Managed` reads it: fires a fault, registers the read with observation.
+    static func _get(from object: ManagedObject, slot: Int) -> Self
+    /// Sets a property as `@Managed` writes it: change tracking, observers, inverses for relationships.
+    static func _set(_ value: Self, on object: ManagedObject, slot: Int)
+    /// `_get` of an optional property of this type.
+    static func _getOptional(from object: ManagedObject, slot: Int) -> Self?
+    /// `_set` of an optional property of this type.
+    static func _setOptional(_ value: Self?, on object: ManagedObject, slot: Int)
 }
 
 extension ManagedValue {
@@ -34,6 +43,18 @@ extension ManagedValue {
     }
     @inlinable public static func _writeOptional(_ value: Self?, to object: ManagedObject, slot: Int) {
         object._slots[slot] = value?.slotValue ?? .null
+    }
+    @inlinable @inline(__always) public static func _get(from object: ManagedObject, slot: Int) -> Self {
+        object.managedValue(at: slot)
+    }
+    @inlinable @inline(__always) public static func _set(_ value: Self, on object: ManagedObject, slot: Int) {
+        object.setManagedValue(value, at: slot)
+    }
+    @inlinable @inline(__always) public static func _getOptional(from object: ManagedObject, slot: Int) -> Self? {
+        object.managedValue(at: slot)
+    }
+    @inlinable @inline(__always) public static func _setOptional(_ value: Self?, on object: ManagedObject, slot: Int) {
+        object.setManagedValue(value, at: slot)
     }
 }
 
@@ -207,4 +228,101 @@ extension Optional: ManagedValue where Wrapped: ManagedValue {
     @inlinable public static func _write(_ value: Wrapped?, to object: ManagedObject, slot: Int) {
         Wrapped._writeOptional(value, to: object, slot: slot)
     }
+    @inlinable @inline(__always) public static func _get(from object: ManagedObject, slot: Int) -> Wrapped? {
+        Wrapped._getOptional(from: object, slot: slot)
+    }
+    @inlinable @inline(__always) public static func _set(_ value: Wrapped?, on object: ManagedObject, slot: Int) {
+        Wrapped._setOptional(value, on: object, slot: slot)
+    }
+}
+
+/// An enum (or other `RawRepresentable`) stored as its raw value: `status: { type: int16, swiftType: PostStatus }`.
+/// Generated model files declare the conformance of each `swiftType` they use (`extension PostStatus:
+/// ModelgenRuntime.ManagedRawValue {}`); a stored raw value the type does not accept stops the process
+/// with a message naming the property (the store refuses such rows when loading them first).
+public protocol ManagedRawValue: ManagedValue, RawRepresentable where RawValue: ManagedValue {}
+
+extension ManagedRawValue {
+    @inlinable public static func fromSlot(_ slot: SlotValue) -> Self {
+        guard let value = Self(rawValue: RawValue.fromSlot(slot)) else {
+            preconditionFailure("ModelgenRuntime: \(slot) is no raw value of \(Self.self)")
+        }
+        return value
+    }
+    @inlinable public var slotValue: SlotValue { rawValue.slotValue }
+    @inlinable public static func _get(from object: ManagedObject, slot: Int) -> Self {
+        object.rawRepresentableValue(at: slot)
+    }
+    @inlinable public static func _set(_ value: Self, on object: ManagedObject, slot: Int) {
+        object.setRawRepresentableValue(value, at: slot)
+    }
+    @inlinable public static func _getOptional(from object: ManagedObject, slot: Int) -> Self? {
+        object.rawRepresentableValue(at: slot)
+    }
+    @inlinable public static func _setOptional(_ value: Self?, on object: ManagedObject, slot: Int) {
+        object.setRawRepresentableValue(value, at: slot)
+    }
+}
+
+/// A value of a transformable attribute (`Codable` or through a `ValueTransformer`), kept as the value
+/// itself and encoded only when saved. Generated model files declare the conformance of each
+/// transformable `swiftType` they use (`extension RGBAColor: ModelgenRuntime.ManagedTransformable {}`).
+public protocol ManagedTransformable: ManagedValue {}
+
+extension ManagedTransformable {
+    public static func fromSlot(_ slot: SlotValue) -> Self {
+        guard case .transformable(let box) = slot, let value = box.value as? Self else {
+            preconditionFailure("ModelgenRuntime: slot holds \(slot), not \(Self.self)")
+        }
+        return value
+    }
+    public var slotValue: SlotValue { .transformable(TransformableBox(self)) }
+    public static func _get(from object: ManagedObject, slot: Int) -> Self { object.transformableValue(at: slot) }
+    public static func _set(_ value: Self, on object: ManagedObject, slot: Int) { object.setTransformableValue(value, at: slot) }
+    public static func _getOptional(from object: ManagedObject, slot: Int) -> Self? { object.optionalTransformableValue(at: slot) }
+    public static func _setOptional(_ value: Self?, on object: ManagedObject, slot: Int) { object.setTransformableValue(value, at: slot) }
+}
+
+/// A to-one relationship: `@Managed(slot: 11) var author: Author?` (setting it keeps the inverse in step).
+extension ManagedObject: ManagedValue {
+    public static func fromSlot(_ slot: SlotValue) -> Self {
+        guard case .object(let object) = slot else { preconditionFailure("ModelgenRuntime: slot holds \(slot), not a \(Self.self)") }
+        return object as! Self
+    }
+    public var slotValue: SlotValue { .object(self) }
+    public static func _get(from object: ManagedObject, slot: Int) -> Self {
+        guard let related: Self = object.relatedObject(at: slot) else {
+            preconditionFailure("ModelgenRuntime: \(object.entity.name).\(object.entity.properties[slot].name) is nil; declare it optional")
+        }
+        return related
+    }
+    public static func _set(_ value: ManagedObject, on object: ManagedObject, slot: Int) {
+        object.setRelatedObject(value, at: slot)
+    }
+    public static func _getOptional(from object: ManagedObject, slot: Int) -> Self? { object.relatedObject(at: slot) }
+    public static func _setOptional(_ value: ManagedObject?, on object: ManagedObject, slot: Int) {
+        object.setRelatedObject(value, at: slot)
+    }
+}
+
+/// An unordered to-many relationship: `@Managed(slot: 12) var tags: Set<Tag>` (inverses follow).
+extension Set: ManagedValue where Element: ManagedObject {
+    public static func fromSlot(_ slot: SlotValue) -> Set<Element> {
+        guard case .objects(let list) = slot else { return [] }
+        return Set(list.objects.map { $0 as! Element })
+    }
+    public var slotValue: SlotValue { .objects(ObjectList(sorted { $0.objectID.key < $1.objectID.key })) }
+    public static func _get(from object: ManagedObject, slot: Int) -> Set<Element> { object.relatedSet(at: slot) }
+    public static func _set(_ value: Set<Element>, on object: ManagedObject, slot: Int) { object.setRelatedSet(value, at: slot) }
+}
+
+/// An ordered to-many relationship: `@Managed(slot: 8) var posts: [Post]` (inverses follow, order kept).
+extension Array: ManagedValue where Element: ManagedObject {
+    public static func fromSlot(_ slot: SlotValue) -> [Element] {
+        guard case .objects(let list) = slot else { return [] }
+        return list.objects.map { $0 as! Element }
+    }
+    public var slotValue: SlotValue { .objects(ObjectList(self)) }
+    public static func _get(from object: ManagedObject, slot: Int) -> [Element] { object.relatedObjects(at: slot) }
+    public static func _set(_ value: [Element], on object: ManagedObject, slot: Int) { object.setRelatedObjects(value, at: slot) }
 }

@@ -38,8 +38,9 @@ public final class ManagedContainer: Sendable {
         self.store = store
     }
 
-    /// A new context on this container.
-    public func newContext() -> ManagedObjectContext {
-        ManagedObjectContext(container: self)
+    /// A new context on this container. Its objects are `Observable` (`.observable`, the default); pass
+    /// `.unobserved` for work nobody watches, whose reads then skip observation tracking.
+    public func newContext(observation: ObservationMode = .observable) -> ManagedObjectContext {
+        ManagedObjectContext(container: self, observationMode: observation)
     }
 }

@@ -12,7 +12,7 @@ public final class Note: ManagedObject {
     public override func validateForInsert() throws {
         try super.validateForInsert()
         if text.hasPrefix("TODO") && !pinned {
-            throw ValidationError([.init(object: self, key: NoteKeys.pinned, message: "TODO notes must be pinned")])
+            throw ValidationError([.init(object: self, key: Note.Keys.pinned, message: "TODO notes must be pinned")])
         }
     }
 }

@@ -1,0 +1,32 @@
+import Foundation
+import Observation
+import Testing
+@testable import ModelgenRuntime
+
+/// The parts of observation generated code cannot show: when an object gets its registrar.
+@Suite struct ObservationProbeTests {
+    /// Fails if a toolchain stops hashing the key paths it records (the probe would then miss tracking).
+    @Test func probeSeesTracking() {
+        #expect(!ObservationProbe.isTracking())
+        var inside = false
+        withObservationTracking { inside = ObservationProbe.isTracking() } onChange: {}
+        #expect(inside)
+        #expect(!ObservationProbe.isTracking())
+    }
+
+    @Test func anObjectGetsItsRegistrarOnlyWhenReadUnderTracking() throws {
+        let container = try ManagedContainer(model: BlogModel.model, store: .inMemory)
+        let context = container.newContext()
+        let tag = Tag(context: context)
+        tag.name = "swift"
+        _ = tag.name
+        #expect(tag._observation == nil)                     // read and written, never observed
+        withObservationTracking { _ = tag.name } onChange: {}
+        #expect(tag._observation != nil)
+        let quiet = container.newContext(observation: .unobserved)
+        let other = Tag(context: quiet)
+        withObservationTracking { _ = other.name } onChange: {}
+        #expect(other._observation == nil)                      // unobserved context: reads register nothing
+        #expect(MemoryLayout<ObjectObservation?>.size == 8)
+    }
+}
