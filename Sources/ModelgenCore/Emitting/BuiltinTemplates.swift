@@ -149,7 +149,7 @@ private struct _ModelgenRuntimeVersionCheck: ModelgenRuntimeAPIVersionCheck {
 /// The {{modelName}} model: its entity descriptions and typed fetch request templates.
 {{access}}enum {{typeName}} {
     /// The model description, shared by every container of this model.
-    {{access}}static let model: ModelgenRuntime.ManagedObjectModel = try! ModelgenRuntime.ManagedObjectModel(
+    {{access}}static let model: ModelgenRuntime.ManagedObjectModel = .generated(
         name: "{{modelName}}",
         entities: [{{entityList}}],
 {{#empty(templateDescriptions)}}
@@ -179,7 +179,7 @@ private struct _ModelgenRuntimeVersionCheck: ModelgenRuntimeAPIVersionCheck {
 {{.}}
 {{/docLines}}
     {{access}}static func {{name}}({{#parameters}}{{declaration}}{{^isLast}}, {{/isLast}}{{/parameters}}) -> FetchRequest<{{resultClass}}> {
-        try! model.fetchRequest(fromTemplate: "{{templateName}}", variables: [{{#parameters}}{{use}}{{^isLast}}, {{/isLast}}{{/parameters}}{{^hasParameters}}:{{/hasParameters}}])
+        model.generatedFetchRequest(fromTemplate: "{{templateName}}", variables: [{{#parameters}}{{use}}{{^isLast}}, {{/isLast}}{{/parameters}}{{^hasParameters}}:{{/hasParameters}}])
     }
 {{/fetchHelpers}}
 }

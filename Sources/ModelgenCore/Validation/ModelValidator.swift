@@ -97,7 +97,10 @@ public final class ModelValidator {
             error("\(kind) name '\(text)' must start with a lower-case letter (as in Core Data)", at: name.location,
                   notes: [.init("did you mean '\(suggestion)'?")])
         }
-        if SwiftNames.reservedPropertyNames.contains(text) {
+        if text == "Keys" {
+            error("\(kind) name 'Keys' collides with the enum 'Keys' generated classes declare (their property names); choose another name",
+                  at: name.location)
+        } else if SwiftNames.reservedPropertyNames.contains(text) {
             error("\(kind) name '\(text)' collides with the runtime's own member '\(text)' of ManagedObject; choose another name",
                   at: name.location)
         }

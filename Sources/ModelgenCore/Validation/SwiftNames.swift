@@ -17,7 +17,7 @@ public enum SwiftNames {
         "hasChanges", "description", "hash", "hashValue", "self", "class", "superclass", "zone", "isProxy",
         "primitiveValue", "setPrimitiveValue", "value", "setValue", "changedValues", "committedValues",
         "awakeFromInsert", "awakeFromFetch", "didTurnIntoFault", "willSave", "didSave", "validateForInsert",
-        "validateForUpdate", "validateForDelete", "validateValue",
+        "validateForUpdate", "validateForDelete", "validateValue", "observeDependencies",
     ]
 
     /// Type names an entity or class may not take: the runtime's own types and the Swift and Foundation
@@ -28,6 +28,8 @@ public enum SwiftNames {
         "EntityDescription", "AttributeDescription", "RelationshipDescription", "FetchedPropertyDescription",
         "PropertyDescription", "FetchRequest", "FetchRequestTemplate", "ObjectID", "SortDescriptor", "Predicate",
         "PersistentStore", "MergePolicy", "ValidationError", "SaveError", "ModelgenRuntime",
+        "ManagedValue", "ManagedRawValue", "ManagedTransformable", "ObservationMode",
+        "ModelgenRuntimeAPIVersionCheck", "ModelgenRuntimeAPIVersion_1", "ModelgenRuntimeAPIVersion_2",
         // Swift and Foundation types used by generated code
         "Any", "AnyObject", "Self", "Type", "Protocol", "String", "Bool", "Int", "Int16", "Int32", "Int64",
         "Float", "Double", "Decimal", "Date", "Data", "UUID", "URL", "Set", "Array", "Dictionary", "Optional",

@@ -21,7 +21,7 @@ extension RGBAColor: ModelgenRuntime.ManagedTransformable {}
 /// The Blog model: its entity descriptions and typed fetch request templates.
 enum BlogModel {
     /// The model description, shared by every container of this model.
-    static let model: ModelgenRuntime.ManagedObjectModel = try! ModelgenRuntime.ManagedObjectModel(
+    static let model: ModelgenRuntime.ManagedObjectModel = .generated(
         name: "Blog",
         entities: [Entities.person, Entities.author, Entities.reader, Entities.post, Entities.comment, Entities.tag, Entities.member, Entities.canvas],
         fetchRequestTemplates: [
@@ -123,11 +123,11 @@ enum BlogModel {
 
     /// Fetch request template `postsByAuthorName`: `author.lastName ==[c] $NAME AND likes >= $MIN_LIKES`.
     static func postsByAuthorName(name: String, minLikes: Int64) -> FetchRequest<Post> {
-        try! model.fetchRequest(fromTemplate: "postsByAuthorName", variables: ["NAME": name, "MIN_LIKES": minLikes])
+        model.generatedFetchRequest(fromTemplate: "postsByAuthorName", variables: ["NAME": name, "MIN_LIKES": minLikes])
     }
 
     /// Fetch request template `taggedPosts`: `ANY tags.name IN $TAG_NAMES`.
     static func taggedPosts(tagNames: [String]) -> FetchRequest<Post> {
-        try! model.fetchRequest(fromTemplate: "taggedPosts", variables: ["TAG_NAMES": tagNames])
+        model.generatedFetchRequest(fromTemplate: "taggedPosts", variables: ["TAG_NAMES": tagNames])
     }
 }

@@ -18,7 +18,7 @@ extension Level: ModelgenRuntime.ManagedRawValue {}
 /// The Staff model: its entity descriptions and typed fetch request templates.
 enum StaffModel {
     /// The model description, shared by every container of this model.
-    static let model: ModelgenRuntime.ManagedObjectModel = try! ModelgenRuntime.ManagedObjectModel(
+    static let model: ModelgenRuntime.ManagedObjectModel = .generated(
         name: "Staff",
         entities: [Entities.staffMember, Entities.employee, Entities.contractor, Entities.department, Entities.badge],
         fetchRequestTemplates: [],

@@ -18,7 +18,7 @@ extension PostStatus: ModelgenRuntime.ManagedRawValue {}
 /// The Blog model: its entity descriptions and typed fetch request templates.
 public enum BlogModel {
     /// The model description, shared by every container of this model.
-    public static let model: ModelgenRuntime.ManagedObjectModel = try! ModelgenRuntime.ManagedObjectModel(
+    public static let model: ModelgenRuntime.ManagedObjectModel = .generated(
         name: "Blog",
         entities: [Entities.person, Entities.author, Entities.reader, Entities.post, Entities.comment, Entities.tag],
         fetchRequestTemplates: [
@@ -107,17 +107,17 @@ public enum BlogModel {
 
     /// Fetch request template `postsByAuthorName`: `author.lastName ==[c] $NAME AND likes >= $MIN_LIKES`.
     public static func postsByAuthorName(name: String, minLikes: Int64) -> FetchRequest<Post> {
-        try! model.fetchRequest(fromTemplate: "postsByAuthorName", variables: ["NAME": name, "MIN_LIKES": minLikes])
+        model.generatedFetchRequest(fromTemplate: "postsByAuthorName", variables: ["NAME": name, "MIN_LIKES": minLikes])
     }
 
     /// Fetch request template `taggedPosts`: `ANY tags.name IN $TAG_NAMES`.
     public static func taggedPosts(tagNames: [String]) -> FetchRequest<Post> {
-        try! model.fetchRequest(fromTemplate: "taggedPosts", variables: ["TAG_NAMES": tagNames])
+        model.generatedFetchRequest(fromTemplate: "taggedPosts", variables: ["TAG_NAMES": tagNames])
     }
 
     /// Fetch request template `recentComments`: `postedAt > $SINCE`.
     public static func recentComments(since: Date) -> FetchRequest<Comment> {
-        try! model.fetchRequest(fromTemplate: "recentComments", variables: ["SINCE": since])
+        model.generatedFetchRequest(fromTemplate: "recentComments", variables: ["SINCE": since])
     }
 }
 

@@ -21,7 +21,7 @@ extension Rect: ModelgenRuntime.ManagedTransformable {}
 /// The Graphics model: its entity descriptions and typed fetch request templates.
 enum GraphicsModel {
     /// The model description, shared by every container of this model.
-    static let model: ModelgenRuntime.ManagedObjectModel = try! ModelgenRuntime.ManagedObjectModel(
+    static let model: ModelgenRuntime.ManagedObjectModel = .generated(
         name: "Graphics",
         entities: [Entities.shape, Entities.rectangle, Entities.circle, Entities.canvas],
         fetchRequestTemplates: [],

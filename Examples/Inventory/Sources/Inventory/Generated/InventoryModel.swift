@@ -15,7 +15,7 @@ private struct _ModelgenRuntimeVersionCheck: ModelgenRuntimeAPIVersionCheck {
 /// The Inventory model: its entity descriptions and typed fetch request templates.
 public enum InventoryModel {
     /// The model description, shared by every container of this model.
-    public static let model: ModelgenRuntime.ManagedObjectModel = try! ModelgenRuntime.ManagedObjectModel(
+    public static let model: ModelgenRuntime.ManagedObjectModel = .generated(
         name: "Inventory",
         entities: [Entities.warehouse, Entities.item],
         fetchRequestTemplates: [
@@ -48,6 +48,6 @@ public enum InventoryModel {
 
     /// Fetch request template `lowStock`: `quantity < $LIMIT`.
     public static func lowStock(limit: Int32) -> FetchRequest<Item> {
-        try! model.fetchRequest(fromTemplate: "lowStock", variables: ["LIMIT": limit])
+        model.generatedFetchRequest(fromTemplate: "lowStock", variables: ["LIMIT": limit])
     }
 }
