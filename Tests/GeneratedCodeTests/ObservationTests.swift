@@ -144,6 +144,36 @@ func fires(_ read: () -> Any, when change: () throws -> Void) rethrows -> Bool {
         #expect(ann.entity.dependencies(of: StaffMember.Keys.fullName) == ["firstName", "lastName"])
     }
 
+    @Test func derivedAttributesFireWhenASaveRecomputesThem() throws {
+        let blog = try ManagedContainer(model: BlogModel.model, store: .inMemory).newContext()
+        let author = Author(context: blog, firstName: "A", lastName: "B", email: "a@b.c", createdAt: Date())
+        let post = Post(context: blog, id: UUID(), title: "Title", body: "", author: author)
+        try blog.save()
+        _ = Comment(context: blog, text: "First", postedAt: Date(), post: post)
+        #expect(post.commentCount == 0)                                               // derived: recomputed on save
+        #expect(try fires({ post.commentCount }, when: { try blog.save() }))
+        #expect(post.commentCount == 1)
+        #expect(try !fires({ post.searchTitle as Any }, when: { try blog.save() }))    // nothing changed
+        post.title = "Other"
+        #expect(try fires({ post.searchTitle as Any }, when: { try blog.save() }))
+        #expect(post.searchTitle == "other")
+    }
+
+    @Test func undoOfARelationshipChangeFiresOnBothSides() throws {
+        let ann = employee("Ann")
+        let sales = Department(context: context, name: "Sales")
+        try context.save()
+        ann.department = sales
+        context.endUndoGroup()
+        let fired = Fired()
+        withObservationTracking { _ = (ann.department, sales.members) } onChange: { fired.hit() }
+        let other = Fired()
+        withObservationTracking { _ = sales.members } onChange: { other.hit() }
+        context.undo()
+        #expect(fired.value == 1 && other.value == 1)
+        #expect(ann.department == nil && sales.members.isEmpty)
+    }
+
     @Test func unobservedContextsRegisterNoReads() throws {
         let quiet = container.newContext(observation: .unobserved)
         let ann = Employee(context: quiet, firstName: "Ann", lastName: "Doe")
