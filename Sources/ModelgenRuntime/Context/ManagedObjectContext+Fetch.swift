@@ -14,6 +14,7 @@ extension ManagedObjectContext {
     /// model refuses are then an error where the fault fires). To iterate more results than fit in
     /// memory, use `fetch(_:batchSize:)`, which holds one batch of objects at a time.
     public func fetch<Result: ManagedObject>(_ request: FetchRequest<Result>) throws -> [Result] {
+        checkIsolation()
         if request.fetchBatchSize > 0 { return try batchedFaults(request) }
         let entities = try requestEntities(request)
         let result: ArraySlice<ManagedObject>

@@ -9,6 +9,7 @@ extension ManagedObjectContext {
     /// hooks) and all failures are thrown together as one `ValidationError`, with nothing
     /// written. Conflicts with newer saves follow `mergePolicy`.
     public func save() throws {
+        checkIsolation()
         endUndoGroup()
         var changedObjects = updated.objects.filter { !$0.changedValues().isEmpty }
         let insertedObjects = inserted.objects
@@ -40,6 +41,9 @@ extension ManagedObjectContext {
             throw ValidationError(failures)
         }
 
+        // What other contexts and `container.changes` hear of this save.
+        let changedKeys = changedObjects.map { Set($0.changedValues().keys) }
+
         var changes = StoreChanges()
         changes.inserted = insertedObjects.map { StoreRow(id: $0.objectID, version: 0, values: storeValues(of: $0)) }
         changes.updated = changedObjects.map { StoreRow(id: $0.objectID, version: $0.committedVersion, values: storeValues(of: $0)) }
@@ -67,7 +71,15 @@ extension ManagedObjectContext {
                 result = try store.commit(changes)
             }
         }
-        finishSave(result, inserted: insertedObjects, changed: changedObjects, deleted: deletedObjects.filter { $0._isDeleted })
+        let savedDeletions = deletedObjects.filter { $0._isDeleted }
+        var changeSet = ChangeSet()
+        changeSet.deleted = savedDeletions.map(\.objectID)
+        finishSave(result, inserted: insertedObjects, changed: changedObjects, deleted: savedDeletions)
+        changeSet.inserted = insertedObjects.map(\.objectID)
+        for (object, keys) in zip(changedObjects, changedKeys) where !keys.isEmpty {
+            changeSet.updated[object.objectID] = keys
+        }
+        if !changeSet.isEmpty { container.didSave(changeSet, from: self) }
     }
 
     /// Records a commit in the objects: permanent IDs and versions (the result's arrays are in the

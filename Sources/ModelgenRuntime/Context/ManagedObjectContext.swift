@@ -5,8 +5,16 @@ import Foundation
 /// A context and its objects are not Sendable: use them where they were made, and
 /// pass `ObjectID`s between contexts.
 public final class ManagedObjectContext {
-    /// The container the context saves to.
-    public let container: ManagedContainer
+    /// The container the context saves to. Contexts keep their container alive, except the main context,
+    /// which the container holds (a context and its container never keep each other alive).
+    public var container: ManagedContainer { strongContainer ?? unownedContainer }
+    private let strongContainer: ManagedContainer?
+    private unowned(unsafe) let unownedContainer: ManagedContainer
+    /// Whether saves of other contexts are merged into this one as they happen (`mergeChanges(_:)`).
+    /// On by default for the container's `mainContext`; other contexts merge when you call it.
+    public var automaticallyMergesChanges = false
+    /// The isolation the context was made for (checked in debug builds).
+    var isolation = ContextIsolation.unchecked
     /// What to do when a save meets a newer save of the same records.
     public var mergePolicy: MergePolicy = .error
     /// Whether changes are recorded for `undo()` (on by default).
@@ -33,8 +41,9 @@ public final class ManagedObjectContext {
     var faultBatches: [ObjectID: FaultBatch] = [:]
     private var nextTemporaryKey: Int64 = -1
 
-    init(container: ManagedContainer, observationMode: ObservationMode = .observable) {
-        self.container = container
+    init(container: ManagedContainer, observationMode: ObservationMode = .observable, retainsContainer: Bool = true) {
+        strongContainer = retainsContainer ? container : nil
+        unownedContainer = container
         self.observationMode = observationMode
     }
 
@@ -90,6 +99,7 @@ public final class ManagedObjectContext {
     }
 
     func register(inserted object: ManagedObject) {
+        checkIsolation()
         recordUndoImage(of: object)
         object._isRegistered = true
         object._isInserted = true
@@ -133,6 +143,7 @@ public final class ManagedObjectContext {
     /// Marks an object deleted and applies delete rules (cascade now; nullify now; deny checked at save).
     /// A deleted object stays in the context until `save()`.
     public func delete(_ object: ManagedObject) {
+        checkIsolation()
         guard object._context === self, !object._isDeleted, object._isRegistered || object._isInserted else { return }
         object.fireFaultIfNeeded()
         recordUndoImage(of: object)

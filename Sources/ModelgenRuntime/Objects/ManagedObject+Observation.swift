@@ -158,3 +158,8 @@ private final class ProbeSubject: Observable, Sendable {
     nonisolated(unsafe) let keyPath: KeyPath<ProbeSubject, Int> = \ProbeSubject.[ProbeKey()]
     subscript(key: ProbeKey) -> Int { 0 }
 }
+
+/// Managed objects belong to their context's isolation. Sending one to another actor or task is a
+/// compile error naming the fix.
+@available(*, unavailable, message: "a managed object stays in its context's isolation: pass its objectID and fetch it on the other side with context.object(with:)")
+extension ManagedObject: @unchecked Sendable {}

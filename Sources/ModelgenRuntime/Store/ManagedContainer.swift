@@ -23,6 +23,9 @@ public enum MergePolicy: Sendable, Hashable {
 public final class ManagedContainer: Sendable {
     public let model: ManagedObjectModel
     public let store: any PersistentStore
+    private let broadcaster = ChangeBroadcaster()
+    /// The main context, made on first use on the main actor (its only isolation).
+    private let mainContextBox = MainContextBox()
 
     /// A container over a store description (`.inMemory` or `.sqlite(url)`).
     public convenience init(model: ManagedObjectModel, store description: StoreDescription = .inMemory) throws {
@@ -43,4 +46,92 @@ public final class ManagedContainer: Sendable {
     public func newContext(observation: ObservationMode = .observable) -> ManagedObjectContext {
         ManagedObjectContext(container: self, observationMode: observation)
     }
+
+    /// The context for UI code, isolated to the main actor. It merges every other context's saves as
+    /// they happen (`automaticallyMergesChanges`), so its objects' observers hear of them. It lives as
+    /// long as the container.
+    @MainActor public var mainContext: ManagedObjectContext {
+        mainContextBox.context(of: self)
+    }
+
+    /// Every save's change set from now on, from every context of this container, in save order per
+    /// context. Each access is a new subscription; drop the stream (or its task) to end it.
+    public var changes: AsyncStream<ChangeSet> { broadcaster.subscribe() }
+
+    /// Runs `body` on a new context isolated to a background actor and returns its result. Managed
+    /// objects stay inside: return `ObjectID`s or values, and fetch by ID on the other side.
+    public func performBackgroundTask<Result: Sendable>(
+        _ body: @escaping @Sendable (ManagedObjectContext) throws -> Result
+    ) async throws -> Result {
+        let actor = BackgroundContext(container: self)
+        return try await actor.perform(body)
+    }
+
+    /// Called by a context after a save: publishes the change set and merges it into the main context.
+    func didSave(_ changes: ChangeSet, from context: ManagedObjectContext) {
+        broadcaster.publish(changes)
+        let origin = ObjectIdentifier(context)
+        let box = mainContextBox
+        Task { @MainActor in
+            guard let main = box.existingContext, ObjectIdentifier(main) != origin, main.automaticallyMergesChanges else { return }
+            main.mergeChanges(changes)
+        }
+    }
+}
+
+/// Holds the main context: main-actor state, so the Sendable container may own it.
+@MainActor
+private final class MainContextBox: Sendable {
+    var existingContext: ManagedObjectContext?
+
+    nonisolated init() {}
+
+    func context(of container: ManagedContainer) -> ManagedObjectContext {
+        if let existingContext { return existingContext }
+        // The container holds its main context; the context does not hold the container (no cycle).
+        let context = ManagedObjectContext(container: container, retainsContainer: false)
+        context.automaticallyMergesChanges = true
+        context.isolation = .mainActor
+        DispatchQueue.main.setSpecific(key: mainQueueKey, value: true)
+        existingContext = context
+        return context
+    }
+}
+
+/// An actor owning one context: `performBackgroundTask`'s isolation, and the base of a long-lived
+/// importer (`ModelActor`).
+actor BackgroundContext {
+    let context: ManagedObjectContext
+
+    init(container: ManagedContainer) {
+        context = container.newContext(observation: .unobserved)
+        context.isolation = .actor(WeakBackgroundContext(actor: self))
+    }
+
+    /// The background context whose task is running (debug checks of `ContextIsolation`).
+    @TaskLocal static var current: ObjectIdentifier?
+
+    func perform<Result: Sendable>(_ body: @Sendable (ManagedObjectContext) throws -> Result) throws -> Result {
+        try Self.$current.withValue(ObjectIdentifier(self)) { try body(context) }
+    }
+}
+
+/// A user's actor that owns a context for long-lived background work (an importer): the context is
+/// isolated to the actor, and its objects never leave it.
+///
+/// ```swift
+/// actor Importer: ModelActor {
+///     let modelContext: ManagedObjectContext
+///     init(container: ManagedContainer) { modelContext = container.newContext(observation: .unobserved) }
+///     func importItems(_ rows: [Row]) throws -> [ObjectID] { … try modelContext.save() … }
+/// }
+/// ```
+public protocol ModelActor: Actor {
+    /// The actor's context; use it only from the actor.
+    var modelContext: ManagedObjectContext { get }
+}
+
+extension ModelActor {
+    /// The container of the actor's context.
+    public var modelContainer: ManagedContainer { modelContext.container }
 }
