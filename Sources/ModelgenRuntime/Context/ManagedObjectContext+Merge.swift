@@ -69,6 +69,7 @@ extension ManagedObjectContext {
             object.turnIntoFault()
             object._context = nil
         }
+        updateLiveResults(changes)
     }
 }
 

@@ -79,7 +79,10 @@ extension ManagedObjectContext {
         for (object, keys) in zip(changedObjects, changedKeys) where !keys.isEmpty {
             changeSet.updated[object.objectID] = keys
         }
-        if !changeSet.isEmpty { container.didSave(changeSet, from: self) }
+        if !changeSet.isEmpty {
+            updateLiveResults(changeSet)
+            container.didSave(changeSet, from: self)
+        }
     }
 
     /// Records a commit in the objects: permanent IDs and versions (the result's arrays are in the

@@ -13,6 +13,8 @@ public final class ManagedObjectContext {
     /// Whether saves of other contexts are merged into this one as they happen (`mergeChanges(_:)`).
     /// On by default for the container's `mainContext`; other contexts merge when you call it.
     public var automaticallyMergesChanges = false
+    /// Live results of this context, updated after its saves and merges.
+    var liveResults: [WeakChangeSetObserver] = []
     /// The isolation the context was made for (checked in debug builds).
     var isolation = ContextIsolation.unchecked
     /// What to do when a save meets a newer save of the same records.
