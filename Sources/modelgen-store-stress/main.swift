@@ -2,6 +2,7 @@
 //   modelgen-store-stress saves PATH          save batches until killed, printing "saved N" after each save
 //   modelgen-store-stress increment PATH N    add 1 to the counter N times, retrying on conflicts
 //   modelgen-store-stress check PATH          print "batches=M complete=BOOL counter=C"
+//   modelgen-store-stress misuse PATH         use the main context off the main actor (debug builds stop)
 import Foundation
 import ModelgenRuntime
 
@@ -76,6 +77,15 @@ case "check":
     }
     let value = try context.fetch(FetchRequest<ManagedObject>(entityName: "Counter")).first.map { try $0.value(forKey: "value") as! Int64 } ?? 0
     print("batches=\(batches.count) complete=\(complete) counter=\(value)")
+case "misuse":
+    // Only unsafe code can take the main context off the main actor; a debug build stops at its save.
+    let smuggled = Unmanaged.passRetained(container.mainContext)
+    let bits = UInt(bitPattern: smuggled.toOpaque())
+    await Task.detached {
+        let context = Unmanaged<ManagedObjectContext>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).takeUnretainedValue()
+        try? context.save()
+    }.value
+    print("not stopped")
 default:
     FileHandle.standardError.write(Data("unknown mode \(arguments[1])\n".utf8))
     exit(2)

@@ -108,19 +108,6 @@ actor StaffImporter: ModelActor {
         #expect(main.registeredObjects.allSatisfy { $0.objectID != hired[0] })
     }
 
-    /// A context smuggled out of its isolation stops the program in debug builds, naming the fix.
-    @Test func theMainContextUsedOffTheMainActorStops() async throws {
-        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            // The compiler refuses to let mainContext leave the main actor; only unsafe code can.
-            let container = try ManagedContainer(model: StaffModel.model, store: .inMemory)
-            let bits = await MainActor.run { UInt(bitPattern: Unmanaged.passRetained(container.mainContext).toOpaque()) }
-            let smuggled = Unmanaged<ManagedObjectContext>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).takeRetainedValue()
-            try? smuggled.save()
-        }
-        let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
-        #expect(message.contains("the main context was used off the main actor"))
-    }
-
     @MainActor @Test func contextsThatDoNotMergeStayAsTheyWere() async throws {
         let container = try ManagedContainer(model: StaffModel.model, store: .inMemory)
         let reader = container.newContext()

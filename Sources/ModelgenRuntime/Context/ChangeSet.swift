@@ -3,7 +3,7 @@ import Synchronization
 /// What one save changed: the records it inserted, updated (with the names of the properties whose
 /// values changed) and deleted. Sendable, so it crosses actors and tasks; contexts merge it with
 /// `mergeChanges(_:)`, and `ManagedContainer.changes` publishes one per save.
-public struct ChangeSet: Sendable, Hashable, CustomStringConvertible {
+public struct ChangeSet: Sendable, Hashable, Codable, CustomStringConvertible {
     /// Records the save inserted (their permanent IDs).
     public var inserted: [ObjectID] = []
     /// Records the save updated, each with the names of its changed properties.

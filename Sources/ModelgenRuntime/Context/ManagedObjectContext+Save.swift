@@ -45,6 +45,8 @@ extension ManagedObjectContext {
         let changedKeys = changedObjects.map { Set($0.changedValues().keys) }
 
         var changes = StoreChanges()
+        changes.author = container.historyAuthor
+        for (object, keys) in zip(changedObjects, changedKeys) { changes.changedKeys[object.objectID] = keys }
         changes.inserted = insertedObjects.map { StoreRow(id: $0.objectID, version: 0, values: storeValues(of: $0)) }
         changes.updated = changedObjects.map { StoreRow(id: $0.objectID, version: $0.committedVersion, values: storeValues(of: $0)) }
         changes.deleted = deletedObjects.map { ($0.objectID, $0.committedVersion) }

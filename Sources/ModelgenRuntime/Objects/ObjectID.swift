@@ -3,7 +3,7 @@ import Foundation
 /// The identity of a managed object's record: Sendable, so it can cross between contexts.
 /// Objects inserted but not yet saved have a temporary ID; a save replaces it with a permanent one,
 /// stable from then on.
-public struct ObjectID: Sendable, Hashable, CustomStringConvertible {
+public struct ObjectID: Sendable, Hashable, Codable, CustomStringConvertible {
     /// The entity's name.
     public let entityName: String
     /// The store-assigned key (positive, permanent) or a temporary key (negative, per process).

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Where a container keeps its records.
 public enum StoreDescription: Sendable {
@@ -24,6 +25,11 @@ public final class ManagedContainer: Sendable {
     public let model: ManagedObjectModel
     public let store: any PersistentStore
     private let broadcaster = ChangeBroadcaster()
+    /// This container's name in the store's history: its saves carry it, and it skips them when
+    /// catching up with other processes.
+    public let historyAuthor = "container-" + UUID().uuidString
+    /// The task watching the store for other processes' saves (see `watchOtherProcesses(every:)`).
+    private let watcher = Mutex<Task<Void, Never>?>(nil)
     /// The main context, made on first use on the main actor (its only isolation).
     private let mainContextBox = MainContextBox()
 
@@ -67,10 +73,56 @@ public final class ManagedContainer: Sendable {
         return try await actor.perform(body)
     }
 
+    /// The saves the store recorded after `token` (nil: all it keeps), oldest first, from every process.
+    /// Keep the last transaction's `token` to catch up from there later. Empty for the in-memory store.
+    public func history(after token: Int64? = nil) throws -> [HistoryTransaction] {
+        try store.historyTransactions(after: token ?? 0)
+    }
+
+    /// Drops the store's history up to and including `token` (history grows by one row per save).
+    public func pruneHistory(through token: Int64) throws {
+        try store.pruneHistory(through: token)
+    }
+
+    /// Watches the store for saves of other processes (or other containers on the same file): every
+    /// `interval` it asks SQLite whether another connection committed (`PRAGMA data_version`, a read of
+    /// a counter, no I/O), and if so reads the history after the last transaction it saw and hands each
+    /// save to `changes` and the main context's merge. So another process's save reaches this process
+    /// within `interval` plus the time to read its history. The main context starts it (every 50 ms)
+    /// when it is first used; call it to watch without one, or to change the interval. Stops with the
+    /// container. Does nothing for stores only this process writes (in-memory).
+    public func watchOtherProcesses(every interval: Duration = .milliseconds(50)) {
+        guard (try? store.externalChangeCounter()) != nil else { return }
+        let startToken = (try? store.historyTransactions(after: 0).last?.token) ?? 0
+        let task = Task.detached { [weak self] in
+            var lastCounter = (try? self?.store.externalChangeCounter()) ?? nil
+            var lastToken = startToken
+            while !Task.isCancelled {
+                try? await Task.sleep(for: interval)
+                guard let self else { return }
+                guard let counter = try? self.store.externalChangeCounter(), counter != lastCounter else { continue }
+                lastCounter = counter
+                guard let transactions = try? self.store.historyTransactions(after: lastToken) else { continue }
+                for transaction in transactions {
+                    lastToken = transaction.token
+                    if transaction.author != self.historyAuthor { self.didSave(transaction.changes, from: nil) }
+                }
+            }
+        }
+        watcher.withLock { previous in
+            previous?.cancel()
+            previous = task
+        }
+    }
+
+    deinit {
+        watcher.withLock { $0?.cancel() }
+    }
+
     /// Called by a context after a save: publishes the change set and merges it into the main context.
-    func didSave(_ changes: ChangeSet, from context: ManagedObjectContext) {
+    func didSave(_ changes: ChangeSet, from context: ManagedObjectContext?) {
         broadcaster.publish(changes)
-        let origin = ObjectIdentifier(context)
+        let origin = context.map(ObjectIdentifier.init)
         let box = mainContextBox
         Task { @MainActor in
             guard let main = box.existingContext, ObjectIdentifier(main) != origin, main.automaticallyMergesChanges else { return }
@@ -94,6 +146,7 @@ private final class MainContextBox: Sendable {
         context.isolation = .mainActor
         DispatchQueue.main.setSpecific(key: mainQueueKey, value: true)
         existingContext = context
+        container.watchOtherProcesses()
         return context
     }
 }

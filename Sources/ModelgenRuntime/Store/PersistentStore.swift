@@ -1,3 +1,4 @@
+import Foundation
 import ModelgenPredicate
 
 /// One record as a store keeps it: stored (non-transient) property values by slot, relationships as IDs.
@@ -30,6 +31,10 @@ public struct StoreChanges: Sendable {
     public var deleted: [(id: ObjectID, version: Int64)] = []
     /// With `force`, version checks are skipped (merge policy: the context's changes win).
     public var force = false
+    /// The names of the changed properties of each updated record (for the store's history).
+    public var changedKeys: [ObjectID: Set<String>] = [:]
+    /// Who saves: recorded in the store's history (`ManagedContainer.historyAuthor`).
+    public var author = ""
 
     /// Empty changes.
     public init() {}
@@ -95,6 +100,38 @@ public protocol PersistentStore: AnyObject, Sendable {
     func fetchIDs(_ query: StoreQuery) throws -> ObjectIDList?
     /// The rows of several records at once, for loading a batch (see the default in the extension).
     func rows(for ids: [ObjectID]) throws -> [StoreRow]
+    /// The saves recorded after `token` (0: all kept), oldest first; empty for a store without history.
+    func historyTransactions(after token: Int64) throws -> [HistoryTransaction]
+    /// Drops the history up to and including `token`.
+    func pruneHistory(through token: Int64) throws
+    /// A number that changes when another connection (process) commits to the store, nil when the store
+    /// cannot be written from elsewhere (the in-memory store).
+    func externalChangeCounter() throws -> Int64?
+}
+
+/// One save as a store's history keeps it (`ManagedContainer.history(after:)`).
+public struct HistoryTransaction: Sendable, Hashable {
+    /// Its place in the history: pass it to `history(after:)` to read what came later.
+    public var token: Int64
+    /// The saving container's `historyAuthor`.
+    public var author: String
+    public var timestamp: Date
+    public var changes: ChangeSet
+
+    /// A transaction.
+    public init(token: Int64, author: String, timestamp: Date, changes: ChangeSet) {
+        self.token = token
+        self.author = author
+        self.timestamp = timestamp
+        self.changes = changes
+    }
+}
+
+extension PersistentStore {
+    /// No history (the in-memory store lives in one process: its saves reach contexts directly).
+    public func historyTransactions(after token: Int64) throws -> [HistoryTransaction] { [] }
+    public func pruneHistory(through token: Int64) throws {}
+    public func externalChangeCounter() throws -> Int64? { nil }
 }
 
 /// A fetch a store can run itself (the SQLite store translates it to SQL). Variables are already

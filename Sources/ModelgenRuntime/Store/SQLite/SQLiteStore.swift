@@ -47,13 +47,14 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
                 try connection.statement("INSERT OR REPLACE INTO \"modelgen.metadata\" VALUES ('schema', ?)").run([.text(json)])
             }
         }
+        try connection.execute(Self.createHistoryTable)
         layout = SQLiteLayout(schema: plan.schema, model: model)
         try collectUnreferencedExternalFiles()
     }
 
     /// The layout recorded in the file, nil for a new (empty) file.
     private static func readSchema(_ connection: SQLiteConnection, path: String) throws -> SQLiteSchema? {
-        let tables = try connection.statement("SELECT name FROM sqlite_master WHERE type = 'table'")
+        let tables = try connection.statement("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
         var names: [String] = []
         while try tables.step() { names.append(tables.text(0)) }
         guard names.contains("modelgen.metadata") else {
@@ -291,7 +292,9 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
             var writtenFiles: [String] = []
             do {
                 let result = try connection.inTransaction {
-                    try apply(changes, connection, unreferenced: &unreferencedFiles, written: &writtenFiles)
+                    let result = try apply(changes, connection, unreferenced: &unreferencedFiles, written: &writtenFiles)
+                    try writeHistory(changes, result: result, connection)
+                    return result
                 }
                 for file in unreferencedFiles { try? FileManager.default.removeItem(at: externalDirectory.appendingPathComponent(file)) }
                 return result

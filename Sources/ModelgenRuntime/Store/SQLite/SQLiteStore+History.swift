@@ -1,0 +1,53 @@
+import Foundation
+
+/// Persistent history: every save writes one row of `modelgen.history` in its own transaction
+/// (author, time, the change set as JSON), so another process with the same file can catch up from a
+/// token, and a running process notices other processes' saves by `PRAGMA data_version`.
+extension SQLiteStore {
+    static let createHistoryTable = """
+        CREATE TABLE IF NOT EXISTS "modelgen.history" ("token" INTEGER PRIMARY KEY AUTOINCREMENT, \
+        "author" TEXT NOT NULL, "timestamp" REAL NOT NULL, "changes" BLOB NOT NULL)
+        """
+
+    /// Writes a save's history row (inside the save's transaction: both are kept or neither).
+    func writeHistory(_ changes: StoreChanges, result: StoreCommitResult, _ connection: SQLiteConnection) throws {
+        var changeSet = ChangeSet()
+        changeSet.inserted = result.insertedIDs
+        for row in changes.updated { changeSet.updated[row.id] = changes.changedKeys[row.id] ?? [] }
+        changeSet.deleted = changes.deleted.map(\.id)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        try connection.statement("INSERT INTO \"modelgen.history\" (\"author\", \"timestamp\", \"changes\") VALUES (?, ?, ?)")
+            .run([.text(changes.author), .real(Date().timeIntervalSinceReferenceDate), .blob(try encoder.encode(changeSet))])
+    }
+
+    public func historyTransactions(after token: Int64) throws -> [HistoryTransaction] {
+        try withConnection { connection in
+            let select = try connection.statement("SELECT \"token\", \"author\", \"timestamp\", \"changes\" FROM \"modelgen.history\" WHERE \"token\" > ? ORDER BY \"token\"")
+            select.bind([.integer(token)])
+            defer { select.reset() }
+            var transactions: [HistoryTransaction] = []
+            let decoder = JSONDecoder()
+            while try select.step() {
+                let changes = try decoder.decode(ChangeSet.self, from: select.blob(3))
+                transactions.append(HistoryTransaction(token: select.int64(0), author: select.text(1),
+                                                       timestamp: Date(timeIntervalSinceReferenceDate: select.double(2)), changes: changes))
+            }
+            return transactions
+        }
+    }
+
+    public func pruneHistory(through token: Int64) throws {
+        try withConnection { connection in
+            try connection.statement("DELETE FROM \"modelgen.history\" WHERE \"token\" <= ?").run([.integer(token)])
+        }
+    }
+
+    public func externalChangeCounter() throws -> Int64? {
+        try withConnection { connection in
+            let pragma = try connection.statement("PRAGMA data_version")
+            defer { pragma.reset() }
+            return try pragma.step() ? pragma.int64(0) : nil
+        }
+    }
+}
