@@ -109,15 +109,6 @@ func printObjectBytes(kind: String) throws {
     let n = 10_000_000
     let observableContext = container.newContext()
     let unobservedContext = container.newContext(observation: .unobserved)
-    func makeItems(_ context: ManagedObjectContext) -> [Item] {
-        (0..<1024).map { _ in
-            let item = Item(context: context)
-            item.name = "hello world"
-            item.d = ""
-            item.createdAt = Date()
-            return item
-        }
-    }
     let unwatched = makeItems(observableContext)        // observable context, never read under tracking
     let watched = makeItems(observableContext)          // observable context, read under tracking (registrar made)
     withObservationTracking { for item in watched { _ = item.count } } onChange: {}

@@ -106,13 +106,17 @@ func nsPerOp(_ n: Int, _ body: () -> Void) -> Double {
 let container = try ManagedContainer(model: model, store: .inMemory)
 // An .unobserved context: these rows time the storage path itself (observable contexts: the observation section).
 let context = container.newContext(observation: .unobserved)
-let items: [Item] = (0..<1024).map { _ in
-    let item = Item(context: context)
-    item.name = "hello world"
-    item.d = ""
-    item.createdAt = Date()
-    return item
+/// The 1,024 objects the access loops rotate over, required values set.
+func makeItems(_ context: ManagedObjectContext) -> [Item] {
+    (0..<1024).map { _ in
+        let item = Item(context: context)
+        item.name = "hello world"
+        item.d = ""
+        item.createdAt = Date()
+        return item
+    }
 }
+let items = makeItems(context)
 try context.save()
 for item in items { item.count = 1 }   // tracked: registered as changed; later writes take the fast path
 let plains: [PlainItem] = (0..<1024).map { _ in
