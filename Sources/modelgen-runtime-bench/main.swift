@@ -40,7 +40,7 @@ let model = try ManagedObjectModel(name: "Bench", entities: [
     ]),
 ])
 
-/// Sections to run (`modelgen-runtime-bench [access] [observation] [memory] [sqlite] [batch]`); all when none is named.
+/// Sections to run (`modelgen-runtime-bench [access] [observation] [propagation] [memory] [sqlite] [batch]`); all when none is named.
 let sections = Set(CommandLine.arguments.dropFirst())
 func runs(_ section: String) -> Bool { sections.isEmpty || sections.contains(section) }
 
@@ -147,6 +147,10 @@ if runs("access") {
 if runs("observation") {
     print("")
     try runObservationBench()
+}
+if runs("propagation") {
+    print("")
+    try await runPropagationBench()
 }
 
 /// Inserts `count` items with 10 attributes into a new context of `container` and saves: milliseconds.
