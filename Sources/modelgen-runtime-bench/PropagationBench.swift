@@ -52,3 +52,56 @@ func percentile(_ sorted: [Double], _ p: Double) -> Double { sorted[min(sorted.c
     print(String(format: "  background save to main-context observer   median %7.1f   p99 %7.1f", percentile(latencies, 0.5), percentile(latencies, 0.99)))
     print(String(format: "  floor: background task to main actor hop    median %7.1f   p99 %7.1f", percentile(floors, 0.5), percentile(floors, 0.99)))
 }
+
+/// Live results of 10,000 rows (SQLite store): merging a save that changed one row, live results
+/// updated from the change set, beside loading that one row by its ID and beside refetching all.
+@MainActor func runLiveResultsBench() async throws {
+    let rows = 10_000, rounds = 100
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("modelgen-bench-live-\(getpid())")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let liveContainer = try ManagedContainer(model: model, store: .sqlite(directory.appendingPathComponent("live.sqlite")))
+    let writer = liveContainer.newContext(observation: .unobserved)
+    writer.isUndoEnabled = false
+    let written: [Item] = (0..<rows).map { index in
+        let item = Item(context: writer)
+        item.name = "item \(index)"
+        item.d = ""
+        item.createdAt = Date()
+        item.a = Int64(index)
+        return item
+    }
+    try writer.save()
+    let reader = liveContainer.newContext()
+    var request = try FetchRequest<Item>(entityName: "Item", predicate: "a >= 0", sortDescriptors: [SortDescriptor("a")])
+    request.resultType = .objects
+    let results = try LiveResults(request, in: reader)
+    var changes = liveContainer.changes.makeAsyncIterator()
+    var merges: [Double] = [], loads: [Double] = [], refetches: [Double] = []
+    for round in 0..<rounds {
+        let item = written[(round * 97) % rows]
+        item.a = Int64(rows + round)                  // moves to the end of the results
+        try writer.save()
+        guard let changeSet = await changes.next() else { break }
+        var start = now()
+        reader.mergeChanges(changeSet)
+        merges.append(Double(now() - start) / 1e3)
+        let same = reader.object(with: item.objectID)
+        start = now()
+        reader.refresh(same, mergeChanges: false)
+        try same.loadIfFault()
+        loads.append(Double(now() - start) / 1e3)
+        start = now()
+        _ = try reader.fetch(request)
+        refetches.append(Double(now() - start) / 1e3)
+    }
+    guard results.objects.count == rows, results.objects.last?.a == Int64(rows + rounds - 1) else {
+        fatalError("live results diverged from the store")
+    }
+    merges.sort(); loads.sort(); refetches.sort()
+    print("live results, \(rows) rows (SQLite), one row changed per save, \(rounds) saves (microseconds, median / p99)")
+    print(String(format: "  merge + live results update from the change set   %8.1f / %8.1f", percentile(merges, 0.5), percentile(merges, 0.99)))
+    print(String(format: "  floor: loading that one row by its ID              %8.1f / %8.1f", percentile(loads, 0.5), percentile(loads, 0.99)))
+    print(String(format: "  refetching all %d rows                          %8.1f / %8.1f", rows, percentile(refetches, 0.5), percentile(refetches, 0.99)))
+    print(String(format: "  ratio to the floor (median) %.1fx (goal <= 10x)", percentile(merges, 0.5) / percentile(loads, 0.5)))
+}

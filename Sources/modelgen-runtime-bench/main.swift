@@ -151,6 +151,8 @@ if runs("observation") {
 if runs("propagation") {
     print("")
     try await runPropagationBench()
+    print("")
+    try await runLiveResultsBench()
 }
 
 /// Inserts `count` items with 10 attributes into a new context of `container` and saves: milliseconds.

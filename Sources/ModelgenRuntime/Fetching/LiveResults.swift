@@ -154,30 +154,73 @@ public final class LiveResults<Result: ManagedObject>: Observable {
 
     private func update(_ changes: ChangeSet, refetch: Bool = false) throws {
         guard let context else { return }
-        let old = _objects
-        var new: [Result]
-        var updatedIDs: Set<ObjectID> = []
         if refetch || request.fetchLimit != nil || request.fetchOffset > 0 {
-            new = try context.fetch(request)
-            updatedIDs = Set(changes.updated.keys)
-        } else {
-            func concerns(_ id: ObjectID) -> Bool { entityNames.contains(id.entityName) }
-            let deleted = Set(changes.deleted.filter(concerns))
-            let candidates = (changes.inserted + changes.updated.keys).filter(concerns)
-            guard !deleted.isEmpty || !candidates.isEmpty else { return }
-            let touched = deleted.union(candidates)
-            new = old.filter { !touched.contains($0.objectID) }
-            for id in candidates {
-                let object = context.object(with: id)
-                try object.loadIfFault()
-                if let predicate = request.predicate?.predicate, !(try evaluator.evaluate(predicate, on: object)) { continue }
-                guard let typed = object as? Result else { continue }
-                new.insert(typed, at: try insertionIndex(of: typed, in: new))
-                updatedIDs.insert(id)
-            }
-            updatedIDs.subtract(changes.inserted)
+            let old = _objects
+            let new = try context.fetch(request)
+            publish(new, Self.difference(from: old, to: new, updated: Set(changes.updated.keys)))
+            return
         }
-        let difference = Self.difference(from: old, to: new, updated: updatedIDs)
+        func concerns(_ id: ObjectID) -> Bool { entityNames.contains(id.entityName) }
+        let deleted = Set(changes.deleted.filter(concerns))
+        let candidates = (changes.inserted + changes.updated.keys).filter(concerns)
+        guard !deleted.isEmpty || !candidates.isEmpty else { return }
+        let touched = deleted.union(candidates)
+        // The changed records that belong in the results now.
+        var matching: [Result] = []
+        for id in candidates {
+            let object = context.object(with: id)
+            try object.loadIfFault()
+            if let predicate = request.predicate?.predicate, !(try evaluator.evaluate(predicate, on: object)) { continue }
+            if let typed = object as? Result { matching.append(typed) }
+        }
+        if touched.count <= 32 {
+            // A few changed records (the common case): found by identity (a pointer compare per row),
+            // moved in place (no copy of the array, no hashing of every row), each one's fate said directly.
+            var removedAt: [ObjectID: Int] = [:]
+            for id in touched {
+                // An object in the results is registered, unless a merge just deleted it: then by its ID.
+                let index = context.registered[id].map { object in _objects.firstIndex { $0 === object } }
+                    ?? _objects.firstIndex { $0.objectID == id }
+                if let index { removedAt[id] = index }
+            }
+            guard !removedAt.isEmpty || !matching.isEmpty else { return }   // nothing the results show
+            try registrar.withMutation(of: self, keyPath: \.objects) {
+                for index in removedAt.values.sorted(by: >) { _objects.remove(at: index) }
+                for object in matching { _objects.insert(object, at: try insertionIndex(of: object, in: _objects)) }
+            }
+            let difference = Self.difference(removedAt: removedAt, placed: matching, in: _objects)
+            registrar.withMutation(of: self, keyPath: \.lastDifference) { _lastDifference = difference }
+            yieldSnapshot(difference)
+            return
+        }
+        let old = _objects
+        var new = old.filter { !touched.contains($0.objectID) }
+        for object in matching { new.insert(object, at: try insertionIndex(of: object, in: new)) }
+        publish(new, Self.difference(from: old, to: new, updated: Set(matching.map(\.objectID)).subtracting(changes.inserted)))
+    }
+
+    /// The difference of a few changed records: each removed from its old index, placed at its new one.
+    static func difference(removedAt: [ObjectID: Int], placed: [Result], in new: [Result]) -> ResultsDifference {
+        var result = ResultsDifference()
+        var newIndex: [ObjectID: Int] = [:]
+        for object in placed { newIndex[object.objectID] = new.firstIndex { $0 === object } }
+        for (id, old) in removedAt {
+            if let index = newIndex[id] {
+                if index == old { result.updated.append(index) } else { result.moved.append((from: old, to: index)) }
+            } else {
+                result.removed.append(old)
+            }
+        }
+        for (id, index) in newIndex where removedAt[id] == nil { result.inserted.append(index) }
+        result.removed.sort()
+        result.inserted.sort()
+        result.updated.sort()
+        result.moved.sort { $0.from < $1.from }
+        return result
+    }
+
+    /// Makes `new` the current results, telling observers and snapshot subscribers.
+    private func publish(_ new: [Result], _ difference: ResultsDifference) {
         guard !difference.isEmpty else { return }
         registrar.withMutation(of: self, keyPath: \.objects) {
             registrar.withMutation(of: self, keyPath: \.lastDifference) {
@@ -185,7 +228,13 @@ public final class LiveResults<Result: ManagedObject>: Observable {
                 _lastDifference = difference
             }
         }
-        let snapshot = ResultsSnapshot(ids: new.map(\.objectID), difference: difference)
+        yieldSnapshot(difference)
+    }
+
+    /// Hands the current state to snapshot subscribers (none: nothing to build).
+    private func yieldSnapshot(_ difference: ResultsDifference) {
+        guard !continuations.isEmpty else { return }
+        let snapshot = ResultsSnapshot(ids: _objects.map(\.objectID), difference: difference)
         for continuation in continuations.values { continuation.yield(snapshot) }
     }
 
