@@ -41,12 +41,11 @@ extension ManagedObjectContext {
             throw ValidationError(failures)
         }
 
-        // What other contexts and `container.changes` hear of this save.
-        let changedKeys = changedObjects.map { Set($0.changedValues().keys) }
-
         var changes = StoreChanges()
         changes.author = container.historyAuthor
-        for (object, keys) in zip(changedObjects, changedKeys) { changes.changedKeys[object.objectID] = keys }
+        // What the history, other contexts and `container.changes` hear of this save (after derived
+        // attributes and willSave, so their changes count).
+        for object in changedObjects { changes.changedKeys[object.objectID] = Set(object.changedValues().keys) }
         changes.inserted = insertedObjects.map { StoreRow(id: $0.objectID, version: 0, values: storeValues(of: $0)) }
         changes.updated = changedObjects.map { StoreRow(id: $0.objectID, version: $0.committedVersion, values: storeValues(of: $0)) }
         changes.deleted = deletedObjects.map { ($0.objectID, $0.committedVersion) }
@@ -73,14 +72,9 @@ extension ManagedObjectContext {
                 result = try store.commit(changes)
             }
         }
-        let savedDeletions = deletedObjects.filter { $0._isDeleted }
-        var changeSet = ChangeSet()
-        changeSet.deleted = savedDeletions.map(\.objectID)
-        finishSave(result, inserted: insertedObjects, changed: changedObjects, deleted: savedDeletions)
-        changeSet.inserted = insertedObjects.map(\.objectID)
-        for (object, keys) in zip(changedObjects, changedKeys) where !keys.isEmpty {
-            changeSet.updated[object.objectID] = keys
-        }
+        finishSave(result, inserted: insertedObjects, changed: changedObjects, deleted: deletedObjects.filter { $0._isDeleted })
+        // The changes as committed (a storeWins retry leaves out the conflicting records).
+        let changeSet = ChangeSet(committed: changes, result: result)
         if !changeSet.isEmpty {
             updateLiveResults(changeSet)
             container.didSave(changeSet, from: self)

@@ -323,7 +323,7 @@ public final class ManagedObjectContext {
         // Observers are told now, not when someone next reads: an observed object loads its fresh values
         // at once and its observers hear of those that differ from what they read (a record gone from
         // the store leaves a fault, as it would unobserved).
-        let before = object._observation != nil ? object._slots.array : nil
+        let before = object._isObserved ? object._slots.array : nil
         object.turnIntoFault()
         _epoch &+= 1
         if let before, (try? fulfillFault(object)) != nil {

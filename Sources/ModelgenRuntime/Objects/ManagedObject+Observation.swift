@@ -84,7 +84,9 @@ extension ManagedObject {
         }
     }
 
-    /// Writes a slot, telling observers when the value differs from the current one.
+    /// Writes a slot, telling observers when the value differs from the current one (also the slow path
+    /// of typed writes to an observed object, hence out of line).
+    @usableFromInline @inline(never)
     final func storeSlot(_ slot: Int, _ value: SlotValue) {
         if _observationRef == nil || _slots[slot].isSame(as: value) {
             _slots[slot] = value
@@ -96,18 +98,8 @@ extension ManagedObject {
     /// Tells observers of `slots` that they changed (after the fact: used where values were replaced
     /// while the object could not be read, such as loading a fault).
     final func notifyChanged(_ slots: [Int]) {
-        guard let registrar = _observation?.registrar else { return }
-        for slot in slots {
-            let keyPath = entity.observationKeyPaths[slot]
-            registrar.willSet(self, keyPath: keyPath)
-            registrar.didSet(self, keyPath: keyPath)
-        }
-    }
-
-    /// The slow path of a typed write to an observed object: notifies only when the value changes.
-    @usableFromInline @inline(never)
-    final func _observedWrite(_ value: SlotValue, at slot: Int) {
-        storeSlot(slot, value)
+        guard _observationRef != nil else { return }
+        for slot in slots { notifyingChange(of: slot) {} }
     }
 }
 
@@ -132,7 +124,7 @@ extension ManagedObject {
 /// path, whose one component is a `ProbeKey` that counts its hashes. A count that moved during the call
 /// means tracking is on (another thread's probe moving it at the same moment gives a harmless extra
 /// registrar, never a missed observation). Costs about 2 ns over a bare `ObservationRegistrar.access`;
-/// `ObservationTests.probeSeesTracking` fails if a toolchain stops hashing recorded key paths.
+/// `ObservationProbeTests.probeSeesTracking` fails if a toolchain stops hashing recorded key paths.
 enum ObservationProbe {
     static func isTracking() -> Bool {
         let subject = ProbeSubject.shared

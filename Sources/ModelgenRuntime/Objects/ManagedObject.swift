@@ -105,7 +105,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         let slots = _slots
         if values.isEmpty {
             for slot in 0..<_count { slots[slot] = .null }
-        } else if _observation != nil && !_isFault {
+        } else if _isObserved && !_isFault {
             for slot in 0..<_count { storeSlot(slot, values[slot]) }
         } else {
             for slot in 0..<_count { slots[slot] = values[slot] }
@@ -290,7 +290,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     public final func _trackedWrite<Value: ManagedValue>(_ value: Value, at slot: Int) {
         _willWrite()
         if _isObserved {
-            _observedWrite(value.slotValue, at: slot)
+            storeSlot(slot, value.slotValue)
         } else {
             Value._write(value, to: self, slot: slot)
         }
@@ -318,7 +318,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     public final func setRawRepresentableValue<Value: RawRepresentable>(_ value: Value?, at slot: Int) where Value.RawValue: ManagedValue {
         _willWrite()
         let newValue = value.map { $0.rawValue.slotValue } ?? .null
-        if _slowPath(_isObserved) { _observedWrite(newValue, at: slot) } else { _slots[slot] = newValue }
+        if _slowPath(_isObserved) { storeSlot(slot, newValue) } else { _slots[slot] = newValue }
     }
 
     /// Reads a transformable attribute.

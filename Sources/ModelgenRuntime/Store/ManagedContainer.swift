@@ -93,7 +93,7 @@ public final class ManagedContainer: Sendable {
     /// container. Does nothing for stores only this process writes (in-memory).
     public func watchOtherProcesses(every interval: Duration = .milliseconds(50)) {
         guard (try? store.externalChangeCounter()) != nil else { return }
-        let startToken = (try? store.historyTransactions(after: 0).last?.token) ?? 0
+        let startToken = (try? store.latestHistoryToken()) ?? 0
         let task = Task.detached { [weak self] in
             var lastCounter = (try? self?.store.externalChangeCounter()) ?? nil
             var lastToken = startToken

@@ -102,6 +102,8 @@ public protocol PersistentStore: AnyObject, Sendable {
     func rows(for ids: [ObjectID]) throws -> [StoreRow]
     /// The saves recorded after `token` (0: all kept), oldest first; empty for a store without history.
     func historyTransactions(after token: Int64) throws -> [HistoryTransaction]
+    /// The token of the newest save in the history (0 when there is none).
+    func latestHistoryToken() throws -> Int64
     /// Drops the history up to and including `token`.
     func pruneHistory(through token: Int64) throws
     /// A number that changes when another connection (process) commits to the store, nil when the store
@@ -130,6 +132,7 @@ public struct HistoryTransaction: Sendable, Hashable {
 extension PersistentStore {
     /// No history (the in-memory store lives in one process: its saves reach contexts directly).
     public func historyTransactions(after token: Int64) throws -> [HistoryTransaction] { [] }
+    public func latestHistoryToken() throws -> Int64 { 0 }
     public func pruneHistory(through token: Int64) throws {}
     public func externalChangeCounter() throws -> Int64? { nil }
 }

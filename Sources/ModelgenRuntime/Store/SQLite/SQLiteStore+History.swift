@@ -11,10 +11,7 @@ extension SQLiteStore {
 
     /// Writes a save's history row (inside the save's transaction: both are kept or neither).
     func writeHistory(_ changes: StoreChanges, result: StoreCommitResult, _ connection: SQLiteConnection) throws {
-        var changeSet = ChangeSet()
-        changeSet.inserted = result.insertedIDs
-        for row in changes.updated { changeSet.updated[row.id] = changes.changedKeys[row.id] ?? [] }
-        changeSet.deleted = changes.deleted.map(\.id)
+        let changeSet = ChangeSet(committed: changes, result: result)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         try connection.statement("INSERT INTO \"modelgen.history\" (\"author\", \"timestamp\", \"changes\") VALUES (?, ?, ?)")
@@ -34,6 +31,14 @@ extension SQLiteStore {
                                                        timestamp: Date(timeIntervalSinceReferenceDate: select.double(2)), changes: changes))
             }
             return transactions
+        }
+    }
+
+    public func latestHistoryToken() throws -> Int64 {
+        try withConnection { connection in
+            let select = try connection.statement("SELECT MAX(\"token\") FROM \"modelgen.history\"")
+            defer { select.reset() }
+            return try select.step() ? select.int64(0) : 0
         }
     }
 
