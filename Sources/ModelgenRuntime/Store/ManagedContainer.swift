@@ -7,6 +7,8 @@ public enum StoreDescription: Sendable {
     case inMemory
     /// A SQLite database file (created when missing), see `SQLiteStore`.
     case sqlite(URL)
+    /// A SQLite database file with a reader count and busy timeout of your choosing.
+    case sqliteConfigured(URL, SQLiteConfiguration)
 }
 
 /// What to do when a save conflicts with a newer save from another context.
@@ -38,6 +40,8 @@ public final class ManagedContainer: Sendable {
         switch description {
         case .inMemory: self.init(model: model, store: InMemoryStore(model: model))
         case .sqlite(let url): self.init(model: model, store: try SQLiteStore(url: url, model: model))
+        case .sqliteConfigured(let url, let configuration):
+            self.init(model: model, store: try SQLiteStore(url: url, model: model, configuration: configuration))
         }
     }
 

@@ -12,6 +12,9 @@ public enum SQLiteStoreError: Error, Sendable, Hashable, CustomStringConvertible
     case notAStore(path: String, reason: String)
     /// A save held a value SQLite cannot keep as it is (NaN reads back as NULL); it wrote nothing.
     case unstorableValue(entity: String, key: String, record: String, reason: String)
+    /// Another connection (another process, or another store on the same file) held the database
+    /// locked for longer than the busy timeout; the statement did nothing (a save wrote nothing).
+    case busy(path: String, timeoutMilliseconds: Int32, statement: String)
 
     public var description: String {
         switch self {
@@ -24,6 +27,9 @@ public enum SQLiteStoreError: Error, Sendable, Hashable, CustomStringConvertible
             return "\(path): not a modelgen store: \(reason)"
         case .unstorableValue(let entity, let key, let record, let reason):
             return "\(entity).\(key) (\(record)): \(reason); the save wrote nothing"
+        case .busy(let path, let timeout, let statement):
+            return "\(path): the database stayed locked by another connection for longer than the busy timeout (\(timeout) ms); "
+                + "nothing was changed" + (statement.isEmpty ? "" : " (in: \(statement))")
         }
     }
 }
@@ -31,15 +37,18 @@ public enum SQLiteStoreError: Error, Sendable, Hashable, CustomStringConvertible
 /// SQLite's "copy the bytes now" destructor.
 private let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
-/// One SQLite database connection. Not thread-safe by itself: the store serializes every use.
+/// One SQLite database connection. Not thread-safe by itself: `SQLiteConnectionPool` gives it to one
+/// thread at a time.
 final class SQLiteConnection {
     private(set) var handle: OpaquePointer?
     let path: String
+    let busyTimeoutMilliseconds: Int32
     private var statements: [String: SQLiteStatement] = [:]
 
     /// Opens (creating when asked) the database file.
-    init(path: String, create: Bool) throws {
+    init(path: String, create: Bool, busyTimeoutMilliseconds: Int32) throws {
         self.path = path
+        self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
         var flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX
         if create { flags |= SQLITE_OPEN_CREATE }
         let code = sqlite3_open_v2(path, &handle, flags, nil)
@@ -50,7 +59,7 @@ final class SQLiteConnection {
             throw SQLiteStoreError.sqlite(code: code, message: message, statement: "open \(path)")
         }
         sqlite3_extended_result_codes(handle, 1)
-        sqlite3_busy_timeout(handle, 10_000)
+        sqlite3_busy_timeout(handle, busyTimeoutMilliseconds)
         registerFunctions()
     }
 
@@ -66,6 +75,7 @@ final class SQLiteConnection {
         if code != SQLITE_OK {
             let text = message.map { String(cString: $0) } ?? "error \(code)"
             sqlite3_free(message)
+            if code & 0xFF == SQLITE_BUSY { throw SQLiteStoreError.busy(path: path, timeoutMilliseconds: busyTimeoutMilliseconds, statement: sql) }
             throw SQLiteStoreError.sqlite(code: code, message: text, statement: sql)
         }
     }
@@ -95,7 +105,8 @@ final class SQLiteConnection {
     }
 
     func error(_ code: Int32, _ sql: String) -> SQLiteStoreError {
-        .sqlite(code: code, message: String(cString: sqlite3_errmsg(handle)), statement: sql)
+        if code & 0xFF == SQLITE_BUSY { return .busy(path: path, timeoutMilliseconds: busyTimeoutMilliseconds, statement: sql) }
+        return .sqlite(code: code, message: String(cString: sqlite3_errmsg(handle)), statement: sql)
     }
 
     /// The functions the predicate translation calls for string operators with [c]/[d] options,

@@ -19,7 +19,7 @@ extension SQLiteStore {
     }
 
     public func historyTransactions(after token: Int64) throws -> [HistoryTransaction] {
-        try withConnection { connection in
+        try reading { connection in
             let select = try connection.statement("SELECT \"token\", \"author\", \"timestamp\", \"changes\" FROM \"modelgen.history\" WHERE \"token\" > ? ORDER BY \"token\"")
             select.bind([.integer(token)])
             defer { select.reset() }
@@ -35,7 +35,7 @@ extension SQLiteStore {
     }
 
     public func latestHistoryToken() throws -> Int64 {
-        try withConnection { connection in
+        try reading { connection in
             let select = try connection.statement("SELECT MAX(\"token\") FROM \"modelgen.history\"")
             defer { select.reset() }
             return try select.step() ? select.int64(0) : 0
@@ -43,13 +43,15 @@ extension SQLiteStore {
     }
 
     public func pruneHistory(through token: Int64) throws {
-        try withConnection { connection in
+        try writing { connection in
             try connection.statement("DELETE FROM \"modelgen.history\" WHERE \"token\" <= ?").run([.integer(token)])
         }
     }
 
+    /// The writer's `PRAGMA data_version`: it changes when another connection (another process, or
+    /// another store on the file) commits, not on this store's own saves.
     public func externalChangeCounter() throws -> Int64? {
-        try withConnection { connection in
+        try writing { connection in
             let pragma = try connection.statement("PRAGMA data_version")
             defer { pragma.reset() }
             return try pragma.step() ? pragma.int64(0) : nil

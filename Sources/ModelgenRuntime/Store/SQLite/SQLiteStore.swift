@@ -16,39 +16,43 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
     /// The directory of externally stored binaries.
     public var externalDirectory: URL { URL(fileURLWithPath: url.path + "-external", isDirectory: true) }
 
-    // Everything below is used under `lock` only.
-    private let lock = NSLock()
-    private let connection: SQLiteConnection
+    /// How the store shares its file between threads and processes.
+    public var configuration: SQLiteConfiguration { pool.configuration }
+
+    /// One writer and a pool of readers (see `SQLiteConnectionPool`).
+    private let pool: SQLiteConnectionPool
     let layout: SQLiteLayout
 
     /// Opens or creates the store at `url` for `model`, migrating the file when the model changed compatibly.
-    public init(url: URL, model: ManagedObjectModel, externalStorageThreshold: Int = 100 * 1024) throws {
+    public init(url: URL, model: ManagedObjectModel, externalStorageThreshold: Int = 100 * 1024,
+                configuration: SQLiteConfiguration = SQLiteConfiguration()) throws {
         self.model = model
         self.url = url
         self.externalStorageThreshold = externalStorageThreshold
         let path = url.path
-        let connection = try SQLiteConnection(path: path, create: true)
-        self.connection = connection
-        let previous = try Self.readSchema(connection, path: path)
-        let plan = SQLiteSchemaPlanner(model: model, previous: previous).plan()
-        if !plan.problems.isEmpty {
-            throw SQLiteStoreError.incompatibleModel(path: path, problems: plan.problems)
-        }
-        try connection.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=OFF")
-        if previous == nil || previous != plan.schema {
-            try connection.inTransaction {
-                if previous == nil {
-                    try connection.execute("CREATE TABLE \"modelgen.metadata\" (\"key\" TEXT PRIMARY KEY, \"value\" TEXT NOT NULL)")
-                }
-                for statement in plan.statements { try connection.execute(statement) }
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.sortedKeys]
-                let json = String(decoding: try encoder.encode(plan.schema), as: UTF8.self)
-                try connection.statement("INSERT OR REPLACE INTO \"modelgen.metadata\" VALUES ('schema', ?)").run([.text(json)])
+        pool = try SQLiteConnectionPool(path: path, configuration: configuration)
+        layout = try pool.write { connection in
+            let previous = try Self.readSchema(connection, path: path)
+            let plan = SQLiteSchemaPlanner(model: model, previous: previous).plan()
+            if !plan.problems.isEmpty {
+                throw SQLiteStoreError.incompatibleModel(path: path, problems: plan.problems)
             }
+            try connection.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=OFF")
+            if previous == nil || previous != plan.schema {
+                try connection.inTransaction {
+                    if previous == nil {
+                        try connection.execute("CREATE TABLE \"modelgen.metadata\" (\"key\" TEXT PRIMARY KEY, \"value\" TEXT NOT NULL)")
+                    }
+                    for statement in plan.statements { try connection.execute(statement) }
+                    let encoder = JSONEncoder()
+                    encoder.outputFormatting = [.sortedKeys]
+                    let json = String(decoding: try encoder.encode(plan.schema), as: UTF8.self)
+                    try connection.statement("INSERT OR REPLACE INTO \"modelgen.metadata\" VALUES ('schema', ?)").run([.text(json)])
+                }
+            }
+            try connection.execute(Self.createHistoryTable)
+            return SQLiteLayout(schema: plan.schema, model: model)
         }
-        try connection.execute(Self.createHistoryTable)
-        layout = SQLiteLayout(schema: plan.schema, model: model)
         try collectUnreferencedExternalFiles()
     }
 
@@ -74,17 +78,21 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
         return schema
     }
 
-    /// Runs `body` with the connection, one caller at a time.
-    func withConnection<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(connection)
+    /// Runs `body` with a reader in one read transaction: it sees one committed state throughout,
+    /// and does not wait for a save in progress.
+    func reading<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
+        try pool.read(body)
+    }
+
+    /// Runs `body` with the writer, one caller at a time.
+    func writing<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
+        try pool.write(body)
     }
 
     // MARK: Reading
 
     public func recordIDs(of entityNames: [String]) throws -> [ObjectID] {
-        try withConnection { connection in
+        try reading { connection in
             var byTable: [String: [Int64]] = [:]
             for name in entityNames {
                 let entity = try layout.entity(name)
@@ -102,7 +110,7 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
     }
 
     public func row(for id: ObjectID) throws -> StoreRow? {
-        try withConnection { connection in
+        try reading { connection in
             guard let entity = layout.entities[id.entityName], let table = layout.tables[entity.table] else { return nil }
             let select = try connection.statement(table.selectByKeySQL)
             select.bind([.integer(id.key), .integer(entity.code)])
@@ -121,7 +129,7 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
     }
 
     public func toManyIDs(of id: ObjectID, relationship slot: Int) throws -> [ObjectID] {
-        try withConnection { connection in
+        try reading { connection in
             let entity = try layout.entity(id.entityName)
             return try toManyIDs(connection, id: id, storage: entity.storage[slot])
         }
@@ -206,7 +214,7 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
     }
 
     public func fetch(_ query: StoreQuery, each body: (StoreRow) throws -> Void) throws -> Bool {
-        try withConnection { connection in
+        try reading { connection in
             guard let sql = try? SQLiteQueryTranslator(layout: layout, query: query).select() else { return false }
             let select = try connection.statement(sql.text)
             select.bind(sql.bindings)
@@ -222,7 +230,7 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
     }
 
     public func fetchIDs(_ query: StoreQuery) throws -> ObjectIDList? {
-        try withConnection { connection in
+        try reading { connection in
             guard let sql = try? SQLiteQueryTranslator(layout: layout, query: query).select(onlyIDs: true) else { return nil }
             let select = try connection.statement(sql.text)
             select.bind(sql.bindings)
@@ -241,7 +249,7 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
     private static let keysPerBatchStatement = 250
 
     public func rows(for ids: [ObjectID]) throws -> [StoreRow] {
-        try withConnection { connection in
+        try reading { connection in
             var keysByTable: [String: [Int64]] = [:]
             for id in ids {
                 guard let entity = layout.entities[id.entityName] else { continue }
@@ -273,7 +281,7 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
     }
 
     public func count(_ query: StoreQuery) throws -> Int? {
-        try withConnection { connection in
+        try reading { connection in
             guard let sql = try? SQLiteQueryTranslator(layout: layout, query: query).count() else { return nil }
             let select = try connection.statement(sql.text)
             select.bind(sql.bindings)
@@ -287,21 +295,21 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
     // MARK: Saving
 
     public func commit(_ changes: StoreChanges) throws -> StoreCommitResult {
-        try withConnection { connection in
-            var unreferencedFiles: Set<String> = []
-            var writtenFiles: [String] = []
-            do {
-                let result = try connection.inTransaction {
-                    let result = try apply(changes, connection, unreferenced: &unreferencedFiles, written: &writtenFiles)
-                    try writeHistory(changes, result: result, connection)
-                    return result
-                }
-                for file in unreferencedFiles { try? FileManager.default.removeItem(at: externalDirectory.appendingPathComponent(file)) }
+        var unreferencedFiles: Set<String> = []
+        var writtenFiles: [String] = []
+        let directory = externalDirectory
+        do {
+            return try pool.writeTransaction({ connection in
+                let result = try apply(changes, connection, unreferenced: &unreferencedFiles, written: &writtenFiles)
+                try writeHistory(changes, result: result, connection)
                 return result
-            } catch {
-                for file in writtenFiles { try? FileManager.default.removeItem(at: externalDirectory.appendingPathComponent(file)) }
-                throw error
-            }
+            }, afterCommit: {
+                // Once no read that began before this save is in progress (its snapshot may name them).
+                for file in unreferencedFiles { try? FileManager.default.removeItem(at: directory.appendingPathComponent(file)) }
+            })
+        } catch {
+            for file in writtenFiles { try? FileManager.default.removeItem(at: directory.appendingPathComponent(file)) }
+            throw error
         }
     }
 
@@ -535,18 +543,16 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
     /// killed). Holds the write lock, so no other save is between writing its files and committing.
     private func collectUnreferencedExternalFiles() throws {
         guard let files = try? FileManager.default.contentsOfDirectory(atPath: externalDirectory.path), !files.isEmpty else { return }
-        try withConnection { connection in
-            try connection.inTransaction {
-                var referenced: Set<String> = []
-                for entity in layout.entities.values {
-                    for case .attribute(let column, _, true) in entity.storage {
-                        let select = try connection.statement("SELECT \(SQLiteSchemaPlanner.quote(column)) FROM \(SQLiteSchemaPlanner.quote(entity.table)) WHERE typeof(\(SQLiteSchemaPlanner.quote(column))) = 'text'")
-                        while try select.step() { referenced.insert(select.text(0)) }
-                    }
+        try pool.writeTransaction { connection in
+            var referenced: Set<String> = []
+            for entity in layout.entities.values {
+                for case .attribute(let column, _, true) in entity.storage {
+                    let select = try connection.statement("SELECT \(SQLiteSchemaPlanner.quote(column)) FROM \(SQLiteSchemaPlanner.quote(entity.table)) WHERE typeof(\(SQLiteSchemaPlanner.quote(column))) = 'text'")
+                    while try select.step() { referenced.insert(select.text(0)) }
                 }
-                for file in files where !referenced.contains(file) {
-                    try? FileManager.default.removeItem(at: externalDirectory.appendingPathComponent(file))
-                }
+            }
+            for file in files where !referenced.contains(file) {
+                try? FileManager.default.removeItem(at: externalDirectory.appendingPathComponent(file))
             }
         }
     }

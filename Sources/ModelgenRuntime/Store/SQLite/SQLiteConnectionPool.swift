@@ -1,0 +1,140 @@
+import CSQLite
+import Foundation
+
+/// How a `SQLiteStore` uses its file under concurrency.
+public struct SQLiteConfiguration: Sendable, Hashable {
+    /// The most reader connections open at once; reads beyond it wait for a free one. Readers never
+    /// wait for the writer (WAL mode): a fetch on the main context runs while a background save commits.
+    public var maximumReaderCount: Int
+    /// How long a statement waits for a lock another process (or another store on the same file)
+    /// holds before failing with `SQLiteStoreError.busy`. A save that fails so writes nothing.
+    public var busyTimeout: Duration
+
+    /// Four readers and a five-second busy timeout.
+    public init(maximumReaderCount: Int = 4, busyTimeout: Duration = .seconds(5)) {
+        self.maximumReaderCount = max(1, maximumReaderCount)
+        self.busyTimeout = busyTimeout
+    }
+
+    var busyTimeoutMilliseconds: Int32 {
+        let (seconds, attoseconds) = busyTimeout.components
+        return Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000)
+    }
+}
+
+/// One writer connection and a pool of reader connections on one SQLite file in WAL mode (the shape
+/// of GRDB's `DatabasePool`). Writes are serialized on the writer; each read runs in its own read
+/// transaction on a reader, so it sees one committed state from start to end and never a part of a
+/// save. Removing external files a save no longer refers to is deferred until every read that began
+/// before that save has ended (such a read's snapshot may still name them).
+final class SQLiteConnectionPool: @unchecked Sendable {
+    // @unchecked: the writer is used under `writerLock` only; the readers and the bookkeeping below
+    // under `readers` (an NSCondition) only; each reader connection by one thread at a time.
+    let path: String
+    let configuration: SQLiteConfiguration
+    private let writer: SQLiteConnection
+    private let writerLock = NSLock()
+    private let readers = NSCondition()
+    private var idleReaders: [SQLiteConnection] = []
+    private var openReaderCount = 0
+    /// Completed write transactions of this pool; reads record the count when they begin.
+    private var commitCount = 0
+    /// The commit count at the start of each read in progress.
+    private var activeReadStarts: [Int: Int] = [:]
+    private var nextReadNumber = 0
+    /// Work deferred until no read older than the commit that asked for it is in progress.
+    private var deferred: [(afterCommit: Int, work: () -> Void)] = []
+
+    /// Opens the writer (creating the file when missing); readers open on demand.
+    init(path: String, configuration: SQLiteConfiguration) throws {
+        self.path = path
+        self.configuration = configuration
+        writer = try SQLiteConnection(path: path, create: true, busyTimeoutMilliseconds: configuration.busyTimeoutMilliseconds)
+    }
+
+    /// Runs `body` with the writer, one caller at a time (a write transaction is the body's to begin).
+    func write<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
+        writerLock.lock()
+        defer { writerLock.unlock() }
+        return try body(writer)
+    }
+
+    /// Runs `body` in one write transaction on the writer; `afterCommit` runs once no read that could
+    /// still see the state before this commit is in progress (at once when none is).
+    func writeTransaction<T>(_ body: (SQLiteConnection) throws -> T, afterCommit: (() -> Void)? = nil) throws -> T {
+        try write { connection in
+            let result = try connection.inTransaction { try body(connection) }
+            readers.lock()
+            commitCount += 1
+            if let afterCommit { deferred.append((commitCount, afterCommit)) }
+            let ready = takeReadyWork()
+            readers.unlock()
+            ready.forEach { $0() }
+            return result
+        }
+    }
+
+    /// Runs `body` with a reader connection inside one read transaction (a consistent snapshot).
+    func read<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
+        let (connection, readNumber) = try acquireReader()
+        defer { releaseReader(connection, readNumber: readNumber) }
+        try connection.execute("BEGIN DEFERRED")
+        do {
+            let result = try body(connection)
+            try connection.execute("COMMIT")
+            return result
+        } catch {
+            try? connection.execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    private func acquireReader() throws -> (SQLiteConnection, Int) {
+        readers.lock()
+        while idleReaders.isEmpty && openReaderCount >= configuration.maximumReaderCount { readers.wait() }
+        nextReadNumber += 1
+        let readNumber = nextReadNumber
+        activeReadStarts[readNumber] = commitCount
+        if let connection = idleReaders.popLast() {
+            readers.unlock()
+            return (connection, readNumber)
+        }
+        openReaderCount += 1
+        readers.unlock()
+        do {
+            let connection = try SQLiteConnection(path: path, create: false, busyTimeoutMilliseconds: configuration.busyTimeoutMilliseconds)
+            try connection.execute("PRAGMA query_only = 1")
+            return (connection, readNumber)
+        } catch {
+            readers.lock()
+            openReaderCount -= 1
+            activeReadStarts[readNumber] = nil
+            readers.signal()
+            readers.unlock()
+            throw error
+        }
+    }
+
+    private func releaseReader(_ connection: SQLiteConnection, readNumber: Int) {
+        readers.lock()
+        idleReaders.append(connection)
+        activeReadStarts[readNumber] = nil
+        let ready = takeReadyWork()
+        readers.signal()
+        readers.unlock()
+        ready.forEach { $0() }
+    }
+
+    /// Removes and returns the deferred work no read in progress can still need undone (under `readers`).
+    private func takeReadyWork() -> [() -> Void] {
+        guard !deferred.isEmpty else { return [] }
+        let oldestRead = activeReadStarts.values.min() ?? .max
+        var ready: [() -> Void] = []
+        deferred.removeAll { entry in
+            guard entry.afterCommit <= oldestRead else { return false }
+            ready.append(entry.work)
+            return true
+        }
+        return ready
+    }
+}
