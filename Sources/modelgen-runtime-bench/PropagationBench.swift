@@ -56,7 +56,7 @@ func percentile(_ sorted: [Double], _ p: Double) -> Double { sorted[min(sorted.c
 /// Live results of 10,000 rows (SQLite store): merging a save that changed one row, live results
 /// updated from the change set, beside loading that one row by its ID and beside refetching all.
 @MainActor func runLiveResultsBench() async throws {
-    let rows = 10_000, rounds = 100
+    let rows = 10_000, rounds = 300
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("modelgen-bench-live-\(getpid())")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: directory) }
@@ -77,31 +77,46 @@ func percentile(_ sorted: [Double], _ p: Double) -> Double { sorted[min(sorted.c
     request.resultType = .objects
     let results = try LiveResults(request, in: reader)
     var changes = liveContainer.changes.makeAsyncIterator()
+    // The floor: one row loaded by its ID in another context. The first read after a save pays for
+    // SQLite's reader revalidating its page cache; merge and floor alternate who goes first.
+    let probe = liveContainer.newContext(observation: .unobserved)
     var merges: [Double] = [], loads: [Double] = [], refetches: [Double] = []
     for round in 0..<rounds {
         let item = written[(round * 97) % rows]
         item.a = Int64(rows + round)                  // moves to the end of the results
         try writer.save()
         guard let changeSet = await changes.next() else { break }
-        var start = now()
+        let same = probe.object(with: item.objectID)
+        probe.refresh(same, mergeChanges: false)
+        func load() throws {
+            let start = now()
+            try same.loadIfFault()
+            loads.append(Double(now() - start) / 1e3)
+        }
+        if round % 2 == 0 { try load() }
+        let start = now()
         reader.mergeChanges(changeSet)
         merges.append(Double(now() - start) / 1e3)
-        let same = reader.object(with: item.objectID)
-        start = now()
-        reader.refresh(same, mergeChanges: false)
-        try same.loadIfFault()
-        loads.append(Double(now() - start) / 1e3)
-        start = now()
+        if round % 2 == 1 { try load() }
+    }
+    // Refetching everything, apart: its 10,000 rows would push the rest out of the CPU caches.
+    for _ in 0..<30 {
+        let start = now()
         _ = try reader.fetch(request)
         refetches.append(Double(now() - start) / 1e3)
     }
     guard results.objects.count == rows, results.objects.last?.a == Int64(rows + rounds - 1) else {
         fatalError("live results diverged from the store")
     }
+    // Each first after its save (the reader's page cache revalidated): merges of odd rounds, loads of even ones.
+    let firstMerges = merges.enumerated().filter { $0.offset % 2 == 1 }.map(\.element).sorted()
+    let firstLoads = loads.enumerated().filter { $0.offset % 2 == 0 }.map(\.element).sorted()
     merges.sort(); loads.sort(); refetches.sort()
     print("live results, \(rows) rows (SQLite), one row changed per save, \(rounds) saves (microseconds, median / p99)")
     print(String(format: "  merge + live results update from the change set   %8.1f / %8.1f", percentile(merges, 0.5), percentile(merges, 0.99)))
-    print(String(format: "  floor: loading that one row by its ID              %8.1f / %8.1f", percentile(loads, 0.5), percentile(loads, 0.99)))
+    print(String(format: "  floor: loading that one row by its ID (new state)  %8.1f / %8.1f", percentile(loads, 0.5), percentile(loads, 0.99)))
     print(String(format: "  refetching all %d rows                          %8.1f / %8.1f", rows, percentile(refetches, 0.5), percentile(refetches, 0.99)))
-    print(String(format: "  ratio to the floor (median) %.1fx (goal <= 10x)", percentile(merges, 0.5) / percentile(loads, 0.5)))
+    print(String(format: "  ratio to the floor (median) %.1fx (goal <= 10x); each the first read after its save: %.1f / %.1f = %.1fx",
+                 percentile(merges, 0.5) / percentile(loads, 0.5), percentile(firstMerges, 0.5), percentile(firstLoads, 0.5),
+                 percentile(firstMerges, 0.5) / percentile(firstLoads, 0.5)))
 }

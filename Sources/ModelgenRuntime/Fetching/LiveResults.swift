@@ -63,6 +63,10 @@ public final class LiveResults<Result: ManagedObject>: Observable {
     private let evaluator: PredicateEvaluator
     private let sortKeys: [(path: ModelgenPredicate.Expression, ascending: Bool)]
     private var continuations: [UUID: AsyncStream<ResultsSnapshot>.Continuation] = [:]
+    /// The observed key paths, made once: a key path of a generic class is instantiated at run time on
+    /// each use (a lookup by mangled name) when written as a literal.
+    private let objectsKeyPath = \LiveResults<Result>.objects
+    private let differenceKeyPath = \LiveResults<Result>.lastDifference
 
     /// Fetches `request` in `context` and keeps the results current.
     public init(_ request: FetchRequest<Result>, in context: ManagedObjectContext, sectionKeyPath: String? = nil) throws {
@@ -81,13 +85,13 @@ public final class LiveResults<Result: ManagedObject>: Observable {
 
     /// The current results, in the request's order.
     public var objects: [Result] {
-        registrar.access(self, keyPath: \.objects)
+        registrar.access(self, keyPath: objectsKeyPath)
         return _objects
     }
 
     /// What the latest update changed.
     public var lastDifference: ResultsDifference {
-        registrar.access(self, keyPath: \.lastDifference)
+        registrar.access(self, keyPath: differenceKeyPath)
         return _lastDifference
     }
 
@@ -179,17 +183,24 @@ public final class LiveResults<Result: ManagedObject>: Observable {
             var removedAt: [ObjectID: Int] = [:]
             for id in touched {
                 // An object in the results is registered, unless a merge just deleted it: then by its ID.
-                let index = context.registered[id].map { object in _objects.firstIndex { $0 === object } }
+                let index = context.registered[id].map { object in identityIndex(of: object, in: _objects) }
                     ?? _objects.firstIndex { $0.objectID == id }
                 if let index { removedAt[id] = index }
             }
             guard !removedAt.isEmpty || !matching.isEmpty else { return }   // nothing the results show
-            try registrar.withMutation(of: self, keyPath: \.objects) {
+            var placedAt: [(id: ObjectID, index: Int)] = []
+            try registrar.withMutation(of: self, keyPath: objectsKeyPath) {
                 for index in removedAt.values.sorted(by: >) { _objects.remove(at: index) }
-                for object in matching { _objects.insert(object, at: try insertionIndex(of: object, in: _objects)) }
+                for object in matching {
+                    let index = try insertionIndex(of: object, in: _objects)
+                    _objects.insert(object, at: index)
+                    // Objects placed before shift right (at most 32 of them).
+                    for earlier in placedAt.indices where placedAt[earlier].index >= index { placedAt[earlier].index += 1 }
+                    placedAt.append((object.objectID, index))
+                }
             }
-            let difference = Self.difference(removedAt: removedAt, placed: matching, in: _objects)
-            registrar.withMutation(of: self, keyPath: \.lastDifference) { _lastDifference = difference }
+            let difference = Self.difference(removedAt: removedAt, placedAt: placedAt)
+            registrar.withMutation(of: self, keyPath: differenceKeyPath) { _lastDifference = difference }
             yieldSnapshot(difference)
             return
         }
@@ -200,10 +211,10 @@ public final class LiveResults<Result: ManagedObject>: Observable {
     }
 
     /// The difference of a few changed records: each removed from its old index, placed at its new one.
-    static func difference(removedAt: [ObjectID: Int], placed: [Result], in new: [Result]) -> ResultsDifference {
+    static func difference(removedAt: [ObjectID: Int], placedAt: [(id: ObjectID, index: Int)]) -> ResultsDifference {
         var result = ResultsDifference()
         var newIndex: [ObjectID: Int] = [:]
-        for object in placed { newIndex[object.objectID] = new.firstIndex { $0 === object } }
+        for (id, index) in placedAt { newIndex[id] = index }
         for (id, old) in removedAt {
             if let index = newIndex[id] {
                 if index == old { result.updated.append(index) } else { result.moved.append((from: old, to: index)) }
@@ -222,8 +233,8 @@ public final class LiveResults<Result: ManagedObject>: Observable {
     /// Makes `new` the current results, telling observers and snapshot subscribers.
     private func publish(_ new: [Result], _ difference: ResultsDifference) {
         guard !difference.isEmpty else { return }
-        registrar.withMutation(of: self, keyPath: \.objects) {
-            registrar.withMutation(of: self, keyPath: \.lastDifference) {
+        registrar.withMutation(of: self, keyPath: objectsKeyPath) {
+            registrar.withMutation(of: self, keyPath: differenceKeyPath) {
                 _objects = new
                 _lastDifference = difference
             }
@@ -282,6 +293,18 @@ public final class LiveResults<Result: ManagedObject>: Observable {
 
     deinit {
         for continuation in continuations.values { continuation.finish() }
+    }
+}
+
+/// The index of `object` in `objects` by identity: a scan of the array's pointers, with no retain and
+/// no generic copy per element (LiveResults is generic over its result class and is not specialized
+/// for it outside this module).
+func identityIndex<Element: AnyObject>(of object: AnyObject, in objects: [Element]) -> Int? {
+    let target = UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque())
+    return objects.withUnsafeBufferPointer { buffer in
+        UnsafeRawBufferPointer(buffer).withMemoryRebound(to: UnsafeRawPointer.self) { pointers in
+            pointers.firstIndex(of: target)
+        }
     }
 }
 

@@ -72,12 +72,19 @@ struct SQLiteLayout {
         let name: String
         let columns: [String]
         var entityCodes: [Int64]
-        /// `SELECT` of every column of the table's records (a `WHERE` clause follows).
-        var selectSQL: String {
-            "SELECT \(columns.map(SQLiteSchemaPlanner.quote).joined(separator: ", ")) FROM \(SQLiteSchemaPlanner.quote(name))"
-        }
+        /// `SELECT` of every column of the table's records (a `WHERE` clause follows). Built once: a
+        /// fault of one record looks its statement up by this text.
+        let selectSQL: String
         /// `SELECT` of every column of one record, by key and entity code.
-        var selectByKeySQL: String { selectSQL + " WHERE \"Z_PK\" = ? AND \"Z_ENT\" = ?" }
+        let selectByKeySQL: String
+
+        init(name: String, columns: [String], entityCodes: [Int64]) {
+            self.name = name
+            self.columns = columns
+            self.entityCodes = entityCodes
+            selectSQL = "SELECT \(columns.map(SQLiteSchemaPlanner.quote).joined(separator: ", ")) FROM \(SQLiteSchemaPlanner.quote(name))"
+            selectByKeySQL = selectSQL + " WHERE \"Z_PK\" = ? AND \"Z_ENT\" = ?"
+        }
     }
 
     private(set) var entities: [String: Entity] = [:]
