@@ -40,7 +40,7 @@ let model = try ManagedObjectModel(name: "Bench", entities: [
     ]),
 ])
 
-/// Sections to run (`modelgen-runtime-bench [access] [observation] [propagation] [memory] [sqlite] [batch]`); all when none is named.
+/// Sections to run (`modelgen-runtime-bench [access] [observation] [concurrency] [propagation] [memory] [sqlite] [batch]`); all when none is named.
 let sections = Set(CommandLine.arguments.dropFirst())
 func runs(_ section: String) -> Bool { sections.isEmpty || sections.contains(section) }
 
@@ -147,6 +147,10 @@ if runs("access") {
 if runs("observation") {
     print("")
     try runObservationBench()
+}
+if runs("concurrency") {
+    print("")
+    try runConcurrencyBench()
 }
 if runs("propagation") {
     print("")
