@@ -5,7 +5,7 @@ SHARED  ?= ../shared
 PYTHON  ?= python3
 EXAMPLES = Examples/Blog/Blog.model.yaml Examples/Graphics/Graphics.model.yaml Examples/Staff/Staff.model.yaml
 
-.PHONY: all deps build example examples test install bench clean templates reference
+.PHONY: all deps build example examples test tsan install bench clean templates reference
 
 all: build
 
@@ -42,6 +42,17 @@ test: deps
 	else \
 		echo "note: $(SHARED) not found beside the repository; skipped the shared invalid-model corpus"; \
 	fi
+
+# The concurrency stress (importer actors, a second process, live results on the main context) built
+# with ThreadSanitizer: fails on a data race TSan reports or on a lost or diverging save.
+tsan: deps
+	$(SWIFT) build --sanitize=thread --product modelgen-store-stress --scratch-path .build-tsan
+	@rm -rf .build-tsan/converge && mkdir -p .build-tsan/converge
+	@for run in 1 2 3; do \
+		TSAN_OPTIONS="halt_on_error=1 exitcode=66" .build-tsan/debug/modelgen-store-stress converge .build-tsan/converge/store.sqlite \
+			|| { echo "error: the ThreadSanitizer stress run $$run failed" >&2; exit 1; }; \
+	done
+	@echo "tsan: 3 stress runs clean under ThreadSanitizer"
 
 # Re-embed Templates/*.mustache into the binary's sources (a test fails when they disagree).
 templates:

@@ -101,6 +101,16 @@ else
     fail "inventory-demo output"
 fi
 
+output=$(swift run -q --package-path "$inventory" inventory-sync 2>&1)
+status=$?
+echo "$output" | sed 's/^/    /'
+if [ $status -eq 0 ] && grep -q "live results equal a fresh fetch: true; nothing lost: true; restock seen: true" <<<"$output" \
+    && grep -q "the snapshot stream reported 129 changes inserting 520 rows" <<<"$output"; then
+    pass "inventory-sync: a background importer and a second process reach the main actor's live results"
+else
+    fail "inventory-sync output (status $status)"
+fi
+
 if "$modelgen" generate "$inventory_model" --output "$inventory_generated" --check >/dev/null 2>&1; then
     pass "the committed generated code is up to date (--check)"
 else

@@ -18,6 +18,7 @@ let package = Package(
     targets: [
         .target(name: "Inventory", dependencies: [.product(name: "ModelgenRuntime", package: modelgen)]),
         .executableTarget(name: "inventory-demo", dependencies: ["Inventory"]),
+        .executableTarget(name: "inventory-sync", dependencies: ["Inventory"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -3,6 +3,8 @@
 //   modelgen-store-stress increment PATH N    add 1 to the counter N times, retrying on conflicts
 //   modelgen-store-stress check PATH          print "batches=M complete=BOOL counter=C"
 //   modelgen-store-stress misuse PATH         use the main context off the main actor (debug builds stop)
+//   modelgen-store-stress converge PATH       importer actors, a second process and live results (Converge.swift)
+//   modelgen-store-stress writer PATH         the second process of `converge`
 import Foundation
 import ModelgenRuntime
 
@@ -31,6 +33,7 @@ guard arguments.count >= 3 else {
     FileHandle.standardError.write(Data("usage: modelgen-store-stress saves|increment|check PATH [N]\n".utf8))
     exit(2)
 }
+if arguments[1] == "converge" { try? FileManager.default.removeItem(atPath: arguments[2]) }
 let container = try ManagedContainer(model: model, store: .sqlite(URL(fileURLWithPath: arguments[2])))
 switch arguments[1] {
 case "saves":
@@ -86,6 +89,10 @@ case "misuse":
         try? context.save()
     }.value
     print("not stopped")
+case "converge":
+    exit(try await runConverge(container, path: arguments[2]) ? 0 : 1)
+case "writer":
+    try runChildWriter(container)
 default:
     FileHandle.standardError.write(Data("unknown mode \(arguments[1])\n".utf8))
     exit(2)
