@@ -46,20 +46,15 @@ func saveCounting(_ context: ManagedObjectContext) throws -> Int {
     }
 }
 
-/// One importer: a long-lived actor owning a context, which merges every change set of the container.
+/// One importer: a long-lived actor owning a context, which merges every change set of the container
+/// (`mergeChangesAutomatically()`).
 actor Importer: ModelActor {
     let modelContext: ManagedObjectContext
     let number: Int64
-    private(set) var merged = 0
 
     init(container: ManagedContainer, number: Int64) {
         modelContext = container.newContext(observation: .unobserved)
         self.number = number
-    }
-
-    func merge(_ changes: ChangeSet) {
-        modelContext.mergeChanges(changes)
-        merged += 1
     }
 
     /// Saves the batches; returns the acknowledged batch numbers and the conflicts retried.
@@ -134,10 +129,7 @@ func runChildWriter(_ container: ManagedContainer) throws {
     // The importers, each merging every change set while it saves.
     let importers = (1...convergeImporters).map { Importer(container: container, number: Int64($0)) }
     var mergeTasks: [Task<Void, Never>] = []
-    for importer in importers {
-        let changes = container.changes
-        mergeTasks.append(Task { for await changeSet in changes { await importer.merge(changeSet) } })
-    }
+    for importer in importers { mergeTasks.append(await importer.mergeChangesAutomatically()) }
     var acknowledged: Set<Int64> = [], conflicts = 0
     try await withThrowingTaskGroup(of: (acknowledged: [Int64], conflicts: Int).self) { group in
         for importer in importers { group.addTask { try await importer.run() } }

@@ -10,8 +10,10 @@ public final class ManagedObjectContext {
     public var container: ManagedContainer { strongContainer ?? unownedContainer }
     private let strongContainer: ManagedContainer?
     private unowned(unsafe) let unownedContainer: ManagedContainer
-    /// Whether saves of other contexts are merged into this one as they happen (`mergeChanges(_:)`).
-    /// On by default for the container's `mainContext`; other contexts merge when you call it.
+    /// Whether the container merges other contexts' and processes' saves into this context as they
+    /// happen (`mergeChanges(_:)`). Read for the container's `mainContext` (on by default; set it false to
+    /// merge by hand). Other contexts live in isolations the container cannot enter: they merge when
+    /// their code calls `mergeChanges(_:)`, and a `ModelActor` can start `mergeChangesAutomatically()`.
     public var automaticallyMergesChanges = false
     /// Live results of this context, updated after its saves and merges.
     var liveResults: [WeakChangeSetObserver] = []

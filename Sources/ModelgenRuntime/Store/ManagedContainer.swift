@@ -191,4 +191,22 @@ public protocol ModelActor: Actor {
 extension ModelActor {
     /// The container of the actor's context.
     public var modelContainer: ManagedContainer { modelContext.container }
+
+    /// Merges every change set of the container (other contexts' saves, other processes' through the
+    /// history, and the actor's own) into the actor's context as they come, on the actor, until the
+    /// returned task is cancelled or the actor goes away: Core Data's `automaticallyMergesChangesFromParent`
+    /// for a long-lived background context. Unsaved edits stay, as with `mergeChanges(_:)`.
+    public func mergeChangesAutomatically() -> Task<Void, Never> {
+        let changes = modelContainer.changes
+        return Task { [weak self] in
+            for await change in changes {
+                guard let self else { return }
+                await self.mergeChangesOnActor(change)
+            }
+        }
+    }
+
+    private func mergeChangesOnActor(_ change: ChangeSet) {
+        modelContext.mergeChanges(change)
+    }
 }
