@@ -32,22 +32,11 @@ func writerWork(_ container: ManagedContainer, saves: Int, items: [ObjectID]) th
 
 func runConcurrencyBench() throws {
     let rows = 10_000, readers = 4, fetchesPerReader = 400, saves = 200, runs = 3
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("modelgen-bench-pool-\(getpid())")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    let directory = try benchDirectory("pool")
     defer { try? FileManager.default.removeItem(at: directory) }
     let poolContainer = try ManagedContainer(model: model, store: .sqlite(directory.appendingPathComponent("pool.sqlite")))
     let seed = poolContainer.newContext(observation: .unobserved)
-    seed.isUndoEnabled = false
-    let written: [Item] = (0..<rows).map { index in
-        let item = Item(context: seed)
-        item.name = "item \(index)"
-        item.d = ""
-        item.createdAt = Date()
-        item.a = Int64(index)
-        return item
-    }
-    try seed.save()
-    let ids = written.map(\.objectID)
+    let ids = try saveNumberedItems(rows, in: seed).map(\.objectID)
 
     var serialTimes: [Double] = [], concurrentTimes: [Double] = []
     for _ in 0..<runs {

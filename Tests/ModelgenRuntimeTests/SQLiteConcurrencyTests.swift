@@ -88,14 +88,12 @@ import Testing
     /// A read that began before a save replaced an external binary still finds the old file; the
     /// file goes once that read ends.
     @Test func externalFilesOutliveTheReadsThatMayNameThem() throws {
-        let url = try temporaryDirectory().appendingPathComponent("external.sqlite")
-        let store = try SQLiteStore(url: url, model: BlogModel.model, externalStorageThreshold: 1024)
-        let container = ManagedContainer(model: BlogModel.model, store: store)
+        let (store, container) = try storeWithExternalFiles()
         let context = container.newContext()
         let author = makeAuthor(context)
         author.avatar = Data(repeating: 1, count: 4096)
         try context.save()
-        func files() -> Set<String> { Set((try? FileManager.default.contentsOfDirectory(atPath: store.externalDirectory.path)) ?? []) }
+        func files() -> Set<String> { externalFiles(of: store) }
         let before = files()
         #expect(before.count == 1)
 

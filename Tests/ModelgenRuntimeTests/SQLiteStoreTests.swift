@@ -10,6 +10,18 @@ func temporaryDirectory() throws -> URL {
     return url
 }
 
+/// A new SQLite store whose binaries of 1 KiB and more go to external files, and its container.
+func storeWithExternalFiles() throws -> (SQLiteStore, ManagedContainer) {
+    let url = try temporaryDirectory().appendingPathComponent("external.sqlite")
+    let store = try SQLiteStore(url: url, model: BlogModel.model, externalStorageThreshold: 1024)
+    return (store, ManagedContainer(model: BlogModel.model, store: store))
+}
+
+/// The names of a store's external files.
+func externalFiles(of store: SQLiteStore) -> Set<String> {
+    Set((try? FileManager.default.contentsOfDirectory(atPath: store.externalDirectory.path)) ?? [])
+}
+
 /// The same data in any store: three people, a tag, five posts with likes 0…200, comments, members.
 func seedBlog(_ container: ManagedContainer) throws {
     let context = container.newContext()
@@ -359,15 +371,13 @@ func seedBlog(_ container: ManagedContainer) throws {
     }
 
     @Test func externalBinariesLiveBesideTheDatabaseAndGoWithTheirRecords() throws {
-        let url = try temporaryDirectory().appendingPathComponent("b.sqlite")
-        let store = try SQLiteStore(url: url, model: BlogModel.model, externalStorageThreshold: 1024)
-        let container = ManagedContainer(model: BlogModel.model, store: store)
+        let (store, container) = try storeWithExternalFiles()
         let context = container.newContext()
         let author = makeAuthor(context)
         let big = Data((0..<5000).map { UInt8($0 % 251) })
         author.avatar = big
         try context.save()
-        func files() -> [String] { (try? FileManager.default.contentsOfDirectory(atPath: store.externalDirectory.path)) ?? [] }
+        func files() -> Set<String> { externalFiles(of: store) }
         #expect(files().count == 1)
         author.bio = "changed"          // the binary is unchanged: its file is kept
         try context.save()
