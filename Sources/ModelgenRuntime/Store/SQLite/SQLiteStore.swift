@@ -8,6 +8,8 @@ import Foundation
 /// Binaries of attributes with `externalStorage` at or above `externalStorageThreshold` bytes are kept
 /// as files in `<file>-external/` and removed when no record refers to them any more.
 public final class SQLiteStore: PersistentStore, @unchecked Sendable {
+    // @unchecked: every stored property is a `let` of a Sendable value or of the connection pool,
+    // which hands each connection to one thread at a time (see SQLiteConnectionPool).
     public let model: ManagedObjectModel
     /// Where the database file is.
     public let url: URL
