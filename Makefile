@@ -5,7 +5,7 @@ SHARED  ?= ../shared
 PYTHON  ?= python3
 EXAMPLES = Examples/Blog/Blog.model.yaml Examples/Graphics/Graphics.model.yaml Examples/Staff/Staff.model.yaml
 
-.PHONY: all deps build example examples test tsan install bench clean templates reference
+.PHONY: all deps deps-postgres build example examples test test-postgres tsan install bench clean templates reference
 
 all: build
 
@@ -15,6 +15,10 @@ deps:
 	@[ -f /usr/include/sqlite3.h ] || [ "$$(uname)" = Darwin ] || { echo "installing libsqlite3-dev (the runtime's SQLite store)"; apt-get update -qq && apt-get install -y -qq libsqlite3-dev >/dev/null; }
 	@command -v dot >/dev/null || { echo "installing graphviz (tests render modelgen graph --format dot)"; apt-get update -qq && apt-get install -y -qq graphviz >/dev/null; }
 	@command -v patch >/dev/null || { echo "installing patch (tests apply the diffs of modelgen generate --check)"; apt-get update -qq && apt-get install -y -qq patch >/dev/null; }
+
+# The PostgreSQL server for test-postgres (Debian's postgresql: initdb, pg_ctl, postgres).
+deps-postgres:
+	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || command -v initdb >/dev/null || { echo "installing postgresql (the PostgreSQL store's tests)"; apt-get update -qq && apt-get install -y -qq postgresql >/dev/null; }
 
 build: deps
 	$(SWIFT) build
@@ -42,6 +46,15 @@ test: deps
 	else \
 		echo "note: $(SHARED) not found beside the repository; skipped the shared invalid-model corpus"; \
 	fi
+
+# The PostgreSQL store (package trait PostgreSQL: PostgresNIO is fetched and built only here, in
+# .build-postgres) against a throw-away PostgreSQL server started on 127.0.0.1 and stopped after.
+test-postgres: deps deps-postgres
+	$(SWIFT) build --build-tests --traits PostgreSQL --scratch-path .build-postgres
+	@url=$$(scripts/postgres-server.sh start) || exit 1; \
+	trap 'scripts/postgres-server.sh stop' EXIT; \
+	echo "PostgreSQL test server: $$url"; \
+	MODELGEN_POSTGRES_URL=$$url $(SWIFT) test --skip-build --traits PostgreSQL --scratch-path .build-postgres --filter ModelgenPostgresTests
 
 # The concurrency stress (importer actors, a second process, live results on the main context) built
 # with ThreadSanitizer: fails on a data race TSan reports or on a lost or diverging save.

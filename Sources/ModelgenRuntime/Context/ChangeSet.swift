@@ -17,7 +17,7 @@ public struct ChangeSet: Sendable, Hashable, Codable, CustomStringConvertible {
     /// What a committed save changed: its inserted records under their permanent IDs, its updated ones
     /// with their changed properties, its deleted ones (the context's publication and the store's
     /// history row are both made from this).
-    init(committed changes: StoreChanges, result: StoreCommitResult) {
+    package init(committed changes: StoreChanges, result: StoreCommitResult) {
         inserted = result.insertedIDs
         for row in changes.updated { updated[row.id] = changes.changedKeys[row.id] ?? [] }
         deleted = changes.deleted.map(\.id)

@@ -61,11 +61,22 @@ public struct StoreConflict: Sendable, Hashable {
     public var expectedVersion: Int64
     /// The store's version, or nil when the record was deleted.
     public var currentVersion: Int64?
+
+    /// A conflict (for store implementations).
+    public init(id: ObjectID, expectedVersion: Int64, currentVersion: Int64?) {
+        self.id = id
+        self.expectedVersion = expectedVersion
+        self.currentVersion = currentVersion
+    }
 }
 
 /// Thrown by a save whose records changed underneath it (with merge policy `.error`).
 public struct MergeConflictError: Error, Sendable, CustomStringConvertible {
     public var conflicts: [StoreConflict]
+
+    /// An error listing every conflicting record (for store implementations).
+    public init(conflicts: [StoreConflict]) { self.conflicts = conflicts }
+
     public var description: String {
         "save conflicts with newer saves: " + conflicts.map { c in
             "\(c.id) (read version \(c.expectedVersion), store has \(c.currentVersion.map(String.init) ?? "deleted it"))"

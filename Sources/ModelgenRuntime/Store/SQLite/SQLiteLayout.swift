@@ -1,8 +1,8 @@
 /// The recorded schema resolved against the model: for each entity, where each slot lives, ready
 /// for reading and writing rows without looking names up.
-struct SQLiteLayout {
+package struct SQLiteLayout {
     /// How one slot of an entity is stored.
-    enum Storage {
+    package enum Storage {
         /// Not stored (transient).
         case none
         /// A column of the entity's table.
@@ -17,7 +17,7 @@ struct SQLiteLayout {
 
     /// What reading or writing a row does with one slot: its storage without the names (walking these
     /// per value copies no string).
-    enum ColumnKind {
+    package enum ColumnKind {
         case none
         case attribute(type: AttributeType, external: Bool)
         case toOne
@@ -25,13 +25,13 @@ struct SQLiteLayout {
     }
 
     /// One entity: its code, table and slots (a class: looked up per row, shared, never copied).
-    final class Entity {
-        let description: EntityDescription
-        let code: Int64
-        let table: String
-        let storage: [Storage]
+    package final class Entity {
+        package let description: EntityDescription
+        package let code: Int64
+        package let table: String
+        package let storage: [Storage]
         /// `storage` without names, for the per-row loops.
-        let columnKinds: [ColumnKind]
+        package let columnKinds: [ColumnKind]
         /// For each slot, the index of its column in the table's select list (attributes and to-one), else -1.
         let selectIndex: [Int32]
         /// `INSERT` of a whole row: key, entity code, version 1, then the columns in slot order.
@@ -39,7 +39,7 @@ struct SQLiteLayout {
         /// `UPDATE` of a whole row (columns in slot order, then key and entity code), returning the new version.
         let updateSQL: String
         /// Whether some slot is a to-many relationship kept outside the row (join table or ordered inverse).
-        let hasToManyStorage: Bool
+        package let hasToManyStorage: Bool
 
         init(description: EntityDescription, code: Int64, table: String, storage: [Storage], selectIndex: [Int32],
              insertSQL: String, updateSQL: String) {
@@ -68,10 +68,10 @@ struct SQLiteLayout {
     }
 
     /// One root table: its select list (system columns first) and the entities that share it.
-    struct Table {
-        let name: String
-        let columns: [String]
-        var entityCodes: [Int64]
+    package struct Table {
+        package let name: String
+        package let columns: [String]
+        package var entityCodes: [Int64]
         /// `SELECT` of every column of the table's records (a `WHERE` clause follows). Built once: a
         /// fault of one record looks its statement up by this text.
         let selectSQL: String
@@ -87,11 +87,11 @@ struct SQLiteLayout {
         }
     }
 
-    private(set) var entities: [String: Entity] = [:]
-    private(set) var namesByCode: [Int64: String] = [:]
-    private(set) var tables: [String: Table] = [:]
+    package private(set) var entities: [String: Entity] = [:]
+    package private(set) var namesByCode: [Int64: String] = [:]
+    package private(set) var tables: [String: Table] = [:]
 
-    init(schema: SQLiteSchema, model: ManagedObjectModel) {
+    package init(schema: SQLiteSchema, model: ManagedObjectModel) {
         var columnsByTable: [String: [String]] = [:]
         for stored in schema.entities {
             var columns = columnsByTable[stored.table] ?? ["Z_PK", "Z_ENT", "Z_OPT"]

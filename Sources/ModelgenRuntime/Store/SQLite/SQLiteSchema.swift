@@ -11,61 +11,66 @@ import Foundation
 ///   when ordered, `<inverse>.order` on the destination's table keeps the order.
 /// - Any other to-many relationship (many-to-many, no inverse): a join table `"<Entity>.<name>"` with
 ///   `source`, `target`, `target.entity` and `position`, one per side.
-struct SQLiteSchema: Codable, Equatable {
-    static let formatVersion = 1
+package struct SQLiteSchema: Codable, Equatable {
+    package static let formatVersion = 1
 
-    var formatVersion = SQLiteSchema.formatVersion
-    var modelName: String
-    var versionHash: String
-    var entities: [Entity]
+    package var formatVersion = SQLiteSchema.formatVersion
+    package var modelName: String
+    package var versionHash: String
+    package var entities: [Entity]
 
-    struct Entity: Codable, Equatable {
-        var name: String
-        var code: Int64
-        var parent: String?
-        var table: String
-        var attributes: [Attribute]
-        var relationships: [Relationship]
+    package struct Entity: Codable, Equatable {
+        package var name: String
+        package var code: Int64
+        package var parent: String?
+        package var table: String
+        package var attributes: [Attribute]
+        package var relationships: [Relationship]
     }
 
-    struct Attribute: Codable, Equatable {
-        var name: String
-        var type: String
-        var optional: Bool
-        var column: String
+    package struct Attribute: Codable, Equatable {
+        package var name: String
+        package var type: String
+        package var optional: Bool
+        package var column: String
     }
 
-    struct Relationship: Codable, Equatable {
-        var name: String
-        var destination: String
-        var toMany: Bool
-        var ordered: Bool
+    package struct Relationship: Codable, Equatable {
+        package var name: String
+        package var destination: String
+        package var toMany: Bool
+        package var ordered: Bool
         /// To-one: the key column (its entity code column is `column + ".entity"`).
-        var column: String?
+        package var column: String?
         /// To-many through the inverse: the inverse's name; `orderColumn` on the destination's table when ordered.
-        var inverse: String?
-        var orderColumn: String?
+        package var inverse: String?
+        package var orderColumn: String?
         /// Other to-many: the join table.
-        var joinTable: String?
+        package var joinTable: String?
     }
 
-    func entity(named name: String) -> Entity? { entities.first { $0.name == name } }
+    package func entity(named name: String) -> Entity? { entities.first { $0.name == name } }
 }
 
 /// Builds the layout for a model, reusing what an existing file's layout assigned (so renamed
 /// attributes keep their column), and lists what a migration must add or cannot do.
-struct SQLiteSchemaPlanner {
-    let model: ManagedObjectModel
-    let previous: SQLiteSchema?
+package struct SQLiteSchemaPlanner {
+    package let model: ManagedObjectModel
+    package let previous: SQLiteSchema?
 
-    /// The new layout, the statements that bring an existing file to it, and the changes that cannot be migrated.
-    struct Plan {
-        var schema: SQLiteSchema
-        var statements: [String]
-        var problems: [String]
+    package init(model: ManagedObjectModel, previous: SQLiteSchema?) {
+        self.model = model
+        self.previous = previous
     }
 
-    func plan() -> Plan {
+    /// The new layout, the statements that bring an existing file to it, and the changes that cannot be migrated.
+    package struct Plan {
+        package var schema: SQLiteSchema
+        package var statements: [String]
+        package var problems: [String]
+    }
+
+    package func plan() -> Plan {
         var problems: [String] = []
         var statements: [String] = []
         var tableNames = NameAllocator(reserved: ["modelgen.metadata", "sqlite_sequence"])
@@ -285,7 +290,7 @@ struct SQLiteSchemaPlanner {
             + " CREATE INDEX \(quote(table + ".target")) ON \(quote(table)) (\"target\")"
     }
 
-    static func quote(_ name: String) -> String { "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
+    package static func quote(_ name: String) -> String { "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
 
     static func sqlType(_ type: AttributeType) -> String {
         switch type {

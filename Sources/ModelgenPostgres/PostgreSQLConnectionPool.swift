@@ -1,0 +1,131 @@
+#if PostgreSQL
+import Foundation
+import PostgresNIO
+
+/// A few PostgresNIO connections handed to one caller at a time. The runtime's store interface is
+/// synchronous, so calls wait for NIO's futures on the calling thread (never on an event loop):
+/// the work runs on NIO's event loops and needs no thread of Swift's concurrency pool, which a
+/// context's caller may be blocking.
+final class PostgreSQLConnectionPool: @unchecked Sendable {
+    // @unchecked: `idle` and `openCount` are used under `condition` only; a connection is used by the
+    // one caller that took it.
+    let configuration: PostgreSQLConfiguration
+    let logger: Logger
+    private let condition = NSCondition()
+    private var idle: [PostgresConnection] = []
+    private var openCount = 0
+    private var nextID = 0
+
+    init(configuration: PostgreSQLConfiguration) {
+        self.configuration = configuration
+        logger = quietLogger
+    }
+
+    /// Runs `body` with a connection of the pool (opening one when none is idle and the limit allows).
+    func withConnection<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
+        let connection = try take()
+        do {
+            let result = try body(connection)
+            give(connection)
+            return result
+        } catch {
+            give(connection)
+            throw error
+        }
+    }
+
+    /// A new connection outside the pool (the notification listener's), its session set up.
+    func connect() throws -> PostgresConnection {
+        condition.lock()
+        nextID += 1
+        let id = nextID
+        condition.unlock()
+        let connection: PostgresConnection
+        do {
+            connection = try PostgresConnection.connect(on: PostgresClient.defaultEventLoopGroup.any(), configuration: configuration.connection,
+                                                        id: id, logger: logger).wait()
+        } catch {
+            throw PostgreSQLStoreError.connection(String(reflecting: error))
+        }
+        let (seconds, attoseconds) = configuration.lockTimeout.components
+        let milliseconds = seconds * 1000 + attoseconds / 1_000_000_000_000_000
+        do {
+            try connection.execute("SET lock_timeout = \(milliseconds)")
+            try connection.execute("SET search_path TO \(PostgreSQLSQL.quote(configuration.schema))")
+        } catch {
+            try? connection.close().wait()
+            throw error
+        }
+        return connection
+    }
+
+    private func take() throws -> PostgresConnection {
+        condition.lock()
+        while idle.isEmpty && openCount >= configuration.maximumConnections { condition.wait() }
+        if let connection = idle.popLast() {
+            condition.unlock()
+            return connection
+        }
+        openCount += 1
+        condition.unlock()
+        do {
+            return try connect()
+        } catch {
+            condition.lock()
+            openCount -= 1
+            condition.signal()
+            condition.unlock()
+            throw error
+        }
+    }
+
+    /// Returns a connection; a closed one (the server went away) is dropped, and the next caller opens anew.
+    private func give(_ connection: PostgresConnection) {
+        condition.lock()
+        if connection.isClosed {
+            openCount -= 1
+        } else {
+            idle.append(connection)
+        }
+        condition.signal()
+        condition.unlock()
+    }
+
+    deinit {
+        // Waited for: a connection must be closed before it goes (PostgresNIO asserts it).
+        for connection in idle { try? connection.close().wait() }
+    }
+}
+
+/// A logger that lets only critical events through (PostgresNIO logs every query at debug level).
+let quietLogger: Logger = {
+    var logger = Logger(label: "modelgen.postgres")
+    logger.logLevel = .critical
+    return logger
+}()
+
+extension PostgresConnection {
+    /// Runs one statement without bindings.
+    func execute(_ sql: String) throws {
+        do {
+            _ = try query(PostgresQuery(unsafeSQL: sql), logger: quietLogger).wait()
+        } catch {
+            throw PostgreSQLSQL.storeError(error, statement: sql)
+        }
+    }
+
+    /// Runs one statement with bindings and returns its rows.
+    func rows(_ sql: String, _ bindings: PostgresBindings = PostgresBindings(), logger: Logger) throws -> [PostgresRow] {
+        do {
+            return try query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger).wait().rows
+        } catch {
+            throw PostgreSQLSQL.storeError(error, statement: sql)
+        }
+    }
+
+    /// Sends one statement without waiting (statements sent in a row are pipelined on the connection).
+    func send(_ sql: String, _ bindings: PostgresBindings, logger: Logger) -> EventLoopFuture<PostgresQueryResult> {
+        query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger)
+    }
+}
+#endif

@@ -1,0 +1,524 @@
+#if PostgreSQL
+import Foundation
+import ModelgenRuntime
+import PostgresNIO
+import Synchronization
+
+/// A store in a PostgreSQL database, for several app servers sharing one database: the same model,
+/// contexts and generated classes as the SQLite store, with the same table layout (see
+/// `PostgreSQLSQL`). Every save is one transaction: versions are checked under row locks (optimistic
+/// locking: a lost race is a `MergeConflictError` naming the records), keys come from a sequence per
+/// table, and the save's change set is written to `modelgen.history` and announced with `NOTIFY` in
+/// the same transaction, so other containers on other connections merge it (`externalChangeCounter`
+/// counts notifications; the container's watcher then reads the history after its last token, which
+/// also catches up after a dropped connection). Opening creates the schema for the model, migrates
+/// additive changes and renames in one transaction, or refuses with `incompatibleModel` and changes
+/// nothing; `modelgen.metadata` records the layout and the model's version hash.
+///
+/// Fetches with predicates are evaluated by the context over the records' rows (not pushed down to
+/// SQL yet): correct, but they read every record of the entity.
+public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
+    // @unchecked: every stored property is a `let` of a Sendable value, of the pool (which hands a
+    // connection to one caller at a time) or of `listener` (a Mutex).
+    public let model: ManagedObjectModel
+    public let configuration: PostgreSQLConfiguration
+    private let pool: PostgreSQLConnectionPool
+    private let layout: SQLiteLayout
+    private let entities: [String: PostgresEntity]
+    private let tables: [String: PostgresTable]
+    private let channel: String
+    private let notifications = NotificationCounter()
+    private let listener = Mutex<PostgresConnection?>(nil)
+
+    /// Connects, then creates or migrates the model's tables in `configuration.schema`.
+    public init(model: ManagedObjectModel, configuration: PostgreSQLConfiguration) throws {
+        self.model = model
+        self.configuration = configuration
+        pool = PostgreSQLConnectionPool(configuration: configuration)
+        channel = "modelgen." + configuration.schema
+        let schemaName = configuration.schema
+        let logger = pool.logger
+        let schema: SQLiteSchema = try pool.withConnection { connection in
+            try connection.execute("BEGIN")
+            do {
+                _ = try connection.rows("SELECT pg_advisory_xact_lock(hashtext($1))", Self.bindings { $0.append("modelgen." + schemaName) }, logger: logger)
+                try connection.execute("CREATE SCHEMA IF NOT EXISTS \(PostgreSQLSQL.quote(schemaName))")
+                try connection.execute("CREATE TABLE IF NOT EXISTS \"modelgen.metadata\" (\"key\" text PRIMARY KEY, \"value\" text NOT NULL)")
+                try connection.execute("""
+                    CREATE TABLE IF NOT EXISTS "modelgen.history" ("token" bigserial PRIMARY KEY, "author" text NOT NULL, \
+                    "timestamp" double precision NOT NULL, "changes" bytea NOT NULL)
+                    """)
+                let recorded = try connection.rows("SELECT \"value\" FROM \"modelgen.metadata\" WHERE \"key\" = 'schema'", logger: logger)
+                let previous = try recorded.first.map { row -> SQLiteSchema in
+                    let json = try row.makeRandomAccess()[0].decode(String.self)
+                    guard let schema = try? JSONDecoder().decode(SQLiteSchema.self, from: Data(json.utf8)) else {
+                        throw PostgreSQLStoreError.incompatibleModel(schema: schemaName, problems: ["its recorded layout cannot be read"])
+                    }
+                    return schema
+                }
+                let plan = SQLiteSchemaPlanner(model: model, previous: previous).plan()
+                if !plan.problems.isEmpty { throw PostgreSQLStoreError.incompatibleModel(schema: schemaName, problems: plan.problems) }
+                if previous != plan.schema {
+                    for statement in PostgreSQLSQL.migration(to: plan, from: previous, model: model) { try connection.execute(statement) }
+                    let encoder = JSONEncoder()
+                    encoder.outputFormatting = [.sortedKeys]
+                    let json = String(decoding: try encoder.encode(plan.schema), as: UTF8.self)
+                    let upsert = "INSERT INTO \"modelgen.metadata\" VALUES ($1, $2) ON CONFLICT (\"key\") DO UPDATE SET \"value\" = EXCLUDED.\"value\""
+                    _ = try connection.rows(upsert, Self.bindings { $0.append("schema"); $0.append(json) }, logger: logger)
+                    _ = try connection.rows(upsert, Self.bindings { $0.append("modelVersionHash"); $0.append(model.versionHash) }, logger: logger)
+                }
+                try connection.execute("COMMIT")
+                return plan.schema
+            } catch {
+                try? connection.execute("ROLLBACK")
+                throw error
+            }
+        }
+        let layout = SQLiteLayout(schema: schema, model: model)
+        self.layout = layout
+        var tables: [String: PostgresTable] = [:]
+        for (name, table) in layout.tables { tables[name] = PostgresTable(name: name, columns: table.columns) }
+        self.tables = tables
+        var entities: [String: PostgresEntity] = [:]
+        for (name, entity) in layout.entities { entities[name] = PostgresEntity(entity, table: tables[entity.table]!) }
+        self.entities = entities
+    }
+
+    deinit {
+        listener.withLock { connection in try? connection?.close().wait() }
+    }
+
+    private static func bindings(_ fill: (inout PostgresBindings) throws -> Void) rethrows -> PostgresBindings {
+        var bindings = PostgresBindings()
+        try fill(&bindings)
+        return bindings
+    }
+
+    private func entity(_ name: String) throws -> PostgresEntity {
+        guard let entity = entities[name] else { throw PostgreSQLStoreError.configuration("the model has no entity \(name)") }
+        return entity
+    }
+
+    private func name(ofCode code: Int64) -> String { layout.namesByCode[code] ?? "" }
+
+    // MARK: Reading
+
+    public func recordIDs(of entityNames: [String]) throws -> [ObjectID] {
+        var codesByTable: [String: [Int64]] = [:]
+        for name in entityNames {
+            let entity = try entity(name)
+            codesByTable[entity.table.name, default: []].append(entity.code)
+        }
+        return try pool.withConnection { connection in
+            var ids: [ObjectID] = []
+            for (table, codes) in codesByTable.sorted(by: { $0.key < $1.key }) {
+                let rows = try connection.rows("SELECT \"Z_PK\", \"Z_ENT\" FROM \(PostgreSQLSQL.quote(table)) WHERE \"Z_ENT\" = ANY($1) ORDER BY \"Z_PK\"",
+                                               Self.bindings { $0.append(codes.map { Int32($0) }) }, logger: pool.logger)
+                for row in rows {
+                    let cells = row.makeRandomAccess()
+                    ids.append(ObjectID(entityName: name(ofCode: Int64(try cells[1].decode(Int32.self))), key: try cells[0].decode(Int64.self)))
+                }
+            }
+            return ids
+        }
+    }
+
+    public func row(for id: ObjectID) throws -> StoreRow? {
+        let entity = try entity(id.entityName)
+        return try pool.withConnection { connection in
+            // One snapshot for the row and its to-many relationships.
+            try connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            do {
+                let rows = try connection.rows(entity.table.selectSQL + " WHERE \"Z_PK\" = $1 AND \"Z_ENT\" = $2",
+                                               Self.bindings { $0.append(id.key); $0.append(Int32(entity.code)) }, logger: pool.logger)
+                guard let first = rows.first else {
+                    try connection.execute("COMMIT")
+                    return nil
+                }
+                var row = try decode(first)
+                for (slot, storage) in entity.layout.storage.enumerated() {
+                    switch storage {
+                    case .toManyByInverse, .toManyByJoin: row.values[slot] = .references(try toManyIDs(connection, id: id, storage: storage))
+                    default: break
+                    }
+                }
+                row.hasToManyValues = true
+                try connection.execute("COMMIT")
+                return row
+            } catch {
+                try? connection.execute("ROLLBACK")
+                throw error
+            }
+        }
+    }
+
+    public func rows(for ids: [ObjectID]) throws -> [StoreRow] {
+        var keysByTable: [String: [Int64]] = [:]
+        for id in ids {
+            guard let entity = entities[id.entityName] else { continue }
+            keysByTable[entity.table.name, default: []].append(id.key)
+        }
+        return try pool.withConnection { connection in
+            var result: [StoreRow] = []
+            result.reserveCapacity(ids.count)
+            for (name, keys) in keysByTable.sorted(by: { $0.key < $1.key }) {
+                guard let table = tables[name] else { continue }
+                for row in try connection.rows(table.selectSQL + " WHERE \"Z_PK\" = ANY($1)", Self.bindings { $0.append(keys) }, logger: pool.logger) {
+                    result.append(try decode(row))
+                }
+            }
+            return result
+        }
+    }
+
+    public func toManyIDs(of id: ObjectID, relationship slot: Int) throws -> [ObjectID] {
+        let entity = try entity(id.entityName)
+        return try pool.withConnection { connection in try toManyIDs(connection, id: id, storage: entity.layout.storage[slot]) }
+    }
+
+    private func toManyIDs(_ connection: PostgresConnection, id: ObjectID, storage: SQLiteLayout.Storage) throws -> [ObjectID] {
+        let sql: String
+        switch storage {
+        case .toManyByInverse(let table, let inverse, let order):
+            let orderBy = order.map { "\(PostgreSQLSQL.quote($0)), " } ?? ""
+            sql = "SELECT \"Z_PK\", \"Z_ENT\"::bigint FROM \(PostgreSQLSQL.quote(table)) WHERE \(PostgreSQLSQL.quote(inverse)) = $1 ORDER BY \(orderBy)\"Z_PK\""
+        case .toManyByJoin(let table):
+            sql = "SELECT \"target\", \"target.entity\" FROM \(PostgreSQLSQL.quote(table)) WHERE \"source\" = $1 ORDER BY \"position\""
+        default:
+            return []
+        }
+        return try connection.rows(sql, Self.bindings { $0.append(id.key) }, logger: pool.logger).map { row in
+            let cells = row.makeRandomAccess()
+            return ObjectID(entityName: name(ofCode: try cells[1].decode(Int64.self)), key: try cells[0].decode(Int64.self))
+        }
+    }
+
+    /// A row of a table's select list: attributes and to-one relationships (to-many left out).
+    private func decode(_ row: PostgresRow) throws -> StoreRow {
+        let cells = row.makeRandomAccess()
+        let code = Int64(try cells[1].decode(Int32.self))
+        guard let name = layout.namesByCode[code], let entity = entities[name] else {
+            throw PostgreSQLStoreError.incompatibleModel(schema: configuration.schema, problems: ["a record has entity code \(code), which the model does not have"])
+        }
+        var values = [StoreValue](repeating: .null, count: entity.layout.storage.count)
+        for (slot, storage) in entity.layout.storage.enumerated() {
+            let column = entity.columnIndex[slot]
+            switch storage {
+            case .attribute(_, let type, _):
+                values[slot] = try PostgreSQLSQL.value(cells[column], type: type)
+            case .toOne:
+                if let key = try cells[column].decode(Int64?.self), let target = try cells[column + 1].decode(Int64?.self) {
+                    values[slot] = .reference(ObjectID(entityName: self.name(ofCode: target), key: key))
+                } else {
+                    values[slot] = .reference(nil)
+                }
+            case .none, .toManyByInverse, .toManyByJoin:
+                break
+            }
+        }
+        return StoreRow(id: ObjectID(entityName: name, key: try cells[0].decode(Int64.self)), version: try cells[2].decode(Int64.self),
+                        values: values, hasToManyValues: false)
+    }
+
+    // MARK: Saving
+
+    public func commit(_ changes: StoreChanges) throws -> StoreCommitResult {
+        try pool.withConnection { connection in
+            try connection.execute("BEGIN")
+            do {
+                let result = try apply(changes, connection)
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.sortedKeys]
+                let changeSet = ChangeSet(committed: changes, result: result)
+                let history = try connection.rows("INSERT INTO \"modelgen.history\" (\"author\", \"timestamp\", \"changes\") VALUES ($1, $2, $3) RETURNING \"token\"",
+                                                  try Self.bindings {
+                                                      $0.append(changes.author)
+                                                      $0.append(Date().timeIntervalSinceReferenceDate)
+                                                      try $0.append(try encoder.encode(changeSet))
+                                                  }, logger: pool.logger)
+                let token = try history.first?.makeRandomAccess()[0].decode(Int64.self) ?? 0
+                // Delivered to listeners when the transaction commits, never for one rolled back.
+                _ = try connection.rows("SELECT pg_notify($1, $2)", Self.bindings { $0.append(channel); $0.append(String(token)) }, logger: pool.logger)
+                try connection.execute("COMMIT")
+                return result
+            } catch {
+                try? connection.execute("ROLLBACK")
+                throw error
+            }
+        }
+    }
+
+    private func apply(_ changes: StoreChanges, _ connection: PostgresConnection) throws -> StoreCommitResult {
+        let logger = pool.logger
+        // Optimistic locking: the versions of every updated and deleted record, read under row locks.
+        if !changes.force {
+            var keysByTable: [String: [Int64]] = [:]
+            for id in changes.updated.map(\.id) + changes.deleted.map(\.id) {
+                keysByTable[try entity(id.entityName).table.name, default: []].append(id.key)
+            }
+            var versions: [String: [Int64: Int64]] = [:]
+            for (table, keys) in keysByTable.sorted(by: { $0.key < $1.key }) {
+                let rows = try connection.rows("SELECT \"Z_PK\", \"Z_OPT\" FROM \(PostgreSQLSQL.quote(table)) WHERE \"Z_PK\" = ANY($1) ORDER BY \"Z_PK\" FOR UPDATE",
+                                               Self.bindings { $0.append(keys) }, logger: logger)
+                for row in rows {
+                    let cells = row.makeRandomAccess()
+                    versions[table, default: [:]][try cells[0].decode(Int64.self)] = try cells[1].decode(Int64.self)
+                }
+            }
+            var conflicts: [StoreConflict] = []
+            for row in changes.updated {
+                let current = versions[try entity(row.id.entityName).table.name]?[row.id.key]
+                if current != row.version { conflicts.append(StoreConflict(id: row.id, expectedVersion: row.version, currentVersion: current)) }
+            }
+            for (id, version) in changes.deleted {
+                if let current = versions[try entity(id.entityName).table.name]?[id.key], current != version {
+                    conflicts.append(StoreConflict(id: id, expectedVersion: version, currentVersion: current))
+                }
+            }
+            if !conflicts.isEmpty { throw MergeConflictError(conflicts: conflicts) }
+        }
+
+        // Permanent keys: from each table's sequence, as many as its inserted rows.
+        var countByTable: [String: Int] = [:]
+        for row in changes.inserted { countByTable[try entity(row.id.entityName).table.name, default: 0] += 1 }
+        var keysByTable: [String: [Int64]] = [:]
+        for (table, count) in countByTable.sorted(by: { $0.key < $1.key }) {
+            let rows = try connection.rows("SELECT nextval($1::regclass) FROM generate_series(1, $2)",
+                                           Self.bindings { $0.append(PostgreSQLSQL.sequence(table)); $0.append(Int64(count)) }, logger: logger)
+            keysByTable[table] = try rows.map { try $0.makeRandomAccess()[0].decode(Int64.self) }.reversed()
+        }
+        var insertedIDs: [ObjectID] = []
+        insertedIDs.reserveCapacity(changes.inserted.count)
+        var permanentByTemporaryKey: [Int64: ObjectID] = [:]
+        for row in changes.inserted {
+            let table = try entity(row.id.entityName).table.name
+            let id = ObjectID(entityName: row.id.entityName, key: keysByTable[table]!.removeLast())
+            insertedIDs.append(id)
+            permanentByTemporaryKey[row.id.key] = id
+        }
+        func resolve(_ id: ObjectID) -> ObjectID { id.isTemporaryID ? permanentByTemporaryKey[id.key] ?? id : id }
+
+        // Statements whose results are not needed at once are pipelined: sent in a row, awaited together.
+        var pending: [(future: EventLoopFuture<PostgresQueryResult>, sql: String)] = []
+        func send(_ sql: String, _ bindings: PostgresBindings) {
+            pending.append((connection.send(sql, bindings, logger: logger), sql))
+        }
+        func awaitPending() throws -> [PostgresQueryResult] {
+            defer { pending = [] }
+            var results: [PostgresQueryResult] = []
+            var firstError: (any Error)?
+            for (future, sql) in pending {
+                do { results.append(try future.wait()) } catch { if firstError == nil { firstError = PostgreSQLSQL.storeError(error, statement: sql) } }
+            }
+            if let firstError { throw firstError }
+            return results
+        }
+
+        for (id, _) in changes.deleted {
+            let entity = try entity(id.entityName)
+            send("DELETE FROM \(PostgreSQLSQL.quote(entity.table.name)) WHERE \"Z_PK\" = $1 AND \"Z_ENT\" = $2",
+                 Self.bindings { $0.append(id.key); $0.append(Int32(entity.code)) })
+            for case .toManyByJoin(let table) in entity.layout.storage {
+                send("DELETE FROM \(PostgreSQLSQL.quote(table)) WHERE \"source\" = $1", Self.bindings { $0.append(id.key) })
+            }
+        }
+        for (row, id) in zip(changes.inserted, insertedIDs) {
+            let entity = try entity(id.entityName)
+            send(entity.insertSQL, try columnBindings(row, entity, resolve, prefix: { $0.append(id.key); $0.append(Int32(entity.code)) }))
+        }
+        let updateStart = pending.count
+        for row in changes.updated {
+            let entity = try entity(row.id.entityName)
+            var bindings = try columnBindings(row, entity, resolve, prefix: { _ in })
+            bindings.append(row.id.key)
+            bindings.append(Int32(entity.code))
+            send(entity.updateSQL, bindings)
+        }
+        let results = try awaitPending()
+        var updatedVersions: [Int64] = []
+        updatedVersions.reserveCapacity(changes.updated.count)
+        for (offset, row) in changes.updated.enumerated() {
+            if let version = try results[updateStart + offset].rows.first?.makeRandomAccess()[0].decode(Int64.self) {
+                updatedVersions.append(version)
+            } else {
+                // Deleted by another save and forced back by the merge policy: inserted again.
+                let entity = try entity(row.id.entityName)
+                _ = try connection.rows(entity.insertSQL, try columnBindings(row, entity, resolve, prefix: { $0.append(row.id.key); $0.append(Int32(entity.code)) }),
+                                        logger: logger)
+                updatedVersions.append(1)
+            }
+        }
+
+        // To-many relationships of every written row.
+        func writeToMany(_ row: StoreRow, _ id: ObjectID) throws {
+            let entity = try entity(id.entityName)
+            for (slot, storage) in entity.layout.storage.enumerated() {
+                guard slot < row.values.count, case .references(let targets) = row.values[slot] else { continue }
+                switch storage {
+                case .toManyByJoin(let table):
+                    send("DELETE FROM \(PostgreSQLSQL.quote(table)) WHERE \"source\" = $1", Self.bindings { $0.append(id.key) })
+                    let resolved = targets.map(resolve)
+                    guard !resolved.isEmpty else { continue }
+                    send("INSERT INTO \(PostgreSQLSQL.quote(table)) (\"source\", \"target\", \"target.entity\", \"position\") "
+                         + "SELECT $1, target, code, position - 1 FROM unnest($2::bigint[], $3::bigint[]) WITH ORDINALITY AS t(target, code, position)",
+                         Self.bindings {
+                             $0.append(id.key)
+                             $0.append(resolved.map(\.key))
+                             $0.append(resolved.map { self.entities[$0.entityName]?.code ?? 0 })
+                         })
+                case .toManyByInverse(let table, _, let order?):
+                    let resolved = targets.map(resolve)
+                    guard !resolved.isEmpty else { continue }
+                    send("UPDATE \(PostgreSQLSQL.quote(table)) SET \(PostgreSQLSQL.quote(order)) = t.position - 1 "
+                         + "FROM unnest($1::bigint[]) WITH ORDINALITY AS t(key, position) WHERE \"Z_PK\" = t.key",
+                         Self.bindings { $0.append(resolved.map(\.key)) })
+                default:
+                    break
+                }
+            }
+        }
+        for (row, id) in zip(changes.inserted, insertedIDs) { try writeToMany(row, id) }
+        for row in changes.updated { try writeToMany(row, row.id) }
+        _ = try awaitPending()
+        return StoreCommitResult(insertedIDs: insertedIDs, updatedVersions: updatedVersions)
+    }
+
+    /// The bindings of a row's columns in the entity's written-column order, after `prefix`.
+    private func columnBindings(_ row: StoreRow, _ entity: PostgresEntity, _ resolve: (ObjectID) -> ObjectID,
+                                prefix: (inout PostgresBindings) -> Void) throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: entity.writtenCount + 4)
+        prefix(&bindings)
+        for (slot, storage) in entity.layout.storage.enumerated() {
+            let value = slot < row.values.count ? row.values[slot] : .null
+            switch storage {
+            case .attribute(_, let type, _):
+                try PostgreSQLSQL.bind(value, type: type, into: &bindings, entity: entity.layout.description.name,
+                                       key: entity.layout.description.properties[slot].name)
+            case .toOne:
+                if case .reference(let target?) = value {
+                    let target = resolve(target)
+                    bindings.append(target.key)
+                    bindings.append(entities[target.entityName]?.code ?? 0)
+                } else {
+                    bindings.appendNull()
+                    bindings.appendNull()
+                }
+            case .none, .toManyByInverse, .toManyByJoin:
+                break
+            }
+        }
+        return bindings
+    }
+
+    // MARK: History
+
+    public func historyTransactions(after token: Int64) throws -> [HistoryTransaction] {
+        try pool.withConnection { connection in
+            let rows = try connection.rows("SELECT \"token\", \"author\", \"timestamp\", \"changes\" FROM \"modelgen.history\" WHERE \"token\" > $1 ORDER BY \"token\"",
+                                           Self.bindings { $0.append(token) }, logger: pool.logger)
+            let decoder = JSONDecoder()
+            return try rows.map { row in
+                let cells = row.makeRandomAccess()
+                return HistoryTransaction(token: try cells[0].decode(Int64.self), author: try cells[1].decode(String.self),
+                                          timestamp: Date(timeIntervalSinceReferenceDate: try cells[2].decode(Double.self)),
+                                          changes: try decoder.decode(ChangeSet.self, from: try cells[3].decode(Data.self)))
+            }
+        }
+    }
+
+    public func latestHistoryToken() throws -> Int64 {
+        try pool.withConnection { connection in
+            try connection.rows("SELECT coalesce(max(\"token\"), 0) FROM \"modelgen.history\"", logger: pool.logger)
+                .first?.makeRandomAccess()[0].decode(Int64.self) ?? 0
+        }
+    }
+
+    public func pruneHistory(through token: Int64) throws {
+        try pool.withConnection { connection in
+            _ = try connection.rows("DELETE FROM \"modelgen.history\" WHERE \"token\" <= $1", Self.bindings { $0.append(token) }, logger: pool.logger)
+        }
+    }
+
+    /// The number of save notifications heard on this store's channel (`LISTEN`, on a connection of
+    /// its own, opened on the first call). A dropped listening connection is opened again on the next
+    /// call, and the number moves, so the watcher reads the history it may have missed.
+    public func externalChangeCounter() throws -> Int64? {
+        try listener.withLock { current in
+            if let current, !current.isClosed { return }
+            let connection = try pool.connect()
+            let notifications = self.notifications
+            connection.addListener(channel: channel) { _, _ in notifications.count.add(1, ordering: .relaxed) }
+            try connection.execute("LISTEN \(PostgreSQLSQL.quote(channel))")
+            if current != nil { notifications.count.add(1, ordering: .relaxed) }   // reconnected: catch up
+            current = connection
+        }
+        return notifications.count.load(ordering: .relaxed)
+    }
+}
+
+/// Save notifications heard (shared with the listener's handler).
+final class NotificationCounter: Sendable {
+    let count = Atomic<Int64>(0)
+}
+
+/// A table: its select list (system columns first) and the statement selecting it.
+struct PostgresTable: Sendable {
+    let name: String
+    let columns: [String]
+    let selectSQL: String
+
+    init(name: String, columns: [String]) {
+        self.name = name
+        self.columns = columns
+        selectSQL = "SELECT \(columns.enumerated().map { $0.offset == 1 ? "\"Z_ENT\"" : PostgreSQLSQL.quote($0.element) }.joined(separator: ", ")) FROM \(PostgreSQLSQL.quote(name))"
+    }
+}
+
+/// An entity of the layout with PostgreSQL's statements for its rows.
+struct PostgresEntity: @unchecked Sendable {
+    // @unchecked: `layout` is an immutable class instance of the runtime's layout.
+    let layout: SQLiteLayout.Entity
+    let table: PostgresTable
+    var code: Int64 { layout.code }
+    /// For each slot, the index of its column in the table's select list (to-one: the key column), else -1.
+    let columnIndex: [Int]
+    let writtenCount: Int
+    /// `INSERT` of a whole row: key ($1), entity code ($2), version 1, then the columns in slot order.
+    let insertSQL: String
+    /// `UPDATE` of a whole row (columns in slot order, then key and entity code), returning the new version.
+    let updateSQL: String
+
+    init(_ layout: SQLiteLayout.Entity, table: PostgresTable) {
+        self.layout = layout
+        self.table = table
+        var written: [String] = []
+        var columnIndex: [Int] = []
+        for storage in layout.storage {
+            switch storage {
+            case .attribute(let column, _, _):
+                written.append(column)
+                columnIndex.append(table.columns.firstIndex(of: column) ?? -1)
+            case .toOne(let column):
+                written += [column, column + ".entity"]
+                columnIndex.append(table.columns.firstIndex(of: column) ?? -1)
+            default:
+                columnIndex.append(-1)
+            }
+        }
+        self.columnIndex = columnIndex
+        writtenCount = written.count
+        let q = PostgreSQLSQL.quote
+        insertSQL = "INSERT INTO \(q(table.name)) (\"Z_PK\", \"Z_ENT\", \"Z_OPT\"" + written.map { ", " + q($0) }.joined()
+            + ") VALUES ($1, $2, 1" + written.indices.map { ", $\($0 + 3)" }.joined() + ")"
+        updateSQL = "UPDATE \(q(table.name)) SET \"Z_OPT\" = \"Z_OPT\" + 1" + written.enumerated().map { ", \(q($0.element)) = $\($0.offset + 1)" }.joined()
+            + " WHERE \"Z_PK\" = $\(written.count + 1) AND \"Z_ENT\" = $\(written.count + 2) RETURNING \"Z_OPT\""
+    }
+}
+
+extension ManagedContainer {
+    /// A container over a PostgreSQL store (`PostgreSQLStore`).
+    public convenience init(model: ManagedObjectModel, postgres configuration: PostgreSQLConfiguration) throws {
+        self.init(model: model, store: try PostgreSQLStore(model: model, configuration: configuration))
+    }
+}
+#endif
