@@ -12,7 +12,7 @@ final class Person: ManagedObject {}
 final class Employee: ManagedObject {}
 final class Customer: ManagedObject {}
 final class Project: ManagedObject {}
-final class Task: ManagedObject {}
+final class TaskItem: ManagedObject {}
 final class Sample: ManagedObject {}
 
 /// A model with inheritance (abstract Person: Employee, Customer in one table), a many-to-many
@@ -38,7 +38,7 @@ let semanticsModel = try! ManagedObjectModel(name: "Semantics", entities: [
                         RelationshipDescription("lead", destination: "Employee", inverse: "leads"),
                         RelationshipDescription("tasks", destination: "Task", inverse: "project", toMany: true, ordered: true, deleteRule: .cascade),
                       ]),
-    EntityDescription("Task", class: Task.self,
+    EntityDescription("Task", class: TaskItem.self,
                       attributes: [AttributeDescription("summary", .string)],
                       relationships: [RelationshipDescription("project", destination: "Project", inverse: "tasks")]),
     EntityDescription("Sample", class: Sample.self, attributes: [

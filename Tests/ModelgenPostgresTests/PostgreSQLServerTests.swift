@@ -1,0 +1,138 @@
+#if PostgreSQL
+import Foundation
+import ModelgenPostgres
+import ModelgenRuntime
+import PostgresNIO
+import Testing
+
+/// A configuration for a new schema on the test server; nil (and the test is skipped) without one.
+func testConfiguration() throws -> PostgreSQLConfiguration? {
+    guard let url = StoreKind.postgresURL else { return nil }
+    var configuration = try PostgreSQLConfiguration(url: url)
+    configuration.schema = "test_" + UUID().uuidString.prefix(8).lowercased()
+    return configuration
+}
+
+/// The first element of an async sequence, or nil after `seconds`.
+func first<S: AsyncSequence & Sendable>(of sequence: S, within seconds: Double, where match: @escaping @Sendable (S.Element) -> Bool) async -> S.Element?
+where S.Element: Sendable {
+    await withTaskGroup(of: S.Element?.self) { group in
+        group.addTask {
+            do { for try await element in sequence where match(element) { return element } } catch {}
+            return nil
+        }
+        group.addTask {
+            try? await Task.sleep(for: .seconds(seconds))
+            return nil
+        }
+        let result = await group.next() ?? nil
+        group.cancelAll()
+        return result
+    }
+}
+
+final class MigrationNote: ManagedObject {}
+final class MigrationFolder: ManagedObject {}
+
+@Suite(.enabled(if: StoreKind.postgresURL != nil, "needs MODELGEN_POSTGRES_URL (make test-postgres)"))
+struct PostgreSQLServerTests {
+    /// Two containers on one database stand for two app servers: a save on one reaches the other's
+    /// change stream (NOTIFY, then its history) and its main context's live results.
+    @MainActor @Test func aSaveOnOneServerReachesTheOther() async throws {
+        let configuration = try #require(try testConfiguration())
+        let serverA = ManagedContainer(model: semanticsModel, store: try PostgreSQLStore(model: semanticsModel, configuration: configuration))
+        let serverB = ManagedContainer(model: semanticsModel, store: try PostgreSQLStore(model: semanticsModel, configuration: configuration))
+        let projects = try LiveResults(FetchRequest<ManagedObject>(entityName: "Project", sortDescriptors: [SortDescriptor("title")]),
+                                       in: serverB.mainContext)    // starts B's watcher
+        let changes = serverB.changes
+        let saved = Task.detached { () throws -> ObjectID in
+            let context = serverA.newContext()
+            let project = try context.insertObject(entityName: "Project")
+            try project.setValue("Gemini", forKey: "title")
+            try context.save()
+            return project.objectID
+        }
+        let id = try await saved.value
+        let change = await first(of: changes, within: 10) { $0.inserted.contains(id) }
+        #expect(change != nil, "server B never heard of server A's save")
+        for _ in 0..<200 where projects.objects.isEmpty { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(try projects.objects.map { try $0.value(forKey: "title") as? String } == ["Gemini"])
+        #expect(try serverB.history().last?.changes.inserted == [id])
+    }
+
+    /// A statement that waits for another connection's row lock fails after the lock timeout with a
+    /// clear error; the context keeps its change and saves once the lock is gone.
+    @Test func aLockedRowFailsTheSaveAfterTheLockTimeout() throws {
+        var configuration = try #require(try testConfiguration())
+        configuration.lockTimeout = .milliseconds(200)
+        let container = ManagedContainer(model: semanticsModel, store: try PostgreSQLStore(model: semanticsModel, configuration: configuration))
+        let context = container.newContext()
+        let project = try context.insertObject(entityName: "Project")
+        try project.setValue("Mercury", forKey: "title")
+        try context.save()
+
+        let other = try PostgresConnection.connect(on: PostgresClient.defaultEventLoopGroup.any(), configuration: configuration.connection,
+                                                   id: 99, logger: Logger(label: "test")).wait()
+        defer { try? other.close().wait() }
+        let logger = Logger(label: "test")
+        _ = try other.query("BEGIN", logger: logger).wait()
+        _ = try other.query(PostgresQuery(unsafeSQL: "SELECT * FROM \"\(configuration.schema)\".\"Project\" FOR UPDATE"), logger: logger).wait()
+
+        try project.setValue("Mercury 2", forKey: "title")
+        let started = ContinuousClock.now
+        #expect {
+            try context.save()
+        } throws: { error in
+            guard case .lockTimeout? = error as? PostgreSQLStoreError else { return false }
+            return "\(error)".contains("lock timeout")
+        }
+        #expect(ContinuousClock.now - started < .seconds(5))
+        #expect(context.hasChanges)
+        _ = try other.query("COMMIT", logger: logger).wait()
+        try context.save()
+        let check = container.newContext()
+        #expect(try check.existingObject(with: project.objectID).value(forKey: "title") as? String == "Mercury 2")
+    }
+
+    func notesModel(_ attributes: [AttributeDescription], folders: Bool = false) throws -> ManagedObjectModel {
+        var entities = [EntityDescription("Note", class: MigrationNote.self, attributes: attributes)]
+        if folders { entities.append(EntityDescription("Folder", class: MigrationFolder.self, attributes: [AttributeDescription("name", .string)])) }
+        return try ManagedObjectModel(name: "Notes", entities: entities)
+    }
+
+    /// Added attributes (with defaults), a renamed one and a new entity migrate in place; a removed
+    /// attribute is refused with every problem listed, and the database stays as it was.
+    @Test func lightweightMigrationsApplyAndIncompatibleOnesAreRefused() throws {
+        let configuration = try #require(try testConfiguration())
+        let v1 = try notesModel([AttributeDescription("title", .string)])
+        do {
+            let container = ManagedContainer(model: v1, store: try PostgreSQLStore(model: v1, configuration: configuration))
+            let context = container.newContext()
+            let note = try context.insertObject(entityName: "Note")
+            try note.setValue("groceries", forKey: "title")
+            try context.save()
+        }
+        let v2 = try notesModel([AttributeDescription("heading", .string, renamingIdentifier: "title"),
+                                 AttributeDescription("pinned", .bool, defaultValue: .bool(false)),
+                                 AttributeDescription("stars", .int16, optional: true)], folders: true)
+        let migrated = ManagedContainer(model: v2, store: try PostgreSQLStore(model: v2, configuration: configuration))
+        let reader = migrated.newContext()
+        let notes = try reader.fetch(FetchRequest<ManagedObject>(entityName: "Note"))
+        #expect(try notes.map { try $0.value(forKey: "heading") as? String } == ["groceries"])
+        #expect(try notes.map { try $0.value(forKey: "pinned") as? Bool } == [false])
+        #expect(try reader.count(for: FetchRequest<ManagedObject>(entityName: "Folder")) == 0)
+
+        let v3 = try notesModel([AttributeDescription("heading", .string, renamingIdentifier: "title")], folders: false)
+        #expect {
+            _ = try PostgreSQLStore(model: v3, configuration: configuration)
+        } throws: { error in
+            guard case .incompatibleModel(_, let problems)? = error as? PostgreSQLStoreError else { return false }
+            return problems.contains { $0.contains("Note.pinned") } && problems.contains { $0.contains("Folder") }
+        }
+        // Still v2's database: it opens with v2 and keeps its note.
+        let again = ManagedContainer(model: v2, store: try PostgreSQLStore(model: v2, configuration: configuration))
+        let check = again.newContext()
+        #expect(try check.count(for: FetchRequest<ManagedObject>(entityName: "Note")) == 1)
+    }
+}
+#endif
