@@ -90,7 +90,10 @@ let package = Package(
         .executableTarget(name: "modelgen-runtime-bench", dependencies: ["ModelgenRuntime", "CSQLite"]),
 
         // A child process for the SQLite store's kill and multi-process tests.
-        .executableTarget(name: "modelgen-store-stress", dependencies: ["ModelgenRuntime"]),
+        .executableTarget(
+            name: "modelgen-store-stress",
+            dependencies: ["ModelgenRuntime", .target(name: "ModelgenPostgres", condition: .when(traits: ["PostgreSQL"]))]
+        ),
 
         .testTarget(name: "ModelgenPredicateTests", dependencies: ["ModelgenPredicate"]),
         .testTarget(name: "ModelgenCoreTests", dependencies: ["ModelgenCore"]),

@@ -3,10 +3,14 @@
 //   modelgen-store-stress increment PATH N    add 1 to the counter N times, retrying on conflicts
 //   modelgen-store-stress check PATH          print "batches=M complete=BOOL counter=C"
 //   modelgen-store-stress misuse PATH         use the main context off the main actor (debug builds stop)
-//   modelgen-store-stress converge PATH       importer actors, a second process and live results (Converge.swift)
+//   modelgen-store-stress converge PATH       importer actors, a second process and live results (Converge.swift);
+//                                             PATH may be a postgres:// URL in a build with the PostgreSQL trait
 //   modelgen-store-stress writer PATH         the second process of `converge`
 import Foundation
 import ModelgenRuntime
+#if PostgreSQL
+import ModelgenPostgres
+#endif
 
 final class Batch: ManagedObject {}
 final class Item: ManagedObject {}
@@ -21,6 +25,17 @@ let model = try ManagedObjectModel(name: "Stress", entities: [
     EntityDescription("Counter", class: Counter.self, attributes: [AttributeDescription("value", .int64)]),
 ])
 
+/// The store named by PATH: a SQLite file, or (built with the PostgreSQL trait) a `postgres://` URL
+/// whose `schema=` parameter names the schema.
+func makeContainer(_ path: String) throws -> ManagedContainer {
+    #if PostgreSQL
+    if path.hasPrefix("postgres") {
+        return try ManagedContainer(model: model, postgres: try PostgreSQLConfiguration(url: path))
+    }
+    #endif
+    return try ManagedContainer(model: model, store: .sqlite(URL(fileURLWithPath: path)))
+}
+
 func counter(_ context: ManagedObjectContext) throws -> ManagedObject {
     if let existing = try context.fetch(FetchRequest<ManagedObject>(entityName: "Counter")).first { return existing }
     let created = try context.insertObject(entityName: "Counter")
@@ -33,8 +48,8 @@ guard arguments.count >= 3 else {
     FileHandle.standardError.write(Data("usage: modelgen-store-stress saves|increment|check PATH [N]\n".utf8))
     exit(2)
 }
-if arguments[1] == "converge" { try? FileManager.default.removeItem(atPath: arguments[2]) }
-let container = try ManagedContainer(model: model, store: .sqlite(URL(fileURLWithPath: arguments[2])))
+if arguments[1] == "converge" && !arguments[2].hasPrefix("postgres") { try? FileManager.default.removeItem(atPath: arguments[2]) }
+let container = try makeContainer(arguments[2])
 switch arguments[1] {
 case "saves":
     var number = Int64(try container.newContext().count(for: FetchRequest<ManagedObject>(entityName: "Batch")))

@@ -136,3 +136,32 @@ struct PostgreSQLServerTests {
     }
 }
 #endif
+
+#if PostgreSQL
+/// The concurrency stress of the SQLite store, against PostgreSQL: four importer actors in one
+/// process and a second OS process save into one schema (conflicting on a shared counter, each
+/// retrying what it lost); the child checks that every acknowledged save is there, the counter
+/// counts every save, the main context's live results equal a fresh fetch, the observer saw every
+/// item, and every importer's merging context converged.
+@Suite(.enabled(if: StoreKind.postgresURL != nil, "needs MODELGEN_POSTGRES_URL (make test-postgres)"))
+struct PostgreSQLProcessesTests {
+    @Test func twoProcessesAndFourActorsConvergeWithNothingLost() async throws {
+        var directory = Bundle.main.bundleURL
+        if directory.pathExtension == "xctest" { directory.deleteLastPathComponent() }
+        let binary = directory.appendingPathComponent("modelgen-store-stress")
+        let url = try #require(StoreKind.postgresURL) + "?schema=stress_" + UUID().uuidString.prefix(8).lowercased()
+        let output = try await Task.detached { () throws -> String in
+            let process = Process()
+            process.executableURL = binary
+            process.arguments = ["converge", url]
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            try process.run()
+            let data = pipe.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return String(decoding: data, as: UTF8.self)
+        }.value
+        #expect(output.hasPrefix("converge: 250 acknowledged saves") && !output.contains("FAIL"), "\(output)")
+    }
+}
+#endif
