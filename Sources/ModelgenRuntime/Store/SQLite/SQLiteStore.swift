@@ -217,9 +217,9 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
 
     public func fetch(_ query: StoreQuery, each body: (StoreRow) throws -> Void) throws -> Bool {
         try reading { connection in
-            guard let sql = try? SQLiteQueryTranslator(layout: layout, query: query).select() else { return false }
+            guard let sql = try? SQLQueryTranslator(layout: layout, query: query, dialect: SQLiteDialect()).select() else { return false }
             let select = try connection.statement(sql.text)
-            select.bind(sql.bindings)
+            select.bind(sql.bindings.map(SQLiteDialect.value))
             defer { select.reset() }
             var row = Self.reusableRow()
             var entities = EntityLookup(layout: layout)
@@ -233,9 +233,9 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
 
     public func fetchIDs(_ query: StoreQuery) throws -> ObjectIDList? {
         try reading { connection in
-            guard let sql = try? SQLiteQueryTranslator(layout: layout, query: query).select(onlyIDs: true) else { return nil }
+            guard let sql = try? SQLQueryTranslator(layout: layout, query: query, dialect: SQLiteDialect()).select(onlyIDs: true) else { return nil }
             let select = try connection.statement(sql.text)
-            select.bind(sql.bindings)
+            select.bind(sql.bindings.map(SQLiteDialect.value))
             var ids = ObjectIDList()
             while try select.step() {
                 let code = select.int64(1)
@@ -284,9 +284,9 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
 
     public func count(_ query: StoreQuery) throws -> Int? {
         try reading { connection in
-            guard let sql = try? SQLiteQueryTranslator(layout: layout, query: query).count() else { return nil }
+            guard let sql = try? SQLQueryTranslator(layout: layout, query: query, dialect: SQLiteDialect()).count() else { return nil }
             let select = try connection.statement(sql.text)
-            select.bind(sql.bindings)
+            select.bind(sql.bindings.map(SQLiteDialect.value))
             _ = try select.step()
             let count = select.int64(0)
             select.reset()

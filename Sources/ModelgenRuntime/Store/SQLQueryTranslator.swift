@@ -1,31 +1,58 @@
 import Foundation
 import ModelgenPredicate
 
+/// What differs between the SQL of the stores: placeholders, booleans, NULL-safe equality, decimals,
+/// and the functions that fold strings and run the string operators (`[c]`, `[d]`, `CONTAINS`, `LIKE`…).
+package protocol SQLDialect {
+    /// The placeholder of the `index`th binding (1-based).
+    func placeholder(_ index: Int) -> String
+    var trueLiteral: String { get }
+    var falseLiteral: String { get }
+    /// `a` and `b` are equal, NULL equal to NULL.
+    func isSame(_ a: String, _ b: String) -> String
+    /// A decimal column as compared and sorted.
+    func decimalColumn(_ sql: String) -> String
+    /// What `OFFSET` needs before it when there is no limit.
+    var noLimit: String { get }
+    /// `text` folded as `[c]` (1) and `[d]` (2) ask.
+    func fold(_ text: String, options: UInt8) -> String
+    /// True when the string operator (`CONTAINS`, `BEGINSWITH`, `ENDSWITH`, `LIKE`, `MATCHES`) holds.
+    func match(_ op: String, options: UInt8, _ text: String, _ pattern: String) -> String
+}
+
+/// A value a translated query binds, with the attribute type of the column it meets (nil: none).
+package struct QueryBinding {
+    package var value: StoreValue
+    package var columnType: AttributeType?
+}
+
 /// Translates a store query (predicate, sort descriptors, limit, offset) to one SQL statement over the
-/// layout: key paths through to-one relationships become scalar subqueries, to-many ones `EXISTS`
-/// and aggregate subqueries (`ANY`/`ALL`/`NONE`, `@count`, `@sum`, `@avg`, `@min`, `@max`), string
-/// operators and `[c]`/`[d]` call the functions the connection registers (the in-memory evaluator's
-/// own code). What it cannot translate throws `Unsupported`, and the store answers nil (the context
-/// then evaluates on objects): key paths with two to-many steps, functions other than `now()`.
-final class SQLiteQueryTranslator {
-    struct Unsupported: Error { let reason: String }
-    struct SQL {
-        var text: String
-        var bindings: [SQLiteValue]
+/// layout, in a store's dialect: key paths through to-one relationships become scalar subqueries,
+/// to-many ones `EXISTS` and aggregate subqueries (`ANY`/`ALL`/`NONE`, `@count`, `@sum`, `@avg`,
+/// `@min`, `@max`), string operators and `[c]`/`[d]` call the dialect's functions. What it cannot
+/// translate throws `Unsupported`, and the store answers nil (the context then evaluates on
+/// objects): key paths with two to-many steps, functions other than `now()`.
+package final class SQLQueryTranslator {
+    package struct Unsupported: Error { let reason: String }
+    package struct SQL {
+        package var text: String
+        package var bindings: [QueryBinding]
     }
 
     private let layout: SQLiteLayout
     private let query: StoreQuery
-    private var bindings: [SQLiteValue] = []
+    private let dialect: any SQLDialect
+    private var bindings: [QueryBinding] = []
     private var aliases = 0
 
-    init(layout: SQLiteLayout, query: StoreQuery) {
+    package init(layout: SQLiteLayout, query: StoreQuery, dialect: any SQLDialect) {
         self.layout = layout
         self.query = query
+        self.dialect = dialect
     }
 
     /// The query selecting every column of the matching records (`onlyIDs`: their key and entity code).
-    func select(onlyIDs: Bool = false) throws -> SQL {
+    package func select(onlyIDs: Bool = false) throws -> SQL {
         let entity = try layout.entity(query.entityName)
         let table = layout.tables[entity.table]!
         let columns = onlyIDs ? ["Z_PK", "Z_ENT"] : table.columns
@@ -43,17 +70,21 @@ final class SQLiteQueryTranslator {
         }
         order.append("t0.\"Z_PK\"")
         text += " ORDER BY " + order.joined(separator: ", ")
-        if let limit = query.fetchLimit, limit > 0 { text += " LIMIT \(limit)" } else if query.fetchOffset > 0 { text += " LIMIT -1" }
-        if query.fetchOffset > 0 { text += " OFFSET \(query.fetchOffset)" }
+        text += limitClause()
         return SQL(text: text, bindings: bindings)
     }
 
-    func count() throws -> SQL {
+    package func count() throws -> SQL {
         let entity = try layout.entity(query.entityName)
-        var inner = "SELECT 1 FROM \(Self.quote(entity.table)) t0 WHERE \(try whereClause(entity))"
-        if let limit = query.fetchLimit, limit > 0 { inner += " LIMIT \(limit)" } else if query.fetchOffset > 0 { inner += " LIMIT -1" }
-        if query.fetchOffset > 0 { inner += " OFFSET \(query.fetchOffset)" }
-        return SQL(text: "SELECT count(*) FROM (\(inner))", bindings: bindings)
+        let inner = "SELECT 1 FROM \(Self.quote(entity.table)) t0 WHERE \(try whereClause(entity))" + limitClause()
+        return SQL(text: "SELECT count(*) FROM (\(inner)) AS counted", bindings: bindings)
+    }
+
+    private func limitClause() -> String {
+        var text = ""
+        if let limit = query.fetchLimit, limit > 0 { text += " LIMIT \(limit)" } else if query.fetchOffset > 0 { text += dialect.noLimit }
+        if query.fetchOffset > 0 { text += " OFFSET \(query.fetchOffset)" }
+        return text
     }
 
     private func whereClause(_ entity: SQLiteLayout.Entity) throws -> String {
@@ -67,13 +98,16 @@ final class SQLiteQueryTranslator {
 
     private func translate(_ predicate: ModelgenPredicate.Predicate, alias: String, entity: SQLiteLayout.Entity) throws -> String {
         switch predicate {
-        case .constant(let value, _): return value ? "1" : "0"
-        case .not(let inner, _): return "NOT coalesce((\(try translate(inner, alias: alias, entity: entity))), 0)"
+        case .constant(let value, _): return value ? dialect.trueLiteral : dialect.falseLiteral
+        case .not(let inner, _): return notTrue(try translate(inner, alias: alias, entity: entity))
         case .and(let items, _): return try items.map { "(\(try translate($0, alias: alias, entity: entity)))" }.joined(separator: " AND ")
         case .or(let items, _): return try items.map { "(\(try translate($0, alias: alias, entity: entity)))" }.joined(separator: " OR ")
         case .comparison(let c): return try comparison(c, alias: alias, entity: entity)
         }
     }
+
+    /// True when `condition` is false or NULL.
+    private func notTrue(_ condition: String) -> String { "NOT coalesce((\(condition)), \(dialect.falseLiteral))" }
 
     /// What an expression stands for in SQL.
     private indirect enum Term {
@@ -96,13 +130,13 @@ final class SQLiteQueryTranslator {
         case .any, .all, .none:
             guard case .collection(let from, let element) = left else {
                 let direct = try compare(left, c.operator, right, c.options)
-                return c.modifier == .none ? "NOT coalesce((\(direct)), 0)" : direct
+                return c.modifier == .none ? notTrue(direct) : direct
             }
             let condition = try compare(element, c.operator, right, c.options)
             switch c.modifier {
             case .any: return "EXISTS (SELECT 1 \(from) AND (\(condition)))"
             case .none: return "NOT EXISTS (SELECT 1 \(from) AND (\(condition)))"
-            default: return "NOT EXISTS (SELECT 1 \(from) AND NOT coalesce((\(condition)), 0))"
+            default: return "NOT EXISTS (SELECT 1 \(from) AND \(notTrue(condition)))"
             }
         case .direct:
             if case .collection(let from, let element) = left, c.operator == .contains {
@@ -125,49 +159,49 @@ final class SQLiteQueryTranslator {
             break
         }
         let options = options.rawValue
-        func folded(_ sql: String) -> String { options == 0 ? sql : "mg_fold(\(sql), \(options))" }
+        func folded(_ sql: String) -> String { options == 0 ? sql : dialect.fold(sql, options: options) }
         let l = try sqlOf(left, typedBy: right)
         switch op {
-        case .equal: return "\(folded(l)) IS \(folded(try sqlOf(right, typedBy: left)))"
-        case .notEqual: return "\(folded(l)) IS NOT \(folded(try sqlOf(right, typedBy: left)))"
+        case .equal: return dialect.isSame(folded(l), folded(try sqlOf(right, typedBy: left)))
+        case .notEqual: return "NOT (\(dialect.isSame(folded(l), folded(try sqlOf(right, typedBy: left)))))"
         case .lessThan, .lessThanOrEqual, .greaterThan, .greaterThanOrEqual:
             return "\(folded(l)) \(op.rawValue) \(folded(try sqlOf(right, typedBy: left)))"
         case .between:
-            guard case .list(let bounds) = right, bounds.count == 2 else { return "0" }
+            guard case .list(let bounds) = right, bounds.count == 2 else { return dialect.falseLiteral }
             return "(\(folded(l)) >= \(folded(bind(bounds[0], like: left))) AND \(folded(l)) <= \(folded(bind(bounds[1], like: left))))"
         case .in:
             switch right {
             case .list(let items):
-                if items.isEmpty { return "0" }
+                if items.isEmpty { return dialect.falseLiteral }
                 return "\(folded(l)) IN (\(items.map { folded(bind($0, like: left)) }.joined(separator: ", ")))"
             case .constant(.string), .scalar:
-                return "mg_match('CONTAINS', \(options), \(try sqlOf(right, typedBy: left)), \(l))"
+                return dialect.match("CONTAINS", options: options, try sqlOf(right, typedBy: left), l)
             default:
-                return "0"
+                return dialect.falseLiteral
             }
         case .contains, .beginsWith, .endsWith, .like, .matches:
-            return "mg_match('\(op.rawValue)', \(options), \(l), \(try sqlOf(right, typedBy: left)))"
+            return dialect.match(op.rawValue, options: options, l, try sqlOf(right, typedBy: left))
         }
     }
 
     private func compareObjects(_ left: Term, _ op: ComparisonOperator, _ right: Term) throws -> String {
         func equality(_ a: Term, _ b: Term) throws -> String {
             switch (a, b) {
-            case (.object(let k1, let e1), .object(let k2, let e2)): return "(\(k1) IS \(k2) AND \(e1) IS \(e2))"
+            case (.object(let k1, let e1), .object(let k2, let e2)): return "(\(dialect.isSame(k1, k2)) AND \(dialect.isSame(e1, e2)))"
             case (.object(let key, _), .constant(.reference(nil))), (.object(let key, _), .constant(.null)): return "\(key) IS NULL"
             case (.object(let key, let entity), .constant(.reference(let id?))):
-                guard let code = layout.entities[id.entityName]?.code else { return "0" }
-                return "(\(key) IS \(bind(.integer(id.key))) AND \(entity) IS \(code))"
+                guard let code = layout.entities[id.entityName]?.code else { return dialect.falseLiteral }
+                return "(\(dialect.isSame(key, bind(.int(id.key), type: .int64))) AND \(dialect.isSame(entity, String(code))))"
             case (.constant, .object): return try equality(b, a)
             default: throw Unsupported(reason: "an object compared with a value")
             }
         }
         switch op {
         case .equal: return try equality(left, right)
-        case .notEqual: return "NOT coalesce(\(try equality(left, right)), 0)"
+        case .notEqual: return notTrue(try equality(left, right))
         case .in:
             guard case .list(let items) = right else { throw Unsupported(reason: "IN on objects") }
-            if items.isEmpty { return "0" }
+            if items.isEmpty { return dialect.falseLiteral }
             return try items.map { try equality(left, .constant($0)) }.joined(separator: " OR ")
         default: throw Unsupported(reason: "\(op.rawValue) on objects")
         }
@@ -183,14 +217,13 @@ final class SQLiteQueryTranslator {
     }
 
     private func bind(_ value: StoreValue, like other: Term) -> String {
-        if case .scalar(_, let type?) = other, type != .decimal { return bind(SQLiteValueCodec.sqlValue(value, type: type)) }
-        if case .decimal(let d) = value { return bind(.real(NSDecimalNumber(decimal: d).doubleValue)) }
-        return bind(SQLiteValueCodec.sqlValue(value))
+        if case .scalar(_, let type) = other { return bind(value, type: type) }
+        return bind(value, type: nil)
     }
 
-    private func bind(_ value: SQLiteValue) -> String {
-        bindings.append(value)
-        return "?\(bindings.count)"
+    private func bind(_ value: StoreValue, type: AttributeType?) -> String {
+        bindings.append(QueryBinding(value: value, columnType: type))
+        return dialect.placeholder(bindings.count)
     }
 
     // MARK: Expressions
@@ -240,7 +273,7 @@ final class SQLiteQueryTranslator {
         case .attribute(let column, let type, _):
             guard rest.isEmpty else { throw Unsupported(reason: "a key path through attribute \(key)") }
             let sql = "\(alias).\(Self.quote(column))"
-            return .scalar(type == .decimal ? "CAST(\(sql) AS REAL)" : sql, type)
+            return .scalar(type == .decimal ? dialect.decimalColumn(sql) : sql, type)
         case .toOne(let column):
             let keySQL = "\(alias).\(Self.quote(column))"
             if rest.isEmpty { return .object(key: keySQL, entity: "\(alias).\(Self.quote(column + ".entity"))") }
@@ -285,5 +318,5 @@ final class SQLiteQueryTranslator {
         return .collection(from: from, element: element)
     }
 
-    static func quote(_ name: String) -> String { SQLiteSchemaPlanner.quote(name) }
+    package static func quote(_ name: String) -> String { SQLiteSchemaPlanner.quote(name) }
 }

@@ -1,0 +1,24 @@
+import Foundation
+
+/// SQLite's SQL: `?N` placeholders, 1 and 0 for booleans, `IS` for NULL-safe equality, decimals
+/// compared as REAL, and the functions `mg_fold` and `mg_match` that `SQLiteConnection` registers
+/// (the in-memory evaluator's own Swift code, so both answer alike).
+struct SQLiteDialect: SQLDialect {
+    func placeholder(_ index: Int) -> String { "?\(index)" }
+    var trueLiteral: String { "1" }
+    var falseLiteral: String { "0" }
+    func isSame(_ a: String, _ b: String) -> String { "\(a) IS \(b)" }
+    func decimalColumn(_ sql: String) -> String { "CAST(\(sql) AS REAL)" }
+    var noLimit: String { " LIMIT -1" }
+    func fold(_ text: String, options: UInt8) -> String { "mg_fold(\(text), \(options))" }
+    func match(_ op: String, options: UInt8, _ text: String, _ pattern: String) -> String {
+        "mg_match('\(op)', \(options), \(text), \(pattern))"
+    }
+
+    /// A binding as SQLite keeps values of the column it meets (decimals as REAL: they meet `CAST(… AS REAL)`).
+    static func value(_ binding: QueryBinding) -> SQLiteValue {
+        if let type = binding.columnType, type != .decimal { return SQLiteValueCodec.sqlValue(binding.value, type: type) }
+        if case .decimal(let d) = binding.value { return .real(NSDecimalNumber(decimal: d).doubleValue) }
+        return SQLiteValueCodec.sqlValue(binding.value)
+    }
+}
