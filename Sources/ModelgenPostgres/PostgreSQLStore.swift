@@ -15,8 +15,8 @@ import Synchronization
 /// additive changes and renames in one transaction, or refuses with `incompatibleModel` and changes
 /// nothing; `modelgen.metadata` records the layout and the model's version hash.
 ///
-/// Fetches with predicates are evaluated by the context over the records' rows (not pushed down to
-/// SQL yet): correct, but they read every record of the entity.
+/// Fetches and counts run as one SQL statement (the SQLite store's translator in PostgreSQL's
+/// dialect, see `PostgreSQLDialect` for how `[c]`, `[d]`, `LIKE` and `MATCHES` are done).
 public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
     // @unchecked: every stored property is a `let` of a Sendable value, of the pool (which hands a
     // connection to one caller at a time) or of `listener` (a Mutex).
@@ -56,6 +56,7 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
                     }
                     return schema
                 }
+                for function in PostgreSQLDialect.functions { try connection.execute(function) }
                 let plan = SQLiteSchemaPlanner(model: model, previous: previous).plan()
                 if !plan.problems.isEmpty { throw PostgreSQLStoreError.incompatibleModel(schema: schemaName, problems: plan.problems) }
                 if previous != plan.schema {
@@ -218,6 +219,41 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
         }
         return StoreRow(id: ObjectID(entityName: name, key: try cells[0].decode(Int64.self)), version: try cells[2].decode(Int64.self),
                         values: values, hasToManyValues: false)
+    }
+
+    // MARK: Fetching
+
+    private func translator(_ query: StoreQuery) -> SQLQueryTranslator {
+        SQLQueryTranslator(layout: layout, query: query, dialect: PostgreSQLDialect())
+    }
+
+    public func fetch(_ query: StoreQuery) throws -> [StoreRow]? {
+        guard let sql = try? translator(query).select() else { return nil }
+        let rows = try pool.withConnection { connection in
+            try connection.rows(sql.text, try PostgreSQLDialect.bindings(sql.bindings), logger: pool.logger)
+        }
+        return try rows.map(decode)
+    }
+
+    public func fetchIDs(_ query: StoreQuery) throws -> ObjectIDList? {
+        guard let sql = try? translator(query).select(onlyIDs: true) else { return nil }
+        let rows = try pool.withConnection { connection in
+            try connection.rows(sql.text, try PostgreSQLDialect.bindings(sql.bindings), logger: pool.logger)
+        }
+        var ids = ObjectIDList()
+        for row in rows {
+            let cells = row.makeRandomAccess()
+            ids.append(key: try cells[0].decode(Int64.self), entityName: name(ofCode: Int64(try cells[1].decode(Int32.self))))
+        }
+        return ids
+    }
+
+    public func count(_ query: StoreQuery) throws -> Int? {
+        guard let sql = try? translator(query).count() else { return nil }
+        return try pool.withConnection { connection in
+            let rows = try connection.rows(sql.text, try PostgreSQLDialect.bindings(sql.bindings), logger: pool.logger)
+            return Int(try rows.first?.makeRandomAccess()[0].decode(Int64.self) ?? 0)
+        }
     }
 
     // MARK: Saving

@@ -139,27 +139,36 @@ struct PredicateEvaluator {
         case .in:
             switch r {
             case .collection(let items): return items.contains { Self.equal(l, $0, options) }
-            case .string(let haystack):
-                guard case .string(let needle) = l else { return false }
+            case .string, .url:
+                guard let haystack = Self.text(r), let needle = Self.text(l) else { return false }
                 return Self.fold(haystack, options).contains(Self.fold(needle, options))
             default: return false
             }
         case .contains:
             switch l {
             case .collection(let items): return items.contains { Self.equal($0, r, options) }
-            case .string(let haystack):
-                guard case .string(let needle) = r else { return false }
+            case .string, .url:
+                guard let haystack = Self.text(l), let needle = Self.text(r) else { return false }
                 return Self.matchString(haystack, .contains, needle, options)
             default: return false
             }
         case .beginsWith, .endsWith, .like, .matches:
-            guard case .string(let s) = l, case .string(let pattern) = r else { return false }
+            guard let s = Self.text(l), let pattern = Self.text(r) else { return false }
             return Self.matchString(s, op, pattern, options)
         }
     }
 
     /// A string operator (CONTAINS, BEGINSWITH, ENDSWITH, LIKE, MATCHES) on two strings, with [c]/[d].
     /// The SQLite store calls this too, so both stores give the same answers.
+    /// The text string operators see: a string, or a URL's absolute string (as the SQL stores keep it).
+    static func text(_ value: EvaluatedValue) -> String? {
+        switch value {
+        case .string(let s): return s
+        case .url(let u): return u.absoluteString
+        default: return nil
+        }
+    }
+
     static func matchString(_ s: String, _ op: ComparisonOperator, _ pattern: String, _ options: ComparisonOptions) -> Bool {
         let text = fold(s, options), p = fold(pattern, options)
         switch op {

@@ -160,6 +160,19 @@ public struct StoreQuery: Sendable {
     public var sortDescriptors: [SortDescriptor]
     public var fetchLimit: Int?
     public var fetchOffset: Int
+
+    /// A query (contexts make them from fetch requests; store authors and tests may too).
+    public init(entityNames: [String], entityName: String, predicate: ModelgenPredicate.Predicate? = nil,
+                variables: [String: QueryValue] = [:], sortDescriptors: [SortDescriptor] = [],
+                fetchLimit: Int? = nil, fetchOffset: Int = 0) {
+        self.entityNames = entityNames
+        self.entityName = entityName
+        self.predicate = predicate
+        self.variables = variables
+        self.sortDescriptors = sortDescriptors
+        self.fetchLimit = fetchLimit
+        self.fetchOffset = fetchOffset
+    }
 }
 
 /// A `$VARIABLE`'s value in a store query: one value or a list (for `IN`).
