@@ -5,7 +5,7 @@ SHARED  ?= ../shared
 PYTHON  ?= python3
 EXAMPLES = Examples/Blog/Blog.model.yaml Examples/Graphics/Graphics.model.yaml Examples/Staff/Staff.model.yaml
 
-.PHONY: all deps deps-postgres build example examples test test-postgres tsan install bench clean templates reference
+.PHONY: all deps deps-postgres build example examples test test-postgres tsan install bench bench-postgres clean templates reference
 
 all: build
 
@@ -105,3 +105,11 @@ bench:
 
 clean:
 	rm -rf .build .build-static
+
+# The PostgreSQL store's figures (release build with the PostgreSQL trait) against a throw-away server:
+# insert + save and fetch of 100,000 objects beside PostgresNIO directly, propagation between processes.
+bench-postgres: deps deps-postgres
+	$(SWIFT) build -c release --traits PostgreSQL --product modelgen-runtime-bench --scratch-path .build-postgres
+	@url=$$(scripts/postgres-server.sh start) || exit 1; \
+	trap 'scripts/postgres-server.sh stop' EXIT; \
+	MODELGEN_POSTGRES_URL=$$url .build-postgres/release/modelgen-runtime-bench postgres

@@ -87,7 +87,14 @@ let package = Package(
         ),
 
         // `make bench`: ModelgenRuntime property access, insert + save, fetch; the SQLite store beside raw SQLite.
-        .executableTarget(name: "modelgen-runtime-bench", dependencies: ["ModelgenRuntime", "CSQLite"]),
+        .executableTarget(
+            name: "modelgen-runtime-bench",
+            dependencies: [
+                "ModelgenRuntime", "CSQLite",
+                .target(name: "ModelgenPostgres", condition: .when(traits: ["PostgreSQL"])),
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
+            ]
+        ),
 
         // A child process for the SQLite store's kill and multi-process tests.
         .executableTarget(

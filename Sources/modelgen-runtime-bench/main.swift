@@ -41,6 +41,7 @@ let model = try ManagedObjectModel(name: "Bench", entities: [
 ])
 
 /// Sections to run (`modelgen-runtime-bench [access] [observation] [concurrency] [propagation] [memory] [sqlite] [batch]`); all when none is named.
+/// `postgres` runs only when named, in a build with the PostgreSQL trait (`make bench-postgres`).
 let sections = Set(CommandLine.arguments.dropFirst())
 func runs(_ section: String) -> Bool { sections.isEmpty || sections.contains(section) }
 
@@ -49,6 +50,12 @@ if CommandLine.arguments.count == 3 && CommandLine.arguments[1] == "object-bytes
     try printObjectBytes(kind: CommandLine.arguments[2])
     exit(0)
 }
+#if PostgreSQL
+if CommandLine.arguments.count == 4 && CommandLine.arguments[1] == "postgres-listen" {
+    try await runPostgresListener(schema: CommandLine.arguments[2], count: Int(CommandLine.arguments[3]) ?? 1)
+    exit(0)
+}
+#endif
 if CommandLine.arguments.count == 3 && CommandLine.arguments[1] == "batch-fill" {
     try fillBatchStore(path: CommandLine.arguments[2], rows: 1_000_000)
     exit(0)
@@ -356,4 +363,13 @@ if runs("batch") && sections != ["batch"] {
     print(String(format: "  fetch(_:) of all rows, for comparison         %6.2f s   resident memory peak %@ (+%@)",
                  Double(now() - plainStart) / 1e9, megabytes(peak), megabytes(before.map { peak - $0 })))
     sink &+= total & 1
+}
+
+if sections.contains("postgres") {
+    #if PostgreSQL
+    print("")
+    try await runPostgresBench()
+    #else
+    print("postgres: this build has no PostgreSQL store; run `make bench-postgres`")
+    #endif
 }

@@ -1,0 +1,141 @@
+// The postgres section of `make bench-postgres` (built with the PostgreSQL trait, against the server
+// MODELGEN_POSTGRES_URL names): the PostgreSQL store beside the same work done directly with
+// PostgresNIO, and the delay of a save in one process reaching an observer in another.
+#if PostgreSQL
+import Foundation
+import ModelgenPostgres
+import ModelgenRuntime
+import PostgresNIO
+
+/// A configuration for a fresh schema of the bench server.
+func benchPostgresConfiguration(_ schema: String) throws -> PostgreSQLConfiguration {
+    guard let url = ProcessInfo.processInfo.environment["MODELGEN_POSTGRES_URL"] else {
+        throw PostgreSQLStoreError.configuration("set MODELGEN_POSTGRES_URL (make bench-postgres starts a server and does)")
+    }
+    var configuration = try PostgreSQLConfiguration(url: url)
+    configuration.schema = schema
+    return configuration
+}
+
+/// The floor: the same rows inserted with PostgresNIO directly (one connection, one transaction,
+/// statements pipelined as the store sends them), then read back column by column.
+func rawPostgres(_ configuration: PostgreSQLConfiguration, rows: Int) throws -> (insert: Double, read: Double, checksum: Int64) {
+    var logger = Logger(label: "bench")
+    logger.logLevel = .critical
+    let connection = try PostgresConnection.connect(on: PostgresClient.defaultEventLoopGroup.any(), configuration: configuration.connection,
+                                                    id: 1, logger: logger).wait()
+    defer { try? connection.close().wait() }
+    let table = "\"\(configuration.schema)\".\"raw\""
+    _ = try connection.query(PostgresQuery(unsafeSQL: "CREATE SCHEMA IF NOT EXISTS \"\(configuration.schema)\""), logger: logger).wait()
+    _ = try connection.query(PostgresQuery(unsafeSQL: """
+        CREATE TABLE \(table) (id bigint PRIMARY KEY, name text, count bigint, price double precision, flag boolean,
+        created double precision, note text, a bigint, b bigint, c double precision, d text)
+        """), logger: logger).wait()
+    let insertStart = now()
+    _ = try connection.query("BEGIN", logger: logger).wait()
+    var pending: [EventLoopFuture<PostgresQueryResult>] = []
+    pending.reserveCapacity(rows)
+    let sql = "INSERT INTO \(table) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)"
+    for i in 0..<rows {
+        var bindings = PostgresBindings(capacity: 11)
+        bindings.append(Int64(i)); bindings.append("item \(i)"); bindings.append(Int64(i)); bindings.append(Double(i) * 0.5)
+        bindings.append(i % 2 == 0); bindings.append(Double(i)); bindings.appendNull(); bindings.append(Int64(i))
+        bindings.append(Int64(i * 2)); bindings.append(Double(i)); bindings.append("d")
+        pending.append(connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger))
+    }
+    for future in pending { _ = try future.wait() }
+    _ = try connection.query("COMMIT", logger: logger).wait()
+    let insert = Double(now() - insertStart) / 1e6
+
+    let readStart = now()
+    var checksum: Int64 = 0
+    for row in try connection.query(PostgresQuery(unsafeSQL: "SELECT * FROM \(table)"), logger: logger).wait().rows {
+        let cells = row.makeRandomAccess()
+        checksum &+= try cells[0].decode(Int64.self) &+ Int64(try cells[1].decode(String.self).utf8.count)
+        checksum &+= try cells[2].decode(Int64.self) &+ Int64(try cells[3].decode(Double.self)) &+ (try cells[4].decode(Bool.self) ? 1 : 0)
+        checksum &+= Int64(try cells[5].decode(Double.self)) &+ (try cells[6].decode(String?.self) == nil ? 0 : 1)
+        checksum &+= try cells[7].decode(Int64.self) &+ (try cells[8].decode(Int64.self)) &+ Int64(try cells[9].decode(Double.self))
+        checksum &+= Int64(try cells[10].decode(String.self).utf8.count)
+    }
+    return (insert, Double(now() - readStart) / 1e6, checksum)
+}
+
+@MainActor func runPostgresBench() async throws {
+    let rows = 100_000, runs = 3
+    var storeInsert: [Double] = [], storeRead: [Double] = [], rawInsert: [Double] = [], rawRead: [Double] = []
+    for run in 0..<runs {
+        let raw = try rawPostgres(try benchPostgresConfiguration("bench_raw_\(getpid())_\(run)"), rows: rows)
+        rawInsert.append(raw.insert)
+        rawRead.append(raw.read)
+        sink &+= raw.checksum & 1
+
+        let container = try ManagedContainer(model: model, postgres: try benchPostgresConfiguration("bench_store_\(getpid())_\(run)"))
+        storeInsert.append(try insertAndSave(rows, into: container))
+        let reader = container.newContext(observation: .unobserved)
+        let readStart = now()
+        var total: Int64 = 0
+        for o in try reader.fetch(FetchRequest<Item>(entityName: "Item")) {
+            total &+= o.count &+ Int64(o.price) &+ (o.flag ? 1 : 0) &+ Int64(o.createdAt.timeIntervalSinceReferenceDate) &+ (o.note == nil ? 0 : 1)
+            total &+= o.a &+ o.b &+ Int64(o.c) &+ Int64(o.name.utf8.count) &+ Int64(o.d.utf8.count)
+        }
+        storeRead.append(Double(now() - readStart) / 1e6)
+        sink &+= total & 1
+    }
+    func ratio(_ store: [Double], _ raw: [Double]) -> String {
+        let each = zip(store, raw).map { $0 / $1 }
+        return String(format: "%.1fx (runs %.1f-%.1fx; goal <= 3x)", median(each), each.min()!, each.max()!)
+    }
+    print("PostgreSQL store, \(rows) objects with 10 attributes, beside PostgresNIO directly (same server, same run; median of \(runs))")
+    print(String(format: "  insert + save                        %8.1f ms   raw %7.1f ms   ", median(storeInsert), median(rawInsert)) + ratio(storeInsert, rawInsert))
+    print(String(format: "  fetch + read every attribute         %8.1f ms   raw %7.1f ms   ", median(storeRead), median(rawRead)) + ratio(storeRead, rawRead))
+
+    // Propagation between processes: a child process observes; this one saves and notes the time.
+    let rounds = 100
+    let configuration = try benchPostgresConfiguration("bench_propagation_\(getpid())")
+    let container = try ManagedContainer(model: model, postgres: configuration)
+    let child = Process()
+    child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+    child.arguments = ["postgres-listen", configuration.schema, String(rounds)]
+    let pipe = Pipe()
+    child.standardOutput = pipe
+    try child.run()
+    let ready = pipe.fileHandleForReading
+    _ = ready.availableData   // the child's "ready" line
+    let context = container.newContext(observation: .unobserved)
+    let item = Item(context: context)
+    item.name = "x"; item.d = ""; item.createdAt = Date()
+    var starts: [UInt64] = []
+    for round in 0..<rounds {
+        item.count = Int64(round)
+        starts.append(DispatchTime.now().uptimeNanoseconds)
+        try context.save()
+        try await Task.sleep(for: .milliseconds(20))
+    }
+    let output = String(decoding: try await Task.detached { () -> Data in
+        let data = ready.readDataToEndOfFile()
+        child.waitUntilExit()
+        return data
+    }.value, as: UTF8.self)
+    let heard = output.split(separator: "\n").compactMap { UInt64($0) }
+    let latencies = zip(heard, starts).map { Double($0 &- $1) / 1e6 }.sorted()
+    guard latencies.count == rounds else { fatalError("the listening process heard \(heard.count) of \(rounds) saves") }
+    print("propagation between processes, \(rounds) saves: save called in one process -> its change set in another (milliseconds)")
+    print(String(format: "  NOTIFY, then history (watcher every 50 ms)   median %6.1f   p99 %6.1f", percentile(latencies, 0.5), percentile(latencies, 0.99)))
+}
+
+/// The child of the propagation measure: prints the time each change set arrives.
+func runPostgresListener(schema: String, count: Int) async throws {
+    let container = try ManagedContainer(model: model, postgres: try benchPostgresConfiguration(schema))
+    container.watchOtherProcesses()
+    let changes = container.changes
+    print("ready")
+    fflush(nil)
+    var heard = 0
+    for await _ in changes {
+        print(DispatchTime.now().uptimeNanoseconds)
+        heard += 1
+        if heard == count { break }
+    }
+    fflush(nil)
+}
+#endif
