@@ -111,7 +111,7 @@ func rawPostgres(_ configuration: PostgreSQLConfiguration, rows: Int) throws -> 
         try context.save()
         try await Task.sleep(for: .milliseconds(20))
     }
-    let output = String(decoding: try await Task.detached { () -> Data in
+    let output = String(decoding: await Task.detached { () -> Data in
         let data = ready.readDataToEndOfFile()
         child.waitUntilExit()
         return data

@@ -165,3 +165,40 @@ struct PostgreSQLProcessesTests {
     }
 }
 #endif
+
+#if PostgreSQL
+@Suite(.enabled(if: StoreKind.postgresURL != nil, "needs MODELGEN_POSTGRES_URL (make test-postgres)"))
+struct PostgreSQLReconnectTests {
+    /// The server drops the listening connection of one container (as a restart or a network cut
+    /// would); saves made meanwhile by another container still reach it, from the history, once it
+    /// has listened again.
+    @Test func savesMadeWhileTheListenerWasGoneArriveFromHistory() async throws {
+        let configuration = try #require(try testConfiguration())
+        let writer = ManagedContainer(model: semanticsModel, store: try PostgreSQLStore(model: semanticsModel, configuration: configuration))
+        let follower = ManagedContainer(model: semanticsModel, store: try PostgreSQLStore(model: semanticsModel, configuration: configuration))
+        follower.watchOtherProcesses(every: .milliseconds(20))
+        let changes = follower.changes
+        try await Task.sleep(for: .milliseconds(100))   // the follower listens
+
+        // Cut the listening connections of this schema (the follower's, and the writer's if it has one);
+        // other tests' connections are left alone.
+        let logger = Logger(label: "test")
+        let admin = try await PostgresConnection.connect(on: PostgresClient.defaultEventLoopGroup.any(), configuration: configuration.connection,
+                                                         id: 98, logger: logger).get()
+        let cut = try await admin.query(PostgresQuery(unsafeSQL: "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = 'LISTEN \"modelgen.\(configuration.schema)\"'"),
+                                        logger: logger).get()
+        try? await admin.close().get()
+        #expect(cut.rows.count == 1)
+
+        let id = try await Task.detached { () throws -> ObjectID in
+            let context = writer.newContext()
+            let project = try context.insertObject(entityName: "Project")
+            try project.setValue("Skylab", forKey: "title")
+            try context.save()   // the writer's pool drops its dead connection and opens a new one
+            return project.objectID
+        }.value
+        let change = await first(of: changes, within: 10) { $0.inserted.contains(id) }
+        #expect(change != nil, "the save made while the follower's listener was cut never arrived")
+    }
+}
+#endif
