@@ -19,6 +19,7 @@ deps:
 # The PostgreSQL server for test-postgres (Debian's postgresql: initdb, pg_ctl, postgres).
 deps-postgres:
 	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || command -v initdb >/dev/null || { echo "installing postgresql (the PostgreSQL store's tests)"; apt-get update -qq && apt-get install -y -qq postgresql >/dev/null; }
+	@command -v curl >/dev/null || { echo "installing curl (the example server's check)"; apt-get update -qq && apt-get install -y -qq curl >/dev/null; }
 
 build: deps
 	$(SWIFT) build
@@ -32,7 +33,7 @@ example: build
 	@ls .build/example-output/Blog
 
 # The example packages, built and run as a user would (the build-tool plugin end to end).
-examples:
+examples: deps-postgres
 	bash scripts/test-examples.sh
 
 # Unit, golden and CLI tests, then the shared invalid-model corpus against the built binary.

@@ -13,7 +13,7 @@ fail() { echo "FAIL $1"; failed=$((failed + 1)); }
 # SwiftPM's incremental build of a path dependency misses source files added to it since the
 # last build; start an example's build afresh whenever the repository's file list changed.
 sources=$(find Sources Plugins -name '*.swift' | sort | cksum)
-for example in Examples/Notes Examples/Inventory; do
+for example in Examples/Notes Examples/Inventory Examples/Server; do
     stamp=$example/.build/modelgen-sources
     if [ -d "$example/.build" ] && [ "$(cat "$stamp" 2>/dev/null)" != "$sources" ]; then rm -rf "$example/.build"; fi
     mkdir -p "$example/.build" && echo "$sources" >"$stamp"
@@ -131,6 +131,45 @@ if swift package --package-path "$inventory" --allow-writing-to-package-director
     pass "swift package generate-models regenerates the committed code"
 else
     fail "swift package generate-models"
+fi
+
+# Server: one shop on SQLite and on PostgreSQL (the done-when program of issue 23), and its HTTP
+# server, against a throw-away PostgreSQL server (skipped, saying so, when none can be started).
+server=Examples/Server
+if url=$(scripts/postgres-server.sh start 2>/tmp/modelgen-pg-start.log); then
+    trap 'scripts/postgres-server.sh stop; cp "$backup" "$model"; rm -f "$backup"; cp "$inventory_backup/model" "$inventory_model"; rm -rf "$inventory_generated"; cp -r "$inventory_backup/Generated" "$inventory_generated"; rm -rf "$inventory_backup"' EXIT
+    if swift build --package-path "$server" >/tmp/modelgen-server-build.log 2>&1; then
+        pass "Server builds (Hummingbird, the PostgreSQL trait, the build-tool plugin)"
+    else
+        fail "Server builds"; tail -30 /tmp/modelgen-server-build.log
+    fi
+    output=$(swift run -q --package-path "$server" shop-check /tmp/modelgen-shop-check.sqlite "$url" 2>&1)
+    status=$?
+    echo "$output" | sed 's/^/    /'
+    if [ $status -eq 0 ] && grep -q "same results on both stores: true" <<<"$output" \
+        && grep -q "the other process's save arrived: true, and reads back: From the other process" <<<"$output"; then
+        pass "shop-check: the same results on SQLite and PostgreSQL, and a second process's save arrives"
+    else
+        fail "shop-check (status $status)"
+    fi
+    SHOP_STORE="$url?schema=shop_server" PORT=18080 swift run -q --package-path "$server" shop-server >/tmp/modelgen-shop-server.log 2>&1 &
+    server_pid=$!
+    for _ in $(seq 1 100); do curl -s http://127.0.0.1:18080/health >/dev/null 2>&1 && break; sleep 0.2; done
+    created=$(curl -s -o /dev/null -w '%{http_code}' -H 'Content-Type: application/json' \
+        -d '{"sku": "HAM-001", "title": "Hammer", "price": 12.5, "categories": ["Tools"]}' http://127.0.0.1:18080/products)
+    duplicate=$(curl -s -o /dev/null -w '%{http_code}' -H 'Content-Type: application/json' \
+        -d '{"sku": "HAM-001", "title": "Hammer again", "price": 1, "categories": []}' http://127.0.0.1:18080/products)
+    listed=$(curl -s http://127.0.0.1:18080/categories/tools/products)
+    kill $server_pid 2>/dev/null; wait $server_pid 2>/dev/null
+    echo "    POST /products: $created, again: $duplicate; GET /categories/tools/products: $listed"
+    if [ "$created" = 201 ] && [ "$duplicate" = 422 ] && grep -q '"sku":"HAM-001"' <<<"$listed"; then
+        pass "shop-server: saves through a background context, refuses a duplicate, answers from PostgreSQL"
+    else
+        fail "shop-server"; tail -20 /tmp/modelgen-shop-server.log
+    fi
+    scripts/postgres-server.sh stop
+else
+    echo "SKIP Examples/Server: no PostgreSQL server could be started ($(tail -1 /tmp/modelgen-pg-start.log)); make deps-postgres installs one"
 fi
 
 echo "examples: $passed passed, $failed failed"

@@ -1,0 +1,32 @@
+// swift-tools-version:6.1
+import Foundation
+import PackageDescription
+
+// A shop served by several app servers sharing one database: the same generated classes run on
+// SQLite (one machine) or PostgreSQL (many), chosen at run time. The modelgen repository two
+// folders up is the dependency, with its PostgreSQL trait on; its package name is its folder's name.
+// In your own package: .package(url: "https://github.com/…/modelgen", from: "…", traits: ["PostgreSQL"]).
+let modelgenRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+let modelgen = modelgenRoot.lastPathComponent
+
+let package = Package(
+    name: "Server",
+    dependencies: [
+        .package(path: modelgenRoot.path, traits: ["PostgreSQL"]),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", exact: "2.28.1"),
+    ],
+    targets: [
+        // Shop.model.yaml is turned into Swift at build time by the plugin.
+        .target(
+            name: "ShopModel",
+            dependencies: [
+                .product(name: "ModelgenRuntime", package: modelgen),
+                .product(name: "ModelgenPostgres", package: modelgen),
+            ],
+            plugins: [.plugin(name: "ModelgenPlugin", package: modelgen)]
+        ),
+        .executableTarget(name: "shop-server", dependencies: ["ShopModel", .product(name: "Hummingbird", package: "hummingbird")]),
+        .executableTarget(name: "shop-check", dependencies: ["ShopModel"]),
+    ],
+    swiftLanguageModes: [.v6]
+)
