@@ -8,6 +8,8 @@ package=Examples/Notes
 model=$package/Sources/NotesModel/Notes.model.yaml
 passed=0 failed=0
 pass() { echo "PASS $1"; passed=$((passed + 1)); }
+# Runs a command, keeping its output in $output and its exit status in $status, and shows the output indented.
+capture() { output=$("$@" 2>&1); status=$?; echo "$output" | sed 's/^/    /'; }
 fail() { echo "FAIL $1"; failed=$((failed + 1)); }
 
 # SwiftPM's incremental build of a path dependency misses source files added to it since the
@@ -101,9 +103,7 @@ else
     fail "inventory-demo output"
 fi
 
-output=$(swift run -q --package-path "$inventory" inventory-sync 2>&1)
-status=$?
-echo "$output" | sed 's/^/    /'
+capture swift run -q --package-path "$inventory" inventory-sync
 if [ $status -eq 0 ] && grep -q "live results equal a fresh fetch: true; nothing lost: true; restock seen: true" <<<"$output" \
     && grep -q "the snapshot stream reported 129 changes inserting 520 rows" <<<"$output"; then
     pass "inventory-sync: a background importer and a second process reach the main actor's live results"
@@ -143,9 +143,7 @@ if url=$(scripts/postgres-server.sh start 2>/tmp/modelgen-pg-start.log); then
     else
         fail "Server builds"; tail -30 /tmp/modelgen-server-build.log
     fi
-    output=$(swift run -q --package-path "$server" shop-check /tmp/modelgen-shop-check.sqlite "$url" 2>&1)
-    status=$?
-    echo "$output" | sed 's/^/    /'
+    capture swift run -q --package-path "$server" shop-check /tmp/modelgen-shop-check.sqlite "$url"
     if [ $status -eq 0 ] && grep -q "same results on both stores: true" <<<"$output" \
         && grep -q "the other process's save arrived: true, and reads back: From the other process" <<<"$output"; then
         pass "shop-check: the same results on SQLite and PostgreSQL, and a second process's save arrives"

@@ -140,12 +140,17 @@ let availableKinds: [StoreKind] = StoreKind.postgresURL == nil ? [.inMemory, .sq
         return (ada.objectID, bob.objectID, project.objectID)
     }
 
-    @Test(arguments: availableKinds)
-    func relationshipsInheritanceAndDeleteRules(_ kind: StoreKind) throws {
+    /// A new store of `kind` holding the seeded company, and the IDs of Ada, Bob and the project.
+    func seededCompany(_ kind: StoreKind) throws -> (container: ManagedContainer, ada: ObjectID, bob: ObjectID, project: ObjectID) {
         let (store, _) = try kind.makeStore()
         let container = ManagedContainer(model: semanticsModel, store: store)
-        let seeder = container.newContext()
-        let (ada, bob, project) = try seed(seeder)
+        let (ada, bob, project) = try seed(container.newContext())   // IDs outlive the seeding context
+        return (container, ada, bob, project)
+    }
+
+    @Test(arguments: availableKinds)
+    func relationshipsInheritanceAndDeleteRules(_ kind: StoreKind) throws {
+        let (container, ada, bob, project) = try seededCompany(kind)
 
         let reader = container.newContext()
         // Inheritance: Person fetches both subentities.
@@ -188,10 +193,7 @@ let availableKinds: [StoreKind] = StoreKind.postgresURL == nil ? [.inMemory, .sq
 
     @Test(arguments: availableKinds)
     func uniquenessAndOptimisticLocking(_ kind: StoreKind) throws {
-        let (store, _) = try kind.makeStore()
-        let container = ManagedContainer(model: semanticsModel, store: store)
-        let seeder = container.newContext()
-        let (ada, _, _) = try seed(seeder)
+        let (container, ada, _, _) = try seededCompany(kind)
 
         // A second Ada with the same email is refused by the uniqueness constraint.
         let context = container.newContext()
@@ -219,10 +221,7 @@ let availableKinds: [StoreKind] = StoreKind.postgresURL == nil ? [.inMemory, .sq
 
     @Test(arguments: availableKinds)
     func predicatesAndSortsGiveTheSameResults(_ kind: StoreKind) throws {
-        let (store, _) = try kind.makeStore()
-        let container = ManagedContainer(model: semanticsModel, store: store)
-        let seeder = container.newContext()
-        _ = try seed(seeder)
+        let container = try seededCompany(kind).container
         let reader = container.newContext()
         func names(_ entity: String, _ predicate: String, sort: String = "name") throws -> [String] {
             try reader.fetch(try FetchRequest<ManagedObject>(entityName: entity, predicate: predicate, sortDescriptors: [SortDescriptor(sort)]))
