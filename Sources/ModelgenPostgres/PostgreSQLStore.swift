@@ -87,6 +87,7 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
 
     deinit {
         listener.withLock { connection in try? connection?.close().wait() }
+        notifications.finish()
     }
 
     private static func bindings(_ fill: (inout PostgresBindings) throws -> Void) rethrows -> PostgresBindings {
@@ -483,18 +484,44 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
             if let current, !current.isClosed { return }
             let connection = try pool.connect()
             let notifications = self.notifications
-            connection.addListener(channel: channel) { _, _ in notifications.count.add(1, ordering: .relaxed) }
+            connection.addListener(channel: channel) { _, _ in notifications.heard() }
             try connection.execute("LISTEN \(PostgreSQLSQL.quote(channel))")
-            if current != nil { notifications.count.add(1, ordering: .relaxed) }   // reconnected: catch up
+            if current != nil { notifications.heard() }   // reconnected: catch up
             current = connection
         }
         return notifications.count.load(ordering: .relaxed)
     }
+
+    /// Wakes the container's watcher at each notification (so another server's save is read at once,
+    /// not at the watcher's next interval).
+    public func externalChangeSignals() -> AsyncStream<Void>? {
+        notifications.signals()
+    }
 }
 
-/// Save notifications heard (shared with the listener's handler).
+/// Save notifications heard (shared with the listener's handler), and the watchers to wake for each.
 final class NotificationCounter: Sendable {
     let count = Atomic<Int64>(0)
+    private let watchers = Mutex<[UUID: AsyncStream<Void>.Continuation]>([:])
+
+    /// Counts a notification and wakes every watcher.
+    func heard() {
+        count.add(1, ordering: .relaxed)
+        watchers.withLock { for continuation in $0.values { continuation.yield() } }
+    }
+
+    /// A stream of wake-ups, each notification one (the newest kept while the watcher is busy).
+    func signals() -> AsyncStream<Void> {
+        let (stream, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let id = UUID()
+        watchers.withLock { $0[id] = continuation }
+        continuation.onTermination = { [weak self] _ in self?.watchers.withLock { $0[id] = nil } }
+        return stream
+    }
+
+    func finish() {
+        watchers.withLock { for continuation in $0.values { continuation.finish() } }
+    }
 }
 
 /// A table: its select list (system columns first) and the statement selecting it.

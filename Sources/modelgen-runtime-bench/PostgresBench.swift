@@ -120,7 +120,7 @@ func rawPostgres(_ configuration: PostgreSQLConfiguration, rows: Int) throws -> 
     let latencies = zip(heard, starts).map { Double($0 &- $1) / 1e6 }.sorted()
     guard latencies.count == rounds else { fatalError("the listening process heard \(heard.count) of \(rounds) saves") }
     print("propagation between processes, \(rounds) saves: save called in one process -> its change set in another (milliseconds)")
-    print(String(format: "  NOTIFY, then history (watcher every 50 ms)   median %6.1f   p99 %6.1f", percentile(latencies, 0.5), percentile(latencies, 0.99)))
+    print(String(format: "  NOTIFY wakes the watcher, then history       median %6.1f   p99 %6.1f", percentile(latencies, 0.5), percentile(latencies, 0.99)))
 }
 
 /// The child of the propagation measure: prints the time each change set arrives.

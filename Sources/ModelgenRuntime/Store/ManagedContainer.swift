@@ -91,26 +91,41 @@ public final class ManagedContainer: Sendable {
     /// Watches the store for saves of other processes (or other containers on the same file): every
     /// `interval` it asks SQLite whether another connection committed (`PRAGMA data_version`, a read of
     /// a counter, no I/O), and if so reads the history after the last transaction it saw and hands each
-    /// save to `changes` and the main context's merge. So another process's save reaches this process
+    /// save to `changes` and the main context's merge. A store that hears of commits (PostgreSQL's
+    /// `NOTIFY`, see `externalChangeSignals()`) makes it look at once as well. So another process's save reaches this process
     /// within `interval` plus the time to read its history. The main context starts it (every 50 ms)
     /// when it is first used; call it to watch without one, or to change the interval. Stops with the
     /// container. Does nothing for stores only this process writes (in-memory).
     public func watchOtherProcesses(every interval: Duration = .milliseconds(50)) {
         guard (try? store.externalChangeCounter()) != nil else { return }
         let startToken = (try? store.latestHistoryToken()) ?? 0
+        // Looks when the interval passes, and at once when the store signals a change (if it can).
+        let (looks, look) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let signals = store.externalChangeSignals()
         let task = Task.detached { [weak self] in
-            var lastCounter = (try? self?.store.externalChangeCounter()) ?? nil
-            var lastToken = startToken
-            while !Task.isCancelled {
-                try? await Task.sleep(for: interval)
-                guard let self else { return }
-                guard let counter = try? self.store.externalChangeCounter(), counter != lastCounter else { continue }
-                lastCounter = counter
-                guard let transactions = try? self.store.historyTransactions(after: lastToken) else { continue }
-                for transaction in transactions {
-                    lastToken = transaction.token
-                    if transaction.author != self.historyAuthor { self.didSave(transaction.changes, from: nil) }
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    while !Task.isCancelled {
+                        try? await Task.sleep(for: interval)
+                        look.yield()
+                    }
                 }
+                if let signals {
+                    group.addTask { for await _ in signals { look.yield() } }
+                }
+                var lastCounter = (try? self?.store.externalChangeCounter()) ?? nil
+                var lastToken = startToken
+                for await _ in looks {
+                    guard let self else { break }
+                    guard let counter = try? self.store.externalChangeCounter(), counter != lastCounter else { continue }
+                    lastCounter = counter
+                    guard let transactions = try? self.store.historyTransactions(after: lastToken) else { continue }
+                    for transaction in transactions {
+                        lastToken = transaction.token
+                        if transaction.author != self.historyAuthor { self.didSave(transaction.changes, from: nil) }
+                    }
+                }
+                group.cancelAll()   // the container went away, or the watcher was replaced: stop looking
             }
         }
         watcher.withLock { previous in

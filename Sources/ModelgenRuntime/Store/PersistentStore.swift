@@ -120,6 +120,10 @@ public protocol PersistentStore: AnyObject, Sendable {
     /// A number that changes when another connection (process) commits to the store, nil when the store
     /// cannot be written from elsewhere (the in-memory store).
     func externalChangeCounter() throws -> Int64?
+    /// Signals, as they happen, that `externalChangeCounter()` may have moved (a store told of other
+    /// connections' commits, PostgreSQL's `NOTIFY`), so the container's watcher looks at once instead of
+    /// at its next interval; nil for stores that can only be polled. Default: nil.
+    func externalChangeSignals() -> AsyncStream<Void>?
 }
 
 /// One save as a store's history keeps it (`ManagedContainer.history(after:)`).
@@ -146,6 +150,7 @@ extension PersistentStore {
     public func latestHistoryToken() throws -> Int64 { 0 }
     public func pruneHistory(through token: Int64) throws {}
     public func externalChangeCounter() throws -> Int64? { nil }
+    public func externalChangeSignals() -> AsyncStream<Void>? { nil }
 }
 
 /// A fetch a store can run itself (the SQLite store translates it to SQL). Variables are already
