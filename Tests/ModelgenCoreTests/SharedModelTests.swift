@@ -31,6 +31,45 @@ struct SharedModelTests {
         #expect(signature("recentComments") == ["since: Date"])
     }
 
+    /// Variables inside the aggregate of BETWEEN or IN take the type of the key path they are compared
+    /// with (Core Data accepts `pages BETWEEN {$MIN_PAGES, $MAX_PAGES}`); mixing in a wrong literal is
+    /// still an error at its position.
+    @Test func variablesInsideAggregatesTakeTheKeyPathsType() throws {
+        let yaml = """
+            model: Books
+            entities:
+              Book:
+                attributes:
+                  pages: int16
+                  title: string
+                relationships:
+                  tags: { destination: Tag, toMany: true, inverse: books }
+              Tag:
+                attributes:
+                  name: string
+                relationships:
+                  books: { destination: Book, toMany: true, inverse: tags }
+            fetchRequests:
+              byPages: { entity: Book, predicate: 'pages BETWEEN {$MIN_PAGES, $MAX_PAGES}' }
+              someTitles: { entity: Book, predicate: 'title IN {$FIRST, "Dune"}' }
+              tagged: { entity: Book, predicate: 'ANY tags.name IN {$TAG, $OTHER}' }
+
+            """
+        let result = ModelCheck.run(data: Data(yaml.utf8), path: "Books.model.yaml")
+        #expect(result.diagnostics.isEmpty, "\(result.diagnostics.map(\.description))")
+        func signature(_ name: String) -> [String] {
+            (result.templateVariables[name] ?? []).map { "\($0.parameterName): \($0.type.swiftTypeName(className: { $0 }))" }
+        }
+        #expect(signature("byPages") == ["minPages: Int16", "maxPages: Int16"])
+        #expect(signature("someTitles") == ["first: String"])
+        #expect(signature("tagged") == ["tag: String", "other: String"])
+
+        let wrong = yaml.replacingOccurrences(of: "{$MIN_PAGES, $MAX_PAGES}", with: "{$MIN_PAGES, 'many'}")
+        let refused = ModelCheck.run(data: Data(wrong.utf8), path: "Books.model.yaml")
+        #expect(refused.diagnostics.map(\.description).contains { $0.contains("Books.model.yaml:15:") && $0.contains("error") },
+                "\(refused.diagnostics.map(\.description))")
+    }
+
     @Test(arguments: files(in: "models/invalid"))
     func invalidModelGivesTheExpectedDiagnostic(file: URL) throws {
         let data = try Data(contentsOf: file)

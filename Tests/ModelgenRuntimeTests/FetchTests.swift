@@ -42,6 +42,10 @@ import Testing
         #expect(try context.fetch(none).map(\.title) == ["Post 2"])
         let between = try FetchRequest<Post>(entityName: "Post", predicate: "likes BETWEEN {50, 150} AND NOT likes == 100")
         #expect(try context.count(for: between) == 2)
+        // Variables inside the bounds (a fetch request template's `BETWEEN {$MIN, $MAX}`).
+        var bounded = try FetchRequest<Post>(entityName: "Post", predicate: "likes BETWEEN {$MIN, $MAX}", sortDescriptors: [SortDescriptor("likes")])
+        bounded.variables = ["MIN": Int64(50), "MAX": Int64(150)]
+        #expect(try context.fetch(bounded).map(\.likes) == [50, 100, 150])
     }
 
     @Test func subentitiesAreIncludedByDefault() throws {

@@ -113,6 +113,7 @@ func seedBlog(_ container: ManagedContainer) throws {
     /// Each predicate runs as SQL and gives what the in-memory store gives on the same data.
     static let predicates: [String] = [
         "likes >= 100", "likes < 100 AND NOT likes == 0", "likes BETWEEN {50, 150}", "likes IN {0, 200, 7}",
+        "likes BETWEEN {$LOW, $HIGH}", "likes IN {$MIN, 0, $HIGH}",
         "title BEGINSWITH 'Post'", "title ENDSWITH '3'", "title CONTAINS[c] 'pOsT'", "title LIKE 'P*t ?'",
         "title MATCHES 'Post [0-2]'", "title ==[cd] 'cafe 1'", "title IN[c] {'post 0', 'POST 2'}",
         "publishedAt == nil", "publishedAt < $DATE", "NOT publishedAt >= $DATE", "publishedAt != nil AND publishedAt > $DATE", "score > 2", "score == 1.25",
@@ -136,7 +137,7 @@ func seedBlog(_ container: ManagedContainer) throws {
             let swift = try #require(try context.fetch(try FetchRequest<Tag>(entityName: "Tag", predicate: "name == 'swift'")).first)
             var request = try FetchRequest<Post>(entityName: "Post", predicate: format, sortDescriptors: [SortDescriptor("title")])
             request.variables = ["DATE": Date(timeIntervalSinceReferenceDate: 1500), "MIN": 100, "AUTHOR": ann, "TAGS": ["go", "rust"],
-                                 "TAG": swift, "LINK": URL(string: "https://example.com/2")!]
+                                 "TAG": swift, "LINK": URL(string: "https://example.com/2")!, "LOW": Int64(50), "HIGH": Int64(150)]
             if container === sqlite {
                 // The store answers it as SQL (no in-memory fallback).
                 let query = StoreQuery(entityNames: ["Post"], entityName: "Post", predicate: request.predicate?.predicate,

@@ -176,6 +176,24 @@ struct PredicateChecker {
         }
     }
 
+    /// `$VARIABLE`s inside the aggregate on the right of IN or BETWEEN take the type of the left side
+    /// (its element type after ANY/ALL/NONE): `pages BETWEEN {$MIN, $MAX}` makes both `Int16` when
+    /// `pages` is an int16 attribute, as `pages IN {$A, $B}` does.
+    private mutating func bindVariablesInAggregate(of c: Comparison, comparedWith left: Operand) {
+        guard c.operator == .in || c.operator == .between, case .aggregate(let items) = c.right.kind,
+              case .typed(var type) = left, case .inferred = policy else { return }
+        if c.modifier != .direct {
+            guard case .collection(let element) = type else { return }   // reported by check
+            type = element
+        }
+        if case .collection = type { return }   // a to-many key path without ANY: reported by check
+        for item in items {
+            if case .variable(let name) = item.kind, name != "FETCH_SOURCE", variableIndex[name] == nil {
+                bind(name, to: type, at: item.range)
+            }
+        }
+    }
+
     private mutating func bind(_ name: String, to type: PredicateValueType, at range: SourceRange) {
         let concrete = type.concrete
         if concrete == .null {
@@ -216,6 +234,7 @@ struct PredicateChecker {
 
     private mutating func check(_ c: Comparison) {
         var left = operand(c.left)
+        bindVariablesInAggregate(of: c, comparedWith: left)
         var right = operand(c.right)
         if case .invalid = left { return }
         if case .invalid = right { return }
