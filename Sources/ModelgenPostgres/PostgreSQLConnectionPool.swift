@@ -10,7 +10,6 @@ final class PostgreSQLConnectionPool: @unchecked Sendable {
     // @unchecked: `idle` and `openCount` are used under `condition` only; a connection is used by the
     // one caller that took it.
     let configuration: PostgreSQLConfiguration
-    let logger: Logger
     private let condition = NSCondition()
     private var idle: [PostgresConnection] = []
     private var openCount = 0
@@ -18,7 +17,6 @@ final class PostgreSQLConnectionPool: @unchecked Sendable {
 
     init(configuration: PostgreSQLConfiguration) {
         self.configuration = configuration
-        logger = quietLogger
     }
 
     /// Runs `body` with a connection of the pool (opening one when none is idle and the limit allows).
@@ -43,14 +41,12 @@ final class PostgreSQLConnectionPool: @unchecked Sendable {
         let connection: PostgresConnection
         do {
             connection = try PostgresConnection.connect(on: PostgresClient.defaultEventLoopGroup.any(), configuration: configuration.connection,
-                                                        id: id, logger: logger).wait()
+                                                        id: id, logger: quietLogger).wait()
         } catch {
             throw PostgreSQLStoreError.connection(String(reflecting: error))
         }
-        let (seconds, attoseconds) = configuration.lockTimeout.components
-        let milliseconds = seconds * 1000 + attoseconds / 1_000_000_000_000_000
         do {
-            try connection.execute("SET lock_timeout = \(milliseconds)")
+            try connection.execute("SET lock_timeout = \(configuration.lockTimeout.wholeMilliseconds)")
             try connection.execute("SET search_path TO \(PostgreSQLSQL.quote(configuration.schema))")
         } catch {
             try? connection.close().wait()
@@ -115,17 +111,17 @@ extension PostgresConnection {
     }
 
     /// Runs one statement with bindings and returns its rows.
-    func rows(_ sql: String, _ bindings: PostgresBindings = PostgresBindings(), logger: Logger) throws -> [PostgresRow] {
+    func rows(_ sql: String, _ bindings: PostgresBindings = PostgresBindings()) throws -> [PostgresRow] {
         do {
-            return try query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger).wait().rows
+            return try query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: quietLogger).wait().rows
         } catch {
             throw PostgreSQLSQL.storeError(error, statement: sql)
         }
     }
 
     /// Sends one statement without waiting (statements sent in a row are pipelined on the connection).
-    func send(_ sql: String, _ bindings: PostgresBindings, logger: Logger) -> EventLoopFuture<PostgresQueryResult> {
-        query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger)
+    func send(_ sql: String, _ bindings: PostgresBindings) -> EventLoopFuture<PostgresQueryResult> {
+        query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: quietLogger)
     }
 }
 #endif

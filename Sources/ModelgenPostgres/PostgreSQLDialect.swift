@@ -22,10 +22,6 @@ struct PostgreSQLDialect: SQLDialect {
     func isSame(_ a: String, _ b: String) -> String { "\(a) IS NOT DISTINCT FROM \(b)" }
     func decimalColumn(_ sql: String) -> String { sql }
     var noLimit: String { "" }
-    func fold(_ text: String, options: UInt8) -> String { "mg_fold(\(text), \(options))" }
-    func match(_ op: String, options: UInt8, _ text: String, _ pattern: String) -> String {
-        "mg_match('\(op)', \(options), \(text), \(pattern))"
-    }
 
     /// The functions the dialect calls, created (or replaced) in the store's schema when it opens.
     static let functions = [

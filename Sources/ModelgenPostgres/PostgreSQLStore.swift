@@ -37,18 +37,17 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
         pool = PostgreSQLConnectionPool(configuration: configuration)
         channel = "modelgen." + configuration.schema
         let schemaName = configuration.schema
-        let logger = pool.logger
         let schema: SQLiteSchema = try pool.withConnection { connection in
             try connection.execute("BEGIN")
             do {
-                _ = try connection.rows("SELECT pg_advisory_xact_lock(hashtext($1))", Self.bindings { $0.append("modelgen." + schemaName) }, logger: logger)
+                _ = try connection.rows("SELECT pg_advisory_xact_lock(hashtext($1))", Self.bindings { $0.append("modelgen." + schemaName) })
                 try connection.execute("CREATE SCHEMA IF NOT EXISTS \(PostgreSQLSQL.quote(schemaName))")
                 try connection.execute("CREATE TABLE IF NOT EXISTS \"modelgen.metadata\" (\"key\" text PRIMARY KEY, \"value\" text NOT NULL)")
                 try connection.execute("""
                     CREATE TABLE IF NOT EXISTS "modelgen.history" ("token" bigserial PRIMARY KEY, "author" text NOT NULL, \
                     "timestamp" double precision NOT NULL, "changes" bytea NOT NULL)
                     """)
-                let recorded = try connection.rows("SELECT \"value\" FROM \"modelgen.metadata\" WHERE \"key\" = 'schema'", logger: logger)
+                let recorded = try connection.rows("SELECT \"value\" FROM \"modelgen.metadata\" WHERE \"key\" = 'schema'")
                 let previous = try recorded.first.map { row -> SQLiteSchema in
                     let json = try row.makeRandomAccess()[0].decode(String.self)
                     guard let schema = try? JSONDecoder().decode(SQLiteSchema.self, from: Data(json.utf8)) else {
@@ -65,8 +64,8 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
                     encoder.outputFormatting = [.sortedKeys]
                     let json = String(decoding: try encoder.encode(plan.schema), as: UTF8.self)
                     let upsert = "INSERT INTO \"modelgen.metadata\" VALUES ($1, $2) ON CONFLICT (\"key\") DO UPDATE SET \"value\" = EXCLUDED.\"value\""
-                    _ = try connection.rows(upsert, Self.bindings { $0.append("schema"); $0.append(json) }, logger: logger)
-                    _ = try connection.rows(upsert, Self.bindings { $0.append("modelVersionHash"); $0.append(model.versionHash) }, logger: logger)
+                    _ = try connection.rows(upsert, Self.bindings { $0.append("schema"); $0.append(json) })
+                    _ = try connection.rows(upsert, Self.bindings { $0.append("modelVersionHash"); $0.append(model.versionHash) })
                 }
                 try connection.execute("COMMIT")
                 return plan.schema
@@ -115,7 +114,7 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
             var ids: [ObjectID] = []
             for (table, codes) in codesByTable.sorted(by: { $0.key < $1.key }) {
                 let rows = try connection.rows("SELECT \"Z_PK\", \"Z_ENT\" FROM \(PostgreSQLSQL.quote(table)) WHERE \"Z_ENT\" = ANY($1) ORDER BY \"Z_PK\"",
-                                               Self.bindings { $0.append(codes.map { Int32($0) }) }, logger: pool.logger)
+                                               Self.bindings { $0.append(codes.map { Int32($0) }) })
                 for row in rows {
                     let cells = row.makeRandomAccess()
                     ids.append(ObjectID(entityName: name(ofCode: Int64(try cells[1].decode(Int32.self))), key: try cells[0].decode(Int64.self)))
@@ -132,7 +131,7 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
             try connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
             do {
                 let rows = try connection.rows(entity.table.selectSQL + " WHERE \"Z_PK\" = $1 AND \"Z_ENT\" = $2",
-                                               Self.bindings { $0.append(id.key); $0.append(Int32(entity.code)) }, logger: pool.logger)
+                                               Self.bindings { $0.append(id.key); $0.append(Int32(entity.code)) })
                 guard let first = rows.first else {
                     try connection.execute("COMMIT")
                     return nil
@@ -165,7 +164,7 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
             result.reserveCapacity(ids.count)
             for (name, keys) in keysByTable.sorted(by: { $0.key < $1.key }) {
                 guard let table = tables[name] else { continue }
-                for row in try connection.rows(table.selectSQL + " WHERE \"Z_PK\" = ANY($1)", Self.bindings { $0.append(keys) }, logger: pool.logger) {
+                for row in try connection.rows(table.selectSQL + " WHERE \"Z_PK\" = ANY($1)", Self.bindings { $0.append(keys) }) {
                     result.append(try decode(row))
                 }
             }
@@ -189,7 +188,7 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
         default:
             return []
         }
-        return try connection.rows(sql, Self.bindings { $0.append(id.key) }, logger: pool.logger).map { row in
+        return try connection.rows(sql, Self.bindings { $0.append(id.key) }).map { row in
             let cells = row.makeRandomAccess()
             return ObjectID(entityName: name(ofCode: try cells[1].decode(Int64.self)), key: try cells[0].decode(Int64.self))
         }
@@ -231,7 +230,7 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
     public func fetch(_ query: StoreQuery) throws -> [StoreRow]? {
         guard let sql = try? translator(query).select() else { return nil }
         let rows = try pool.withConnection { connection in
-            try connection.rows(sql.text, try PostgreSQLDialect.bindings(sql.bindings), logger: pool.logger)
+            try connection.rows(sql.text, try PostgreSQLDialect.bindings(sql.bindings))
         }
         return try rows.map(decode)
     }
@@ -239,7 +238,7 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
     public func fetchIDs(_ query: StoreQuery) throws -> ObjectIDList? {
         guard let sql = try? translator(query).select(onlyIDs: true) else { return nil }
         let rows = try pool.withConnection { connection in
-            try connection.rows(sql.text, try PostgreSQLDialect.bindings(sql.bindings), logger: pool.logger)
+            try connection.rows(sql.text, try PostgreSQLDialect.bindings(sql.bindings))
         }
         var ids = ObjectIDList()
         for row in rows {
@@ -252,7 +251,7 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
     public func count(_ query: StoreQuery) throws -> Int? {
         guard let sql = try? translator(query).count() else { return nil }
         return try pool.withConnection { connection in
-            let rows = try connection.rows(sql.text, try PostgreSQLDialect.bindings(sql.bindings), logger: pool.logger)
+            let rows = try connection.rows(sql.text, try PostgreSQLDialect.bindings(sql.bindings))
             return Int(try rows.first?.makeRandomAccess()[0].decode(Int64.self) ?? 0)
         }
     }
@@ -272,10 +271,10 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
                                                       $0.append(changes.author)
                                                       $0.append(Date().timeIntervalSinceReferenceDate)
                                                       try $0.append(try encoder.encode(changeSet))
-                                                  }, logger: pool.logger)
+                                                  })
                 let token = try history.first?.makeRandomAccess()[0].decode(Int64.self) ?? 0
                 // Delivered to listeners when the transaction commits, never for one rolled back.
-                _ = try connection.rows("SELECT pg_notify($1, $2)", Self.bindings { $0.append(channel); $0.append(String(token)) }, logger: pool.logger)
+                _ = try connection.rows("SELECT pg_notify($1, $2)", Self.bindings { $0.append(channel); $0.append(String(token)) })
                 try connection.execute("COMMIT")
                 return result
             } catch {
@@ -286,7 +285,6 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
     }
 
     private func apply(_ changes: StoreChanges, _ connection: PostgresConnection) throws -> StoreCommitResult {
-        let logger = pool.logger
         // Optimistic locking: the versions of every updated and deleted record, read under row locks.
         if !changes.force {
             var keysByTable: [String: [Int64]] = [:]
@@ -296,7 +294,7 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
             var versions: [String: [Int64: Int64]] = [:]
             for (table, keys) in keysByTable.sorted(by: { $0.key < $1.key }) {
                 let rows = try connection.rows("SELECT \"Z_PK\", \"Z_OPT\" FROM \(PostgreSQLSQL.quote(table)) WHERE \"Z_PK\" = ANY($1) ORDER BY \"Z_PK\" FOR UPDATE",
-                                               Self.bindings { $0.append(keys) }, logger: logger)
+                                               Self.bindings { $0.append(keys) })
                 for row in rows {
                     let cells = row.makeRandomAccess()
                     versions[table, default: [:]][try cells[0].decode(Int64.self)] = try cells[1].decode(Int64.self)
@@ -321,7 +319,7 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
         var keysByTable: [String: [Int64]] = [:]
         for (table, count) in countByTable.sorted(by: { $0.key < $1.key }) {
             let rows = try connection.rows("SELECT nextval($1::regclass) FROM generate_series(1, $2)",
-                                           Self.bindings { $0.append(PostgreSQLSQL.sequence(table)); $0.append(Int64(count)) }, logger: logger)
+                                           Self.bindings { $0.append(PostgreSQLSQL.sequence(table)); $0.append(Int64(count)) })
             keysByTable[table] = try rows.map { try $0.makeRandomAccess()[0].decode(Int64.self) }.reversed()
         }
         var insertedIDs: [ObjectID] = []
@@ -338,7 +336,7 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
         // Statements whose results are not needed at once are pipelined: sent in a row, awaited together.
         var pending: [(future: EventLoopFuture<PostgresQueryResult>, sql: String)] = []
         func send(_ sql: String, _ bindings: PostgresBindings) {
-            pending.append((connection.send(sql, bindings, logger: logger), sql))
+            pending.append((connection.send(sql, bindings), sql))
         }
         func awaitPending() throws -> [PostgresQueryResult] {
             defer { pending = [] }
@@ -380,8 +378,7 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
             } else {
                 // Deleted by another save and forced back by the merge policy: inserted again.
                 let entity = try entity(row.id.entityName)
-                _ = try connection.rows(entity.insertSQL, try columnBindings(row, entity, resolve, prefix: { $0.append(row.id.key); $0.append(Int32(entity.code)) }),
-                                        logger: logger)
+                _ = try connection.rows(entity.insertSQL, try columnBindings(row, entity, resolve, prefix: { $0.append(row.id.key); $0.append(Int32(entity.code)) }))
                 updatedVersions.append(1)
             }
         }
@@ -452,7 +449,7 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
     public func historyTransactions(after token: Int64) throws -> [HistoryTransaction] {
         try pool.withConnection { connection in
             let rows = try connection.rows("SELECT \"token\", \"author\", \"timestamp\", \"changes\" FROM \"modelgen.history\" WHERE \"token\" > $1 ORDER BY \"token\"",
-                                           Self.bindings { $0.append(token) }, logger: pool.logger)
+                                           Self.bindings { $0.append(token) })
             let decoder = JSONDecoder()
             return try rows.map { row in
                 let cells = row.makeRandomAccess()
@@ -465,14 +462,14 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
 
     public func latestHistoryToken() throws -> Int64 {
         try pool.withConnection { connection in
-            try connection.rows("SELECT coalesce(max(\"token\"), 0) FROM \"modelgen.history\"", logger: pool.logger)
+            try connection.rows("SELECT coalesce(max(\"token\"), 0) FROM \"modelgen.history\"")
                 .first?.makeRandomAccess()[0].decode(Int64.self) ?? 0
         }
     }
 
     public func pruneHistory(through token: Int64) throws {
         try pool.withConnection { connection in
-            _ = try connection.rows("DELETE FROM \"modelgen.history\" WHERE \"token\" <= $1", Self.bindings { $0.append(token) }, logger: pool.logger)
+            _ = try connection.rows("DELETE FROM \"modelgen.history\" WHERE \"token\" <= $1", Self.bindings { $0.append(token) })
         }
     }
 
@@ -533,7 +530,7 @@ struct PostgresTable: Sendable {
     init(name: String, columns: [String]) {
         self.name = name
         self.columns = columns
-        selectSQL = "SELECT \(columns.enumerated().map { $0.offset == 1 ? "\"Z_ENT\"" : PostgreSQLSQL.quote($0.element) }.joined(separator: ", ")) FROM \(PostgreSQLSQL.quote(name))"
+        selectSQL = "SELECT \(columns.map(PostgreSQLSQL.quote).joined(separator: ", ")) FROM \(PostgreSQLSQL.quote(name))"
     }
 }
 

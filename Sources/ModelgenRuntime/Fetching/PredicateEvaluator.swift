@@ -158,8 +158,6 @@ struct PredicateEvaluator {
         }
     }
 
-    /// A string operator (CONTAINS, BEGINSWITH, ENDSWITH, LIKE, MATCHES) on two strings, with [c]/[d].
-    /// The SQLite store calls this too, so both stores give the same answers.
     /// The text string operators see: a string, or a URL's absolute string (as the SQL stores keep it).
     static func text(_ value: EvaluatedValue) -> String? {
         switch value {
@@ -169,6 +167,8 @@ struct PredicateEvaluator {
         }
     }
 
+    /// A string operator (CONTAINS, BEGINSWITH, ENDSWITH, LIKE, MATCHES) on two strings, with [c]/[d].
+    /// The SQLite store calls this too, so both stores give the same answers.
     static func matchString(_ s: String, _ op: ComparisonOperator, _ pattern: String, _ options: ComparisonOptions) -> Bool {
         let text = fold(s, options), p = fold(pattern, options)
         switch op {

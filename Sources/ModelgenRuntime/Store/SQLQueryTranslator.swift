@@ -1,8 +1,9 @@
 import Foundation
 import ModelgenPredicate
 
-/// What differs between the SQL of the stores: placeholders, booleans, NULL-safe equality, decimals,
-/// and the functions that fold strings and run the string operators (`[c]`, `[d]`, `CONTAINS`, `LIKE`…).
+/// What differs between the SQL of the stores: placeholders, booleans, NULL-safe equality, decimals.
+/// Both stores provide `mg_fold` and `mg_match` for `[c]`, `[d]` and the string operators (SQLite as
+/// registered Swift functions, PostgreSQL as SQL functions in its schema).
 package protocol SQLDialect {
     /// The placeholder of the `index`th binding (1-based).
     func placeholder(_ index: Int) -> String
@@ -14,10 +15,16 @@ package protocol SQLDialect {
     func decimalColumn(_ sql: String) -> String
     /// What `OFFSET` needs before it when there is no limit.
     var noLimit: String { get }
-    /// `text` folded as `[c]` (1) and `[d]` (2) ask.
-    func fold(_ text: String, options: UInt8) -> String
-    /// True when the string operator (`CONTAINS`, `BEGINSWITH`, `ENDSWITH`, `LIKE`, `MATCHES`) holds.
-    func match(_ op: String, options: UInt8, _ text: String, _ pattern: String) -> String
+}
+
+extension SQLDialect {
+    /// `text` folded as `[c]` (1) and `[d]` (2) ask: the store's `mg_fold` function.
+    package func fold(_ text: String, options: UInt8) -> String { "mg_fold(\(text), \(options))" }
+    /// True when the string operator (`CONTAINS`, `BEGINSWITH`, `ENDSWITH`, `LIKE`, `MATCHES`) holds:
+    /// the store's `mg_match` function.
+    package func match(_ op: String, options: UInt8, _ text: String, _ pattern: String) -> String {
+        "mg_match('\(op)', \(options), \(text), \(pattern))"
+    }
 }
 
 /// A value a translated query binds, with the attribute type of the column it meets (nil: none).

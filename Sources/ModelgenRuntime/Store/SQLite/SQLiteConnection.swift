@@ -75,8 +75,7 @@ final class SQLiteConnection {
         if code != SQLITE_OK {
             let text = message.map { String(cString: $0) } ?? "error \(code)"
             sqlite3_free(message)
-            if code & 0xFF == SQLITE_BUSY { throw SQLiteStoreError.busy(path: path, timeoutMilliseconds: busyTimeoutMilliseconds, statement: sql) }
-            throw SQLiteStoreError.sqlite(code: code, message: text, statement: sql)
+            throw error(code, sql, message: text)
         }
     }
 
@@ -104,9 +103,10 @@ final class SQLiteConnection {
         }
     }
 
-    func error(_ code: Int32, _ sql: String) -> SQLiteStoreError {
+    /// The error of a failed call: `.busy` when another connection's lock outlasted the busy timeout.
+    func error(_ code: Int32, _ sql: String, message: String? = nil) -> SQLiteStoreError {
         if code & 0xFF == SQLITE_BUSY { return .busy(path: path, timeoutMilliseconds: busyTimeoutMilliseconds, statement: sql) }
-        return .sqlite(code: code, message: String(cString: sqlite3_errmsg(handle)), statement: sql)
+        return .sqlite(code: code, message: message ?? String(cString: sqlite3_errmsg(handle)), statement: sql)
     }
 
     /// The functions the predicate translation calls for string operators with [c]/[d] options,

@@ -16,9 +16,14 @@ public struct SQLiteConfiguration: Sendable, Hashable {
         self.busyTimeout = busyTimeout
     }
 
-    var busyTimeoutMilliseconds: Int32 {
-        let (seconds, attoseconds) = busyTimeout.components
-        return Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000)
+    var busyTimeoutMilliseconds: Int32 { Int32(clamping: busyTimeout.wholeMilliseconds) }
+}
+
+extension Duration {
+    /// The duration in whole milliseconds (SQLite's busy timeout, PostgreSQL's lock timeout).
+    package var wholeMilliseconds: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
     }
 }
 
@@ -74,10 +79,12 @@ final class SQLiteConnectionPool: @unchecked Sendable {
         }
     }
 
-    /// Runs `body` with a reader connection inside one read transaction (a consistent snapshot).
-    func read<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
+    /// Runs `body` with a reader connection; with `snapshot`, inside one read transaction, so several
+    /// statements see one committed state (one statement always does: it needs no transaction of its own).
+    func read<T>(snapshot: Bool, _ body: (SQLiteConnection) throws -> T) throws -> T {
         let (connection, readNumber) = try acquireReader()
         defer { releaseReader(connection, readNumber: readNumber) }
+        guard snapshot else { return try body(connection) }
         try connection.execute("BEGIN DEFERRED")
         do {
             let result = try body(connection)

@@ -10,10 +10,6 @@ struct SQLiteDialect: SQLDialect {
     func isSame(_ a: String, _ b: String) -> String { "\(a) IS \(b)" }
     func decimalColumn(_ sql: String) -> String { "CAST(\(sql) AS REAL)" }
     var noLimit: String { " LIMIT -1" }
-    func fold(_ text: String, options: UInt8) -> String { "mg_fold(\(text), \(options))" }
-    func match(_ op: String, options: UInt8, _ text: String, _ pattern: String) -> String {
-        "mg_match('\(op)', \(options), \(text), \(pattern))"
-    }
 
     /// A binding as SQLite keeps values of the column it meets (decimals as REAL: they meet `CAST(… AS REAL)`).
     static func value(_ binding: QueryBinding) -> SQLiteValue {

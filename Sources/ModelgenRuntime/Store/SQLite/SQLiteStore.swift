@@ -80,10 +80,10 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
         return schema
     }
 
-    /// Runs `body` with a reader in one read transaction: it sees one committed state throughout,
-    /// and does not wait for a save in progress.
-    func reading<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
-        try pool.read(body)
+    /// Runs `body` with a reader, which does not wait for a save in progress; with `snapshot` (for a
+    /// body of several statements), in one read transaction, so it sees one committed state throughout.
+    func reading<T>(snapshot: Bool = false, _ body: (SQLiteConnection) throws -> T) throws -> T {
+        try pool.read(snapshot: snapshot, body)
     }
 
     /// Runs `body` with the writer, one caller at a time.
@@ -94,7 +94,7 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
     // MARK: Reading
 
     public func recordIDs(of entityNames: [String]) throws -> [ObjectID] {
-        try reading { connection in
+        try reading(snapshot: true) { connection in
             var byTable: [String: [Int64]] = [:]
             for name in entityNames {
                 let entity = try layout.entity(name)
@@ -112,8 +112,9 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
     }
 
     public func row(for id: ObjectID) throws -> StoreRow? {
-        try reading { connection in
-            guard let entity = layout.entities[id.entityName], let table = layout.tables[entity.table] else { return nil }
+        guard let entity = layout.entities[id.entityName], let table = layout.tables[entity.table] else { return nil }
+        // The row and its to-many relationships from one committed state.
+        return try reading(snapshot: entity.hasToManyStorage) { connection in
             let select = try connection.statement(table.selectByKeySQL)
             select.bind([.integer(id.key), .integer(entity.code)])
             guard try select.step() else { return nil }
@@ -251,7 +252,7 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
     private static let keysPerBatchStatement = 250
 
     public func rows(for ids: [ObjectID]) throws -> [StoreRow] {
-        try reading { connection in
+        try reading(snapshot: true) { connection in
             var keysByTable: [String: [Int64]] = [:]
             for id in ids {
                 guard let entity = layout.entities[id.entityName] else { continue }
