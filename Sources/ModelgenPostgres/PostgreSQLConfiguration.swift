@@ -55,8 +55,6 @@ public enum PostgreSQLStoreError: Error, Sendable, CustomStringConvertible {
     case server(sqlState: String, message: String, statement: String)
     /// A statement waited longer than the lock timeout for another connection's lock; nothing was changed.
     case lockTimeout(statement: String)
-    /// A save broke a uniqueness constraint of the model (another connection saved the same values first).
-    case uniqueViolation(constraint: String, message: String)
     /// The database holds this model's records in a layout the model cannot be migrated to automatically;
     /// nothing was changed.
     case incompatibleModel(schema: String, problems: [String])
@@ -69,7 +67,6 @@ public enum PostgreSQLStoreError: Error, Sendable, CustomStringConvertible {
         case .connection(let message): return "PostgreSQL connection failed: \(message)"
         case .server(let state, let message, let statement): return "PostgreSQL error \(state): \(message) (in: \(statement))"
         case .lockTimeout(let statement): return "PostgreSQL: a lock stayed held by another connection beyond the lock timeout; nothing was changed (in: \(statement))"
-        case .uniqueViolation(let constraint, let message): return "PostgreSQL: the save breaks uniqueness constraint \(constraint): \(message); nothing was saved"
         case .incompatibleModel(let schema, let problems):
             return "PostgreSQL schema \(schema): the database was written with a model this one cannot migrate to automatically; nothing was changed:\n"
                 + problems.map { "  - \($0)" }.joined(separator: "\n")

@@ -166,7 +166,7 @@ enum PostgreSQLSQL {
 
     /// A PostgresNIO error as a store error (server errors by SQLSTATE).
     static func storeError(_ error: any Error, statement: String) -> any Error {
-        if error is PostgreSQLStoreError { return error }
+        if error is PostgreSQLStoreError || error is UniquenessViolationError { return error }
         guard let error = error as? PSQLError else { return PostgreSQLStoreError.connection(String(describing: error)) }
         guard let state = error.serverInfo?[.sqlState] ?? (error.serverInfo == nil ? nil : "") else {
             return PostgreSQLStoreError.connection("\(error.code): \(String(reflecting: error))")
@@ -174,7 +174,7 @@ enum PostgreSQLSQL {
         let message = error.serverInfo?[.message] ?? ""
         switch state {
         case "55P03": return PostgreSQLStoreError.lockTimeout(statement: statement)
-        case "23505": return PostgreSQLStoreError.uniqueViolation(constraint: error.serverInfo?[.constraintName] ?? "", message: message)
+        case "23505": return UniquenessViolationError(indexName: error.serverInfo?[.constraintName] ?? "", message: message)
         default: return PostgreSQLStoreError.server(sqlState: state, message: message, statement: statement)
         }
     }

@@ -7,12 +7,17 @@ extension ManagedObjectContext {
     /// First derived attributes are recomputed and `willSave` runs; then every inserted,
     /// changed and deleted object is validated (model constraints, uniqueness, custom
     /// hooks) and all failures are thrown together as one `ValidationError`, with nothing
-    /// written. Conflicts with newer saves follow `mergePolicy`.
+    /// written. Conflicts with newer saves follow `mergePolicy`: records changed since this
+    /// context read them (`MergeConflictError` under `.error`), and new objects whose
+    /// uniqueness-constraint values a saved record has (under `.objectWins` and `.storeWins` the
+    /// new object takes that record over; see `ManagedObjectContext+Uniqueness.swift`). When
+    /// another connection saves the same unique values between the check and the commit, the
+    /// store refuses the commit and the context checks and decides again.
     public func save() throws {
         checkIsolation()
         endUndoGroup()
         var changedObjects = updated.objects.filter { !$0.changedValues().isEmpty }
-        let insertedObjects = inserted.objects
+        var insertedObjects = inserted.objects
         let deletedObjects = deleted.objects
         guard !insertedObjects.isEmpty || !changedObjects.isEmpty || !deletedObjects.isEmpty else { return }
 
@@ -35,41 +40,43 @@ extension ManagedObjectContext {
         for object in insertedObjects { collect({ try object.validateForInsert() }, object: object) }
         for object in changedObjects { collect({ try object.validateForUpdate() }, object: object) }
         for object in deletedObjects { collect({ try object.validateForDelete() }, object: object) }
-        failures += try uniquenessFailures(insertedObjects + changedObjects)
+        let uniqueness = try resolve(try uniquenessConflicts(insertedObjects + changedObjects))
+        failures += uniqueness.failures
         if !failures.isEmpty {
             endUndoGroup()
             throw ValidationError(failures)
         }
+        var prepared = Set((insertedObjects + changedObjects).map(ObjectIdentifier.init))
+        if !uniqueness.takeovers.isEmpty {
+            (insertedObjects, changedObjects) = try takeOver(uniqueness.takeovers, prepared: &prepared)
+        }
 
-        var changes = StoreChanges()
-        changes.author = container.historyAuthor
-        // What the history, other contexts and `container.changes` hear of this save (after derived
-        // attributes and willSave, so their changes count).
-        for object in changedObjects { changes.changedKeys[object.objectID] = Set(object.changedValues().keys) }
-        changes.inserted = insertedObjects.map { StoreRow(id: $0.objectID, version: 0, values: storeValues(of: $0)) }
-        changes.updated = changedObjects.map { StoreRow(id: $0.objectID, version: $0.committedVersion, values: storeValues(of: $0)) }
-        changes.deleted = deletedObjects.map { ($0.objectID, $0.committedVersion) }
-
+        var changes: StoreChanges
         let result: StoreCommitResult
-        do {
-            result = try store.commit(changes)
-        } catch let conflict as MergeConflictError {
-            switch mergePolicy {
-            case .error:
-                throw conflict
-            case .objectWins:
-                changes.force = true
-                result = try store.commit(changes)
-            case .storeWins:
-                // Drop this context's changes to the conflicting records, then save the rest.
-                let ids = Set(conflict.conflicts.map(\.id))
-                for object in changedObjects + deletedObjects where ids.contains(object.objectID) {
-                    refresh(object, mergeChanges: false)
+        var uniquenessChecks = 1
+        while true {
+            changes = StoreChanges()
+            changes.author = container.historyAuthor
+            // What the history, other contexts and `container.changes` hear of this save (after derived
+            // attributes and willSave, so their changes count).
+            for object in changedObjects { changes.changedKeys[object.objectID] = Set(object.changedValues().keys) }
+            changes.inserted = insertedObjects.map { StoreRow(id: $0.objectID, version: 0, values: storeValues(of: $0)) }
+            changes.updated = changedObjects.map { StoreRow(id: $0.objectID, version: $0.committedVersion, values: storeValues(of: $0)) }
+            changes.deleted = deletedObjects.map { ($0.objectID, $0.committedVersion) }
+            do {
+                result = try commit(&changes, changedObjects: &changedObjects, deletedObjects: deletedObjects)
+                break
+            } catch let violation as UniquenessViolationError {
+                // Another connection saved the same unique values after the check: check and decide again.
+                let conflicts = try uniquenessConflicts(insertedObjects + changedObjects)
+                uniquenessChecks += 1
+                guard !conflicts.isEmpty, uniquenessChecks <= 4 else { throw violation }
+                let again = try resolve(conflicts)
+                if !again.failures.isEmpty {
+                    endUndoGroup()
+                    throw ValidationError(again.failures)
                 }
-                changes.updated.removeAll { ids.contains($0.id) }
-                changes.deleted.removeAll { ids.contains($0.id) }
-                changedObjects.removeAll { ids.contains($0.objectID) }
-                result = try store.commit(changes)
+                (insertedObjects, changedObjects) = try takeOver(again.takeovers, prepared: &prepared)
             }
         }
         finishSave(result, inserted: insertedObjects, changed: changedObjects, deleted: deletedObjects.filter { $0._isDeleted })
@@ -79,6 +86,49 @@ extension ManagedObjectContext {
             updateLiveResults(changeSet)
             container.didSave(changeSet, from: self)
         }
+    }
+
+    /// Commits, letting `mergePolicy` decide records changed by newer saves: `.error` throws the
+    /// `MergeConflictError`, `.objectWins` writes over them, `.storeWins` drops this context's changes
+    /// to them and saves the rest.
+    private func commit(_ changes: inout StoreChanges, changedObjects: inout [ManagedObject],
+                        deletedObjects: [ManagedObject]) throws -> StoreCommitResult {
+        do {
+            return try store.commit(changes)
+        } catch let conflict as MergeConflictError {
+            switch mergePolicy {
+            case .error:
+                throw conflict
+            case .objectWins:
+                changes.force = true
+                return try store.commit(changes)
+            case .storeWins:
+                let ids = Set(conflict.conflicts.map(\.id))
+                for object in changedObjects + deletedObjects where ids.contains(object.objectID) {
+                    refresh(object, mergeChanges: false)
+                }
+                changes.updated.removeAll { ids.contains($0.id) }
+                changes.deleted.removeAll { ids.contains($0.id) }
+                changedObjects.removeAll { ids.contains($0.objectID) }
+                return try store.commit(changes)
+            }
+        }
+    }
+
+    /// Lets each new object take over its saved record, then gives the objects to write: the ones
+    /// still inserted, and the changed ones (objects the takeovers changed, such as a record's former
+    /// partner, first get their derived attributes and `willSave`).
+    private func takeOver(_ takeovers: [(object: ManagedObject, record: StoreRow)],
+                          prepared: inout Set<ObjectIdentifier>) throws -> (inserted: [ManagedObject], changed: [ManagedObject]) {
+        for (object, record) in takeovers { try takeOver(record, by: object) }
+        let changed = updated.objects.filter { !$0.changedValues().isEmpty }
+        for object in changed where prepared.insert(ObjectIdentifier(object)).inserted {
+            try recomputeDerivedAttributes(of: object)
+            object.willSave()
+        }
+        // A merged to-many may change what a taken-over object derives (`posts.@count`).
+        for (object, _) in takeovers { try recomputeDerivedAttributes(of: object) }
+        return (inserted.objects, changed)
     }
 
     /// Records a commit in the objects: permanent IDs and versions (the result's arrays are in the
@@ -152,7 +202,7 @@ extension ManagedObjectContext {
     }
 
     /// The stored value of one slot of an object (what `storeValues(of:)` holds at that slot).
-    private func storeValue(of object: ManagedObject, at slot: Int) -> StoreValue {
+    func storeValue(of object: ManagedObject, at slot: Int) -> StoreValue {
         let value = object._slots[slot]
         return object.entity.isPlainStoredAttribute[slot] ? StoreValue(attribute: value) : storeValue(value, of: object.entity.properties[slot])
     }
@@ -208,77 +258,5 @@ extension ManagedObjectContext {
                 object.storeSlot(slot, slotValue)
             }
         }
-    }
-
-    /// Uniqueness constraints (own and inherited) across the store and this context's pending changes.
-    private func uniquenessFailures(_ candidates: [ManagedObject]) throws -> [ValidationError.Failure] {
-        var failures: [ValidationError.Failure] = []
-        var checked: Set<String> = []
-        for object in candidates {
-            var entity: EntityDescription? = object.entity
-            while let current = entity {
-                for constraint in current.uniquenessConstraints where checked.insert("\(current.name):\(constraint)").inserted {
-                    failures += try violations(of: constraint, declaredBy: current)
-                }
-                entity = current.parent
-            }
-        }
-        return failures
-    }
-
-    private func violations(of constraint: [String], declaredBy entity: EntityDescription) throws -> [ValidationError.Failure] {
-        let slots = constraint.compactMap { entity.slot(of: $0) }
-        guard slots.count == constraint.count else { return [] }
-        func key(_ value: (Int) -> StoreValue) -> [StoreValue]? {
-            let key = slots.map(value)
-            return key.contains(where: \.isNull) ? nil : key // NULLs never collide, as in SQL
-        }
-        let pending = (updated.objects + inserted.objects).filter { $0.entity.isKind(of: entity) && !$0._isDeleted }
-        // Only the constraint's slots of each object (subentities share their parent's slot numbers).
-        let pendingKeys = pending.compactMap { object in key { storeValue(of: object, at: $0) }.map { (object, $0) } }
-        if pendingKeys.isEmpty { return [] }
-        var seen: [[StoreValue]: ObjectID] = [:]
-        var failures: [ValidationError.Failure] = []
-        let names = entity.selfAndDescendants.map(\.name)
-        // Saved records that this context neither changed nor deleted: a store that runs queries is
-        // asked only for records with the pending keys.
-        let rows = try store.fetch(recordsQuery(names: names, entity: entity, constraint: constraint, keys: pendingKeys.map(\.1)))
-            ?? store.recordIDs(of: names).compactMap { try store.row(for: $0) }
-        for row in rows {
-            if let object = registered[row.id], object._isDeleted || object._isUpdated { continue }
-            guard let k = key({ row.values[$0] }) else { continue }
-            seen[k] = row.id
-        }
-        for (object, k) in pendingKeys {
-            if let other = seen[k], other != object.objectID {
-                let values = zip(constraint, k).map { "\($0)=\($1)" }.joined(separator: ", ")
-                failures.append(.init(object: object, key: constraint.joined(separator: ","),
-                                      message: "violates uniqueness (\(values)) with \(other)"))
-            } else {
-                seen[k] = object.objectID
-            }
-        }
-        return failures
-    }
-
-    /// A query for the records of `names` whose `constraint` values equal one of `keys`
-    /// (`a == $K0_0 AND b == $K0_1 OR …`); every record when there are too many keys for one statement.
-    private func recordsQuery(names: [String], entity: EntityDescription, constraint: [String], keys: [[StoreValue]]) -> StoreQuery {
-        var variables: [String: QueryValue] = [:]
-        var predicate: ModelgenPredicate.Predicate?
-        if keys.count <= 256 {
-            let none = SourceRange(0, 0)
-            predicate = .or(keys.enumerated().map { row, key in
-                .and(zip(constraint, key).enumerated().map { column, pair in
-                    let name = "K\(row)_\(column)"
-                    variables[name] = .value(pair.1)
-                    return .comparison(Comparison(
-                        modifier: .direct, left: Expression(.keyPath([KeyPathComponent(.key(pair.0), range: none)]), range: none),
-                        operator: .equal, options: [], right: Expression(.variable(name), range: none), operatorRange: none, range: none))
-                }, none)
-            }, none)
-        }
-        return StoreQuery(entityNames: names, entityName: entity.name, predicate: predicate, variables: variables,
-                          sortDescriptors: [], fetchLimit: nil, fetchOffset: 0)
     }
 }

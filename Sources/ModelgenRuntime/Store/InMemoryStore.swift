@@ -73,10 +73,37 @@ public final class InMemoryStore: PersistentStore {
                 deletedByEntity[id.entityName, default: []].insert(id)
             }
             for (entity, ids) in deletedByEntity { idsByEntity[entity]?.removeAll { ids.contains($0) } }
+            let written = Set(changes.inserted.map(\.id.entityName) + changes.updated.map(\.id.entityName))
+            if let violation = uniquenessViolation(rows: rows, idsByEntity: idsByEntity, writtenEntities: written) { throw violation }
             state.rows = rows
             state.idsByEntity = idsByEntity
             state.nextKey = next
             return StoreCommitResult(insertedIDs: insertedIDs, updatedVersions: updatedVersions)
         }
+    }
+
+    /// The first uniqueness constraint the rows would break, as the SQL stores' unique indexes refuse
+    /// them (NULLs never collide); only constraints of entities the save wrote records of are looked at.
+    private func uniquenessViolation(rows: [ObjectID: StoreRow], idsByEntity: [String: [ObjectID]],
+                                     writtenEntities: Set<String>) -> UniquenessViolationError? {
+        for entity in model.entities where !entity.uniquenessConstraints.isEmpty {
+            let kinds = entity.selfAndDescendants.map(\.name)
+            guard kinds.contains(where: writtenEntities.contains) else { continue }
+            for constraint in entity.uniquenessConstraints {
+                let slots = constraint.compactMap { entity.slot(of: $0) }
+                guard slots.count == constraint.count else { continue }
+                var seen: Set<[StoreValue]> = []
+                for id in kinds.flatMap({ idsByEntity[$0] ?? [] }) {
+                    guard let row = rows[id] else { continue }
+                    let key = slots.map { row.values[$0] }
+                    if key.contains(where: \.isNull) { continue }
+                    if !seen.insert(key).inserted {
+                        return UniquenessViolationError(entityName: entity.name, constraint: constraint,
+                                                        message: "two records would have \(zip(constraint, key).map { "\($0)=\($1)" }.joined(separator: ", "))")
+                    }
+                }
+            }
+        }
+        return nil
     }
 }

@@ -84,6 +84,43 @@ public struct MergeConflictError: Error, Sendable, CustomStringConvertible {
     }
 }
 
+/// A store refused a save because a record would break a uniqueness constraint of the model: another
+/// connection (another container, process or server) saved the same values after the saving context
+/// checked them. Nothing was written. `ManagedObjectContext.save()` catches it, checks the constraints
+/// again and lets its merge policy decide; it reaches callers only when the colliding records cannot
+/// be told (for example a record saved and deleted again meanwhile, three times over).
+public struct UniquenessViolationError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The entity that declares the constraint, and the constraint's attribute names (both empty when
+    /// the store cannot tell).
+    public var entityName: String
+    public var constraint: [String]
+    /// What the store's database said.
+    public var message: String
+
+    /// A violation (for store implementations).
+    public init(entityName: String, constraint: [String], message: String) {
+        self.entityName = entityName
+        self.constraint = constraint
+        self.message = message
+    }
+
+    /// A violation of the unique index a store made for a constraint: its name is
+    /// `Entity.unique(a,b)` (the SQLite and PostgreSQL layouts name them so).
+    public init(indexName: String, message: String) {
+        var entity = "", names: [String] = []
+        if let open = indexName.range(of: ".unique("), indexName.hasSuffix(")") {
+            entity = String(indexName[..<open.lowerBound])
+            names = indexName[open.upperBound..<indexName.index(before: indexName.endIndex)].split(separator: ",").map(String.init)
+        }
+        self.init(entityName: entity, constraint: names, message: message)
+    }
+
+    public var description: String {
+        let what = entityName.isEmpty ? "a uniqueness constraint" : "uniqueness constraint \(entityName).unique(\(constraint.joined(separator: ",")))"
+        return "the save breaks \(what) (another connection saved the same values first): \(message); nothing was saved"
+    }
+}
+
 /// The boundary between contexts and storage. A store keeps rows, answers which
 /// records an entity has, and commits a save's changes atomically: either every
 /// change is applied or none is. The in-memory store and the SQLite store both
@@ -97,7 +134,8 @@ public protocol PersistentStore: AnyObject, Sendable {
     /// The row of a record, or nil when there is none.
     func row(for id: ObjectID) throws -> StoreRow?
     /// Applies a save: checks versions (unless forced), then applies every change or none.
-    /// Throws `MergeConflictError` listing every conflicting record.
+    /// Throws `MergeConflictError` listing every conflicting record, `UniquenessViolationError` when a
+    /// written record breaks a uniqueness constraint of the model.
     func commit(_ changes: StoreChanges) throws -> StoreCommitResult
     /// Rows matching a query (see the default in the extension).
     func fetch(_ query: StoreQuery) throws -> [StoreRow]?

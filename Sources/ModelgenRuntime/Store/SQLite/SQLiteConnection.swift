@@ -103,10 +103,16 @@ final class SQLiteConnection {
         }
     }
 
-    /// The error of a failed call: `.busy` when another connection's lock outlasted the busy timeout.
-    func error(_ code: Int32, _ sql: String, message: String? = nil) -> SQLiteStoreError {
-        if code & 0xFF == SQLITE_BUSY { return .busy(path: path, timeoutMilliseconds: busyTimeoutMilliseconds, statement: sql) }
-        return .sqlite(code: code, message: message ?? String(cString: sqlite3_errmsg(handle)), statement: sql)
+    /// The error of a failed call: `.busy` when another connection's lock outlasted the busy timeout,
+    /// `UniquenessViolationError` when a unique index (a uniqueness constraint of the model) refused a row.
+    func error(_ code: Int32, _ sql: String, message: String? = nil) -> any Error {
+        if code & 0xFF == SQLITE_BUSY { return SQLiteStoreError.busy(path: path, timeoutMilliseconds: busyTimeoutMilliseconds, statement: sql) }
+        let text = message ?? String(cString: sqlite3_errmsg(handle))
+        if code & 0xFF == SQLITE_CONSTRAINT && sqlite3_extended_errcode(handle) == SQLITE_CONSTRAINT | (8 << 8) {   // SQLITE_CONSTRAINT_UNIQUE
+            // SQLite names the columns, not the index: the context checks every constraint again.
+            return UniquenessViolationError(entityName: "", constraint: [], message: text)
+        }
+        return SQLiteStoreError.sqlite(code: code, message: text, statement: sql)
     }
 
     /// The functions the predicate translation calls for string operators with [c]/[d] options,
