@@ -1,5 +1,6 @@
 #if PostgreSQL
 import Foundation
+import ModelgenRuntime
 import PostgresNIO
 
 /// Where a `PostgreSQLStore` keeps its records and how it talks to the server.
@@ -14,14 +15,18 @@ public struct PostgreSQLConfiguration: Sendable {
     /// How long a statement waits for a row or table lock another connection holds before failing
     /// with `PostgreSQLStoreError.lockTimeout` (PostgreSQL's `lock_timeout`).
     public var lockTimeout: Duration
+    /// Whether opening the store with a model that removed stored entities, attributes or relationships
+    /// drops them with their data (`.dropRemoved`) or refuses (`.additive`, the default).
+    public var migration: MigrationPolicy
 
     /// A configuration over PostgresNIO's connection configuration.
     public init(connection: PostgresConnection.Configuration, schema: String = "public",
-                maximumConnections: Int = 4, lockTimeout: Duration = .seconds(5)) {
+                maximumConnections: Int = 4, lockTimeout: Duration = .seconds(5), migration: MigrationPolicy = .additive) {
         self.connection = connection
         self.schema = schema
         self.maximumConnections = max(1, maximumConnections)
         self.lockTimeout = lockTimeout
+        self.migration = migration
     }
 
     /// A configuration from a URL: `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?schema=NAME&sslmode=disable|require]`.

@@ -96,6 +96,23 @@ enum PostgreSQLSQL {
         return statements
     }
 
+    /// The statements dropping one thing the model removed (`MigrationPolicy.dropRemoved`); PostgreSQL
+    /// drops a column's indexes with it, and a table's key sequence goes with the table.
+    static func drop(_ removal: SQLiteSchemaPlanner.Removal) -> [String] {
+        switch removal {
+        case .unlink(let table, let column, let code):
+            return ["UPDATE \(quote(table)) SET \(quote(column)) = NULL, \(quote(column + ".entity")) = NULL WHERE \(quote(column + ".entity")) = \(code)"]
+        case .joinRows(let table, let code):
+            return ["DELETE FROM \(quote(table)) WHERE \"target.entity\" = \(code)"]
+        case .rows(let table, let code):
+            return ["DELETE FROM \(quote(table)) WHERE \"Z_ENT\" = \(code)"]
+        case .column(let table, let column):
+            return ["ALTER TABLE \(quote(table)) DROP COLUMN IF EXISTS \(quote(column))"]
+        case .table(let table):
+            return ["DROP TABLE IF EXISTS \(quote(table))", "DROP SEQUENCE IF EXISTS \(sequence(table))"]
+        }
+    }
+
     /// ` DEFAULT value` for a column added to existing rows, from the attribute's default.
     static func defaultClause(_ attribute: AttributeDescription) -> String {
         switch attribute.defaultValue {

@@ -57,9 +57,19 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
                 }
                 for function in PostgreSQLDialect.functions { try connection.execute(function) }
                 let plan = SQLiteSchemaPlanner(model: model, previous: previous).plan()
-                if !plan.problems.isEmpty { throw PostgreSQLStoreError.incompatibleModel(schema: schemaName, problems: plan.problems) }
+                let refusals = plan.refusals(under: configuration.migration)
+                if !refusals.isEmpty { throw PostgreSQLStoreError.incompatibleModel(schema: schemaName, problems: refusals) }
                 if previous != plan.schema {
+                    for statement in plan.removals.flatMap(PostgreSQLSQL.drop) { try connection.execute(statement) }
                     for statement in PostgreSQLSQL.migration(to: plan, from: previous, model: model) { try connection.execute(statement) }
+                    // Model indexes an earlier model had and this one has not (a uniqueness constraint taken out).
+                    let indexes = try connection.rows("""
+                        SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND (strpos(indexname, '.unique(') > 0 OR strpos(indexname, '.index(') > 0)
+                        """, Self.bindings { $0.append(schemaName) })
+                    for row in indexes {
+                        let name = try row.makeRandomAccess()[0].decode(String.self)
+                        if !plan.modelIndexNames.contains(name) { try connection.execute("DROP INDEX \(PostgreSQLSQL.quote(name))") }
+                    }
                     let encoder = JSONEncoder()
                     encoder.outputFormatting = [.sortedKeys]
                     let json = String(decoding: try encoder.encode(plan.schema), as: UTF8.self)

@@ -9,11 +9,15 @@ public struct SQLiteConfiguration: Sendable, Hashable {
     /// How long a statement waits for a lock another process (or another store on the same file)
     /// holds before failing with `SQLiteStoreError.busy`. A save that fails so writes nothing.
     public var busyTimeout: Duration
+    /// Whether opening the file with a model that removed stored entities, attributes or relationships
+    /// drops them with their data (`.dropRemoved`) or refuses (`.additive`, the default).
+    public var migration: MigrationPolicy
 
-    /// Four readers and a five-second busy timeout.
-    public init(maximumReaderCount: Int = 4, busyTimeout: Duration = .seconds(5)) {
+    /// Four readers, a five-second busy timeout, additive migrations.
+    public init(maximumReaderCount: Int = 4, busyTimeout: Duration = .seconds(5), migration: MigrationPolicy = .additive) {
         self.maximumReaderCount = max(1, maximumReaderCount)
         self.busyTimeout = busyTimeout
+        self.migration = migration
     }
 
     var busyTimeoutMilliseconds: Int32 { Int32(clamping: busyTimeout.wholeMilliseconds) }

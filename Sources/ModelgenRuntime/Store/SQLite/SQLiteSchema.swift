@@ -67,7 +67,36 @@ package struct SQLiteSchemaPlanner {
     package struct Plan {
         package var schema: SQLiteSchema
         package var statements: [String]
+        /// Changes no migration can make (a type or a parent changed, a new required attribute without a default).
         package var problems: [String]
+        /// What the model removed, whose saved data a migration would drop: applied only when the store
+        /// is opened with `MigrationPolicy.dropRemoved`, else refused like `problems`.
+        package var losses: [String] = []
+        /// How to drop it, in order (references first, tables last); each store writes its own SQL.
+        package var removals: [Removal] = []
+        /// The names of the model's indexes and unique indexes (`Entity.index(a,b)`, `Entity.unique(a,b)`):
+        /// any other index so named is left over from an earlier model and dropped.
+        package var modelIndexNames: Set<String> = []
+
+        /// The problems that keep a store from opening with `policy`, with how to allow the losses.
+        package func refusals(under policy: MigrationPolicy) -> [String] {
+            guard policy == .additive, !losses.isEmpty else { return problems }
+            return problems + losses.map { $0 + " (open the store with migration: .dropRemoved to drop it)" }
+        }
+    }
+
+    /// One step of dropping what the model removed.
+    package enum Removal: Equatable, Sendable {
+        /// References to records of a removed subentity: a to-one column pair set to NULL where it names the code.
+        case unlink(table: String, column: String, code: Int64)
+        /// Join-table rows whose target is a record of a removed subentity.
+        case joinRows(table: String, code: Int64)
+        /// The records of a removed subentity, from the table its hierarchy keeps.
+        case rows(table: String, code: Int64)
+        /// A column of a table that stays (a removed attribute, a to-one's key or entity code, an order column).
+        case column(table: String, column: String)
+        /// A whole table: a removed root entity's, or a removed many-to-many's join table.
+        case table(String)
     }
 
     package func plan() -> Plan {
@@ -194,18 +223,44 @@ package struct SQLiteSchemaPlanner {
             }
         }
 
-        // What the previous layout had that this one lost, or changed incompatibly.
+        // What the previous layout had that this one lost (losses, with how to drop them), or changed incompatibly.
+        var losses: [String] = []
+        var removals: [Removal] = []
+        func remove(_ removal: Removal) { if !removals.contains(removal) { removals.append(removal) } }
+        let keptTables = Set(entities.map(\.table))
+        /// The storage of a removed relationship of `old`, dropped.
+        func removeStorage(of r: SQLiteSchema.Relationship, in old: SQLiteSchema.Entity) {
+            if let column = r.column, keptTables.contains(old.table) {
+                remove(.column(table: old.table, column: column))
+                remove(.column(table: old.table, column: column + ".entity"))
+            }
+            if let join = r.joinTable { remove(.table(join)) }
+            if let order = r.orderColumn, let destination = previous?.entity(named: r.destination), keptTables.contains(destination.table) {
+                remove(.column(table: destination.table, column: order))
+            }
+        }
+        var removedCodes: [Int64] = []
         for old in previous?.entities ?? [] {
             guard let new = entities.first(where: { $0.name == old.name }) else {
-                problems.append("entity \(old.name) was removed (or renamed); its records would be lost")
+                losses.append("entity \(old.name) was removed (or renamed); its records would be lost")
+                if keptTables.contains(old.table) {
+                    remove(.rows(table: old.table, code: old.code))
+                    removedCodes.append(old.code)
+                    for a in old.attributes { remove(.column(table: old.table, column: a.column)) }
+                } else {
+                    remove(.table(old.table))
+                }
+                for r in old.relationships { removeStorage(of: r, in: old) }
                 continue
             }
             for a in old.attributes where !new.attributes.contains(where: { $0.column == a.column }) {
-                problems.append("attribute \(old.name).\(a.name) was removed (a rename needs renamingIdentifier: \(a.name)); its values would be lost")
+                losses.append("attribute \(old.name).\(a.name) was removed (a rename needs renamingIdentifier: \(a.name)); its values would be lost")
+                remove(.column(table: old.table, column: a.column))
             }
             for r in old.relationships {
                 guard let n = new.relationships.first(where: { $0.name == r.name }) else {
-                    problems.append("relationship \(old.name).\(r.name) was removed; its links would be lost")
+                    losses.append("relationship \(old.name).\(r.name) was removed; its links would be lost")
+                    removeStorage(of: r, in: old)
                     continue
                 }
                 if n.destination != r.destination || n.toMany != r.toMany || n.ordered != r.ordered {
@@ -213,6 +268,17 @@ package struct SQLiteSchemaPlanner {
                 }
             }
         }
+        // Links that remaining relationships hold to records of a removed subentity (first of all).
+        var unlinks: [Removal] = []
+        for code in removedCodes {
+            for entity in entities {
+                for r in entity.relationships {
+                    if let column = r.column { unlinks.append(.unlink(table: entity.table, column: column, code: code)) }
+                    if let join = r.joinTable { unlinks.append(.joinRows(table: join, code: code)) }
+                }
+            }
+        }
+        removals = unlinks + removals.sorted { $0.order < $1.order }
 
         // Tables: new root tables whole, existing ones altered.
         for entity in entities where entity.parent == nil && newTables.contains(entity.table) {
@@ -245,6 +311,7 @@ package struct SQLiteSchemaPlanner {
         }
 
         // Indexes: every to-one column (relationship lookups), the model's indexes and uniqueness constraints.
+        var modelIndexNames: Set<String> = []
         for entity in entities {
             guard let description = model.entity(named: entity.name) else { continue }
             func columns(_ names: [String]) -> [String]? {
@@ -267,17 +334,20 @@ package struct SQLiteSchemaPlanner {
             }
             for names in description.indexes {
                 guard let cs = columns(names) else { continue }
+                modelIndexNames.insert("\(entity.name).index(\(names.joined(separator: ",")))")
                 statements.append("CREATE INDEX IF NOT EXISTS \(Self.quote("\(entity.name).index(\(names.joined(separator: ",")))")) ON \(Self.quote(entity.table)) (\(cs.map(Self.quote).joined(separator: ", ")))")
             }
             for names in description.uniquenessConstraints {
                 guard let cs = columns(names) else { continue }
                 let condition = entity.parent == nil ? "" : " WHERE \"Z_ENT\" IN (\(codes(of: description, in: entities).map(String.init).joined(separator: ", ")))"
+                modelIndexNames.insert("\(entity.name).unique(\(names.joined(separator: ",")))")
                 statements.append("CREATE UNIQUE INDEX IF NOT EXISTS \(Self.quote("\(entity.name).unique(\(names.joined(separator: ",")))")) ON \(Self.quote(entity.table)) (\(cs.map(Self.quote).joined(separator: ", ")))\(condition)")
             }
         }
 
         let schema = SQLiteSchema(modelName: model.name, versionHash: model.versionHash, entities: entities)
-        return Plan(schema: schema, statements: statements, problems: problems)
+        return Plan(schema: schema, statements: statements, problems: problems, losses: losses, removals: removals,
+                    modelIndexNames: modelIndexNames)
     }
 
     private func codes(of entity: EntityDescription, in entities: [SQLiteSchema.Entity]) -> [Int64] {
@@ -311,6 +381,30 @@ package struct SQLiteSchemaPlanner {
         case .blob(let v): return " DEFAULT X'\(v.map { String(format: "%02X", $0) }.joined())'"
         }
     }
+}
+
+extension SQLiteSchemaPlanner.Removal {
+    /// Rows before columns before tables (a table's rows go before its columns do).
+    fileprivate var order: Int {
+        switch self {
+        case .unlink: return 0
+        case .joinRows: return 1
+        case .rows: return 2
+        case .column: return 3
+        case .table: return 4
+        }
+    }
+}
+
+/// What opening a store may do when the model removed entities, attributes or relationships that
+/// saved records have values for (a lightweight migration that loses data).
+public enum MigrationPolicy: Sendable, Hashable {
+    /// Add and rename only; a model that removed something stored is refused with every loss listed,
+    /// and the store is left as it was (the default: data is never dropped without being asked).
+    case additive
+    /// Also drop what the model removed, with its data: columns, join tables, a removed subentity's
+    /// records (and the links to them), a removed root entity's table; in the migration's transaction.
+    case dropRemoved
 }
 
 /// Hands out names unique without regard to case (SQLite identifiers ignore case).

@@ -36,8 +36,9 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
         layout = try pool.write { connection in
             let previous = try Self.readSchema(connection, path: path)
             let plan = SQLiteSchemaPlanner(model: model, previous: previous).plan()
-            if !plan.problems.isEmpty {
-                throw SQLiteStoreError.incompatibleModel(path: path, problems: plan.problems)
+            let refusals = plan.refusals(under: configuration.migration)
+            if !refusals.isEmpty {
+                throw SQLiteStoreError.incompatibleModel(path: path, problems: refusals)
             }
             try connection.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=OFF")
             if previous == nil || previous != plan.schema {
@@ -45,7 +46,9 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
                     if previous == nil {
                         try connection.execute("CREATE TABLE \"modelgen.metadata\" (\"key\" TEXT PRIMARY KEY, \"value\" TEXT NOT NULL)")
                     }
+                    for removal in plan.removals { try Self.drop(removal, connection) }
                     for statement in plan.statements { try connection.execute(statement) }
+                    try Self.dropLeftoverIndexes(keeping: plan.modelIndexNames, connection)
                     let encoder = JSONEncoder()
                     encoder.outputFormatting = [.sortedKeys]
                     let json = String(decoding: try encoder.encode(plan.schema), as: UTF8.self)
@@ -56,6 +59,43 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
             return SQLiteLayout(schema: plan.schema, model: model)
         }
         try collectUnreferencedExternalFiles()
+    }
+
+    /// Drops one thing the model removed (`MigrationPolicy.dropRemoved`). SQLite drops no column an
+    /// index names, so the indexes on a dropped column go first.
+    private static func drop(_ removal: SQLiteSchemaPlanner.Removal, _ connection: SQLiteConnection) throws {
+        let quote = SQLiteSchemaPlanner.quote
+        switch removal {
+        case .unlink(let table, let column, let code):
+            try connection.execute("UPDATE \(quote(table)) SET \(quote(column)) = NULL, \(quote(column + ".entity")) = NULL WHERE \(quote(column + ".entity")) = \(code)")
+        case .joinRows(let table, let code):
+            try connection.execute("DELETE FROM \(quote(table)) WHERE \"target.entity\" = \(code)")
+        case .rows(let table, let code):
+            try connection.execute("DELETE FROM \(quote(table)) WHERE \"Z_ENT\" = \(code)")
+        case .column(let table, let column):
+            let indexes = try connection.statement("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND instr(sql, ?) > 0")
+            indexes.bind([.text(table), .text(quote(column))])
+            var names: [String] = []
+            while try indexes.step() { names.append(indexes.text(0)) }
+            indexes.reset()
+            for name in names { try connection.execute("DROP INDEX \(quote(name))") }
+            try connection.execute("ALTER TABLE \(quote(table)) DROP COLUMN \(quote(column))")
+        case .table(let table):
+            try connection.execute("DROP TABLE IF EXISTS \(quote(table))")
+        }
+    }
+
+    /// Drops the model indexes (`Entity.index(…)`, `Entity.unique(…)`) an earlier model had and this one
+    /// has not: a uniqueness constraint taken out of the model stops being enforced.
+    private static func dropLeftoverIndexes(keeping names: Set<String>, _ connection: SQLiteConnection) throws {
+        let select = try connection.statement("SELECT name FROM sqlite_master WHERE type = 'index' AND (instr(name, '.unique(') > 0 OR instr(name, '.index(') > 0)")
+        var leftover: [String] = []
+        while try select.step() {
+            let name = select.text(0)
+            if !names.contains(name) { leftover.append(name) }
+        }
+        select.reset()
+        for name in leftover { try connection.execute("DROP INDEX \(SQLiteSchemaPlanner.quote(name))") }
     }
 
     /// The layout recorded in the file, nil for a new (empty) file.
