@@ -50,9 +50,17 @@ test: deps
 
 # The PostgreSQL store (package trait PostgreSQL: PostgresNIO is fetched and built only here, in
 # .build-postgres) against a throw-away PostgreSQL server started on 127.0.0.1 and stopped after.
-test-postgres: deps deps-postgres
+# Without PostgreSQL's server binaries (and outside CI) the tests run without a server and report
+# themselves skipped, saying why; CI installs the server and fails without one.
+test-postgres: deps
+	@$(MAKE) --no-print-directory deps-postgres || [ "$${CI:-}" != true ] || exit 1
 	$(SWIFT) build --build-tests --traits PostgreSQL --scratch-path .build-postgres
-	@url=$$(scripts/postgres-server.sh start) || exit 1; \
+	@url=$$(scripts/postgres-server.sh start); status=$$?; \
+	if [ $$status = 3 ] && [ "$${CI:-}" != true ]; then \
+		echo "note: no PostgreSQL server binaries (Debian's postgresql): the PostgreSQL tests run without a server and report themselves skipped"; \
+		exec $(SWIFT) test --skip-build --traits PostgreSQL --scratch-path .build-postgres --filter ModelgenPostgresTests; \
+	fi; \
+	[ $$status = 0 ] || exit 1; \
 	trap 'scripts/postgres-server.sh stop' EXIT; \
 	echo "PostgreSQL test server: $$url"; \
 	MODELGEN_POSTGRES_URL=$$url $(SWIFT) test --skip-build --traits PostgreSQL --scratch-path .build-postgres --filter ModelgenPostgresTests

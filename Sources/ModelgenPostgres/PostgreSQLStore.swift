@@ -245,6 +245,15 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
         return try rows.map(decode)
     }
 
+    /// PostgreSQL's `EXPLAIN` of the query's SQL (`Index Scan using …`, `Seq Scan on …`).
+    public func queryPlan(_ query: StoreQuery) throws -> String? {
+        guard let sql = try? translator(query).select() else { return nil }
+        return try pool.withConnection { connection in
+            try connection.rows("EXPLAIN " + sql.text, try PostgreSQLDialect.bindings(sql.bindings))
+                .map { try $0.makeRandomAccess()[0].decode(String.self) }.joined(separator: "\n")
+        }
+    }
+
     public func fetchIDs(_ query: StoreQuery) throws -> ObjectIDList? {
         guard let sql = try? translator(query).select(onlyIDs: true) else { return nil }
         let rows = try pool.withConnection { connection in

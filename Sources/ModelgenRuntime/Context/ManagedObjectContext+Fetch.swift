@@ -57,6 +57,16 @@ extension ManagedObjectContext {
         Array(try matchingIDs(request))
     }
 
+    /// How the store would run a fetch request: its database's query plan, one line a step (SQLite's
+    /// `EXPLAIN QUERY PLAN`: `SEARCH Item USING INDEX Item.index(sku) (sku=?)`; PostgreSQL's `EXPLAIN`),
+    /// or nil when the request runs in memory (the in-memory store, or a predicate the store cannot
+    /// translate to SQL). For checking that a fetch is pushed down and uses the model's indexes.
+    public func queryPlan<Result: ManagedObject>(for request: FetchRequest<Result>) throws -> String? {
+        let entities = try requestEntities(request)
+        guard let query = try storeQuery(request, entities: entities, window: true) else { return nil }
+        return try store.queryPlan(query)
+    }
+
     func requestEntities<Result: ManagedObject>(_ request: FetchRequest<Result>) throws -> [EntityDescription] {
         let entity: EntityDescription
         if request.entityName.isEmpty {

@@ -162,6 +162,10 @@ public protocol PersistentStore: AnyObject, Sendable {
     /// connections' commits, PostgreSQL's `NOTIFY`), so the container's watcher looks at once instead of
     /// at its next interval; nil for stores that can only be polled. Default: nil.
     func externalChangeSignals() -> AsyncStream<Void>?
+    /// How the store's database would run a query (SQLite's `EXPLAIN QUERY PLAN`, PostgreSQL's
+    /// `EXPLAIN`), one line a step; nil when the store would not run it itself (the in-memory store,
+    /// or a predicate it cannot translate: the context then evaluates it). Default: nil.
+    func queryPlan(_ query: StoreQuery) throws -> String?
 }
 
 /// One save as a store's history keeps it (`ManagedContainer.history(after:)`).
@@ -189,6 +193,7 @@ extension PersistentStore {
     public func pruneHistory(through token: Int64) throws {}
     public func externalChangeCounter() throws -> Int64? { nil }
     public func externalChangeSignals() -> AsyncStream<Void>? { nil }
+    public func queryPlan(_ query: StoreQuery) throws -> String? { nil }
 }
 
 /// A fetch a store can run itself (the SQLite store translates it to SQL). Variables are already

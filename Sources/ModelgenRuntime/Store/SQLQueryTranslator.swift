@@ -118,6 +118,12 @@ package final class SQLQueryTranslator {
 
     /// What an expression stands for in SQL.
     private indirect enum Term {
+        /// A constant other than nil.
+        var isNonNullConstant: Bool {
+            if case .constant(let value) = self { return !value.isNull }
+            return false
+        }
+
         /// A value: its SQL and, for a column, the attribute's type.
         case scalar(String, AttributeType?)
         /// A record: SQL for its key and for its entity code.
@@ -169,7 +175,13 @@ package final class SQLQueryTranslator {
         func folded(_ sql: String) -> String { options == 0 ? sql : dialect.fold(sql, options: options) }
         let l = try sqlOf(left, typedBy: right)
         switch op {
-        case .equal: return dialect.isSame(folded(l), folded(try sqlOf(right, typedBy: left)))
+        case .equal:
+            let r = try sqlOf(right, typedBy: left)
+            // Against a value that is not nil: plain `=`, which databases answer from an index (PostgreSQL
+            // cannot for `IS NOT DISTINCT FROM`). A nil column gives NULL there, which WHERE, AND and OR
+            // take as false and every NOT of this translation wraps in coalesce(…, false).
+            if left.isNonNullConstant || right.isNonNullConstant { return "\(folded(l)) = \(folded(r))" }
+            return dialect.isSame(folded(l), folded(r))
         case .notEqual: return "NOT (\(dialect.isSame(folded(l), folded(try sqlOf(right, typedBy: left)))))"
         case .lessThan, .lessThanOrEqual, .greaterThan, .greaterThanOrEqual:
             return "\(folded(l)) \(op.rawValue) \(folded(try sqlOf(right, typedBy: left)))"
@@ -198,7 +210,7 @@ package final class SQLQueryTranslator {
             case (.object(let key, _), .constant(.reference(nil))), (.object(let key, _), .constant(.null)): return "\(key) IS NULL"
             case (.object(let key, let entity), .constant(.reference(let id?))):
                 guard let code = layout.entities[id.entityName]?.code else { return dialect.falseLiteral }
-                return "(\(dialect.isSame(key, bind(.int(id.key), type: .int64))) AND \(dialect.isSame(entity, String(code))))"
+                return "(\(key) = \(bind(.int(id.key), type: .int64)) AND \(entity) = \(code))"   // indexable, as above
             case (.constant, .object): return try equality(b, a)
             default: throw Unsupported(reason: "an object compared with a value")
             }

@@ -256,6 +256,19 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
         return try fetch(query) { rows.append($0) } ? rows : nil
     }
 
+    /// SQLite's `EXPLAIN QUERY PLAN` of the query's SQL (`SEARCH Item USING INDEX …`, `SCAN Item`).
+    public func queryPlan(_ query: StoreQuery) throws -> String? {
+        try reading { connection in
+            guard let sql = try? SQLQueryTranslator(layout: layout, query: query, dialect: SQLiteDialect()).select() else { return nil }
+            let explain = try connection.statement("EXPLAIN QUERY PLAN " + sql.text)
+            explain.bind(sql.bindings.map(SQLiteDialect.value))
+            defer { explain.reset() }
+            var lines: [String] = []
+            while try explain.step() { lines.append(explain.text(3)) }   // id, parent, notused, detail
+            return lines.joined(separator: "\n")
+        }
+    }
+
     public func fetch(_ query: StoreQuery, each body: (StoreRow) throws -> Void) throws -> Bool {
         try reading { connection in
             guard let sql = try? SQLQueryTranslator(layout: layout, query: query, dialect: SQLiteDialect()).select() else { return false }
