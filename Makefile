@@ -20,6 +20,7 @@ deps:
 deps-postgres:
 	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || command -v initdb >/dev/null || { echo "installing postgresql (the PostgreSQL store's tests)"; apt-get update -qq && apt-get install -y -qq postgresql >/dev/null; }
 	@command -v curl >/dev/null || { echo "installing curl (the example server's check)"; apt-get update -qq && apt-get install -y -qq curl >/dev/null; }
+	@command -v openssl >/dev/null || { echo "installing openssl (the test server's TLS certificate)"; apt-get update -qq && apt-get install -y -qq openssl >/dev/null; }
 
 build: deps
 	$(SWIFT) build
@@ -63,7 +64,8 @@ test-postgres: deps
 	[ $$status = 0 ] || exit 1; \
 	trap 'scripts/postgres-server.sh stop' EXIT; \
 	echo "PostgreSQL test server: $$url"; \
-	MODELGEN_POSTGRES_URL=$$url $(SWIFT) test --skip-build --traits PostgreSQL --scratch-path .build-postgres --filter ModelgenPostgresTests
+	MODELGEN_POSTGRES_URL=$$url MODELGEN_POSTGRES_CA=$$(scripts/postgres-server.sh ca) \
+		$(SWIFT) test --skip-build --traits PostgreSQL --scratch-path .build-postgres --filter ModelgenPostgresTests
 
 # The concurrency stress (importer actors, a second process, live results on the main context) built
 # with ThreadSanitizer: fails on a data race TSan reports or on a lost or diverging save.

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A throw-away PostgreSQL server for the tests: `start` makes a cluster in a temporary directory and
 # starts it on 127.0.0.1 (trust authentication, user postgres), printing its URL; `stop` stops it and
-# removes the directory. PostgreSQL 15 from Debian's `postgresql` package (`make deps-postgres`).
+# removes the directory; `ca` prints the server's TLS certificate. PostgreSQL 15 from Debian's
+# `postgresql` package and `openssl` (`make deps-postgres`).
 set -euo pipefail
 dir=${MODELGEN_PG_DIR:-/tmp/modelgen-postgres-test}
 port=${MODELGEN_PG_PORT:-54329}
@@ -19,15 +20,26 @@ start)
     [ "$(id -u)" = 0 ] && chown postgres "$dir"
     as_owner "$bin/initdb" -D "$dir/data" -U postgres --auth=trust --no-sync >"$dir/initdb.log" 2>&1 \
         || { cat "$dir/initdb.log" >&2; exit 1; }
-    as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c fsync=off" start >/dev/null \
+    # TLS with a throw-away certificate for 127.0.0.1 and localhost (`ca` prints it: clients trust it
+    # with sslrootcert=…); clients that say sslmode=disable still connect without TLS.
+    openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=localhost" \
+        -addext "subjectAltName=IP:127.0.0.1,DNS:localhost" -keyout "$dir/server.key" -out "$dir/server.crt" >"$dir/openssl.log" 2>&1 \
+        || { cat "$dir/openssl.log" >&2; exit 1; }
+    chmod 600 "$dir/server.key"
+    [ "$(id -u)" = 0 ] && chown postgres "$dir/server.key" "$dir/server.crt"
+    as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w \
+        -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c fsync=off -c ssl=on -c ssl_cert_file=$dir/server.crt -c ssl_key_file=$dir/server.key" start >/dev/null \
         || { cat "$dir/server.log" >&2; exit 1; }
     echo "postgres://postgres@127.0.0.1:$port/postgres"
+    ;;
+ca)
+    echo "$dir/server.crt"
     ;;
 stop)
     if [ -d "$dir/data" ]; then as_owner "$bin/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null 2>&1 || true; fi
     rm -rf "$dir"
     ;;
 *)
-    echo "usage: $0 start|stop" >&2; exit 2
+    echo "usage: $0 start|ca|stop" >&2; exit 2
     ;;
 esac

@@ -29,8 +29,13 @@ public struct PostgreSQLConfiguration: Sendable {
         self.migration = migration
     }
 
-    /// A configuration from a URL: `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?schema=NAME&sslmode=disable|require]`.
-    /// TLS is off unless `sslmode=require` (then verified with the system's trust roots).
+    /// A configuration from a URL: `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?schema=NAME&sslmode=…&sslrootcert=PATH]`.
+    ///
+    /// TLS as libpq's `sslmode` says: `disable` (the default here: no TLS), `require` (TLS; the
+    /// certificate is verified only against `sslrootcert` when one is given), `verify-ca` (the chain
+    /// must lead to `sslrootcert`, else to the system's trust roots), `verify-full` (that, and the
+    /// certificate must name the host). Any other mode (`prefer`, `allow`) is refused: a connection
+    /// is never quietly left unencrypted.
     public init(url: String) throws {
         guard let components = URLComponents(string: url), ["postgres", "postgresql"].contains(components.scheme ?? ""),
               let host = components.host, let user = components.user else {
@@ -38,10 +43,27 @@ public struct PostgreSQLConfiguration: Sendable {
         }
         let query = Dictionary((components.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { _, last in last })
         let tls: PostgresConnection.Configuration.TLS
+        var client = TLSConfiguration.makeClientConfiguration()
+        if let root = query["sslrootcert"] {
+            guard FileManager.default.isReadableFile(atPath: root) else {
+                throw PostgreSQLStoreError.configuration("sslrootcert '\(root)' is not a readable file")
+            }
+            client.trustRoots = .file(root)
+        }
         switch query["sslmode"] ?? "disable" {
-        case "disable": tls = .disable
-        case "require": tls = .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
-        case let other: throw PostgreSQLStoreError.configuration("sslmode '\(other)' is not supported (disable or require)")
+        case "disable":
+            tls = .disable
+        case "require":
+            client.certificateVerification = query["sslrootcert"] == nil ? .none : .noHostnameVerification
+            tls = .require(try NIOSSLContext(configuration: client))
+        case "verify-ca":
+            client.certificateVerification = .noHostnameVerification
+            tls = .require(try NIOSSLContext(configuration: client))
+        case "verify-full":
+            client.certificateVerification = .fullVerification
+            tls = .require(try NIOSSLContext(configuration: client))
+        case let other:
+            throw PostgreSQLStoreError.configuration("sslmode '\(other)' is not supported (disable, require, verify-ca or verify-full)")
         }
         let database = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
         self.init(connection: .init(host: host, port: components.port ?? 5432, username: user, password: components.password,

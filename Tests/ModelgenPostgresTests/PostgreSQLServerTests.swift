@@ -100,6 +100,46 @@ struct PostgreSQLServerTests {
         return try ManagedObjectModel(name: "Notes", entities: entities)
     }
 
+    /// TLS as libpq's `sslmode` says: with `verify-full` and the server's certificate as `sslrootcert`
+    /// the store saves and reads over a connection the server reports encrypted; a certificate the
+    /// client does not trust (the system's roots do not know the test server's) is refused, and so is
+    /// an `sslmode` that could fall back to plain text.
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["MODELGEN_POSTGRES_CA"] != nil, "needs MODELGEN_POSTGRES_CA, the test server's certificate (make test-postgres)"))
+    func tlsConnectionsAreEncryptedAndVerified() async throws {
+        let url = try #require(StoreKind.postgresURL), ca = try #require(ProcessInfo.processInfo.environment["MODELGEN_POSTGRES_CA"])
+        func configuration(_ query: String) throws -> PostgreSQLConfiguration {
+            var configuration = try PostgreSQLConfiguration(url: url + (url.contains("?") ? "&" : "?") + query)
+            configuration.schema = "test_" + UUID().uuidString.prefix(8).lowercased()
+            return configuration
+        }
+        let verified = try configuration("sslmode=verify-full&sslrootcert=\(ca)")
+        let model = try notesModel([AttributeDescription("title", .string)])
+        let container = ManagedContainer(model: model, store: try PostgreSQLStore(model: model, configuration: verified))
+        let context = container.newContext()
+        let note = try context.insertObject(entityName: "Note")
+        try note.setValue("sealed", forKey: "title")
+        try context.save()
+        let reader = container.newContext()
+        #expect(try reader.fetch(FetchRequest<ManagedObject>(entityName: "Note")).map { try $0.value(forKey: "title") as? String } == ["sealed"])
+
+        let logger = Logger(label: "test")
+        let connection = try await PostgresConnection.connect(configuration: verified.connection, id: 2, logger: logger)
+        var encrypted = false
+        for try await ssl in try await connection.query("SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()", logger: logger).decode(Bool.self) {
+            encrypted = ssl
+        }
+        try await connection.close()
+        #expect(encrypted, "the server says the connection is not encrypted")
+
+        do {
+            _ = try PostgreSQLStore(model: model, configuration: try configuration("sslmode=verify-full"))
+            Issue.record("connected to a server whose certificate the client does not trust")
+        } catch {
+            #expect("\(error)".lowercased().contains("certificate"), "\(error)")
+        }
+        #expect(throws: PostgreSQLStoreError.self) { _ = try configuration("sslmode=prefer") }
+    }
+
     /// Added attributes (with defaults), a renamed one and a new entity migrate in place; a removed
     /// attribute is refused with every problem listed, and the database stays as it was.
     @Test func lightweightMigrationsApplyAndIncompatibleOnesAreRefused() throws {
