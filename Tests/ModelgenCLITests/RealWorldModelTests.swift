@@ -6,10 +6,12 @@ import Testing
 /// whole way: `modelgen import` → `validate` → `generate` → compiled against ModelgenRuntime in the
 /// Swift 6 language mode with warnings as errors → a smoke run that inserts one object of each
 /// concrete entity with its required values, saves (in memory and in SQLite) and fetches it back.
-/// A new file in the folder is covered without code changes.
+/// A new file in the folder is covered without code changes; so is one in `Tests/Fixtures/CoreDataModels/`,
+/// the project's own models of constructs Xcode accepts (each written for a construct, not copied).
 @Suite struct RealWorldModelTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     static let folder = root.deletingLastPathComponent().appendingPathComponent("shared/realworld")
+    static let ownModels = root.appendingPathComponent("Tests/Fixtures/CoreDataModels")
 
     /// Swift values for the types a transformable attribute may name without a user type.
     static let foundationSamples: [String: String] = [
@@ -20,13 +22,15 @@ import Testing
     ]
 
     @Test func everyRealWorldModelImportsGeneratesCompilesAndRuns() throws {
-        let files = ((try? FileManager.default.contentsOfDirectory(atPath: Self.folder.path)) ?? [])
-            .filter { $0.hasSuffix(".xml") }.sorted()
-        if files.isEmpty {
-            // CI always has ../shared; a developer's checkout may not.
-            #expect(ProcessInfo.processInfo.environment["CI"] != "true", "\(Self.folder.path) has no models")
-            return
+        func models(in folder: URL) -> [URL] {
+            ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [])
+                .filter { $0.hasSuffix(".xml") }.sorted().map { folder.appendingPathComponent($0) }
         }
+        let shared = models(in: Self.folder)
+        // CI always has ../shared; a developer's checkout may not.
+        #expect(!shared.isEmpty || ProcessInfo.processInfo.environment["CI"] != "true", "\(Self.folder.path) has no models")
+        let files = shared + models(in: Self.ownModels)
+        #expect(files.count > shared.count, "no models in \(Self.ownModels.path)")
         let work = Self.root.appendingPathComponent(".build/realworld-smoke")
         let sources = work.appendingPathComponent("Sources")
         let models = work.appendingPathComponent("Models")
@@ -37,14 +41,15 @@ import Testing
         let harness = try String(contentsOf: Self.root.appendingPathComponent("Tests/Fixtures/RealWorldSmoke/SmokeRun.swift"), encoding: .utf8)
 
         var targets: [String] = []
-        for file in files {
+        for url in files {
+            let file = url.lastPathComponent
             let name = XcodeModelLocator.modelName(from: (file as NSString).deletingPathExtension)
             let target = "Smoke\(name)"
             let directory = sources.appendingPathComponent(target)
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             let modelFile = models.appendingPathComponent("\(name).model.yaml").path
 
-            let imported = try modelgen(["import", Self.folder.appendingPathComponent(file).path, "--output", modelFile,
+            let imported = try modelgen(["import", url.path, "--output", modelFile,
                                          "--manual-codegen", "class"])
             #expect(imported.status == 0, "import \(file): \(imported.stderr)")
             guard imported.status == 0 else { continue }

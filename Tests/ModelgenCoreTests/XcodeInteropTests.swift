@@ -158,6 +158,54 @@ import Testing
         ])
     }
 
+    /// What Xcode accepts and Core Data reads leniently imports with a warning at its XML position:
+    /// booleans as numeric defaults (1/0), a fetched property without a predicate (every object of its
+    /// destination: TRUEPREDICATE), and templates whose names cannot name a generated function (a
+    /// swiftName; the template keeps its name). The import then validates, and its export gives back
+    /// Core Data's names.
+    @Test func leniencyOfXcodeIsImportedWithWarnings() throws {
+        let xml = """
+            <model>
+                <entity name="Shelf" representedClassName="Shelf" codeGenerationType="class">
+                    <attribute name="capacity" attributeType="Integer 64" defaultValueString="NO" usesScalarValueType="YES"/>
+                    <attribute name="ratio" attributeType="Double" defaultValueString="YES" usesScalarValueType="YES"/>
+                    <fetchedProperty name="everyBook" optional="YES">
+                        <fetchRequest name="fetchedPropertyFetchRequest" entity="Book"/>
+                    </fetchedProperty>
+                </entity>
+                <entity name="Book" representedClassName="Book" codeGenerationType="class">
+                    <attribute name="pages" attributeType="Integer 16" defaultValueString="0" usesScalarValueType="YES"/>
+                </entity>
+                <fetchRequest name="FetchRequest" entity="Book" predicateString="pages &gt; 100"/>
+                <fetchRequest name="Long books" entity="Book" predicateString="pages &gt; 500"/>
+                <fetchRequest name="model" entity="Book"/>
+                <fetchRequest name="shortBooks" entity="Book" predicateString="pages &lt; 50"/>
+            </model>
+            """
+        let result = XcodeModelImport.convert(data: Data(xml.utf8), contentsPath: "m/contents", modelName: "M", source: "m")
+        let text = try #require(result.text, "\(result.diagnostics)")
+        #expect(result.diagnostics.map(\.description) == [
+            "m/contents:3:63: warning: attribute 'Shelf.capacity': the default 'NO' is a boolean on a int64 attribute; imported as 0, as Core Data reads it",
+            "m/contents:4:56: warning: attribute 'Shelf.ratio': the default 'YES' is a boolean on a double attribute; imported as 1, as Core Data reads it",
+            "m/contents:6:13: warning: fetched property 'Shelf.everyBook' has no predicate: Core Data fetches every Book; imported as 'predicate: TRUEPREDICATE'",
+            "m/contents:12:19: warning: fetch request 'FetchRequest' is no lower-camel Swift identifier, and 'fetchRequest' names a member of the generated model type; its generated function is 'fetchRequestTemplate' (swiftName), and the template keeps the name 'FetchRequest' for fetchRequest(fromTemplate:)",
+            "m/contents:13:19: warning: fetch request 'Long books' is no lower-camel Swift identifier; its generated function is 'longBooks' (swiftName), and the template keeps the name 'Long books' for fetchRequest(fromTemplate:)",
+            "m/contents:14:19: warning: fetch request 'model' names a member of the generated model type; its generated function is 'modelTemplate' (swiftName), and the template keeps the name 'model' for fetchRequest(fromTemplate:)",
+        ])
+        #expect(text.contains("capacity: { type: int64, default: 0 }"), "\(text)")
+        #expect(text.contains("ratio: { type: double, default: 1 }"), "\(text)")
+        #expect(text.contains("everyBook: { destination: Book, predicate: 'TRUEPREDICATE' }"), "\(text)")
+        #expect(text.contains("FetchRequest:\n    entity: Book\n    predicate: 'pages > 100'\n    swiftName: fetchRequestTemplate"), "\(text)")
+        #expect(text.hasSuffix("  shortBooks:\n    entity: Book\n    predicate: 'pages < 50'\n"), "a lower-camel name needs no swiftName: \(text)")
+
+        let model = try #require(ModelCheck.run(text: text, path: "M.model.yaml").model)
+        #expect(model.fetchRequests.map(\.functionName.value) == ["fetchRequestTemplate", "longBooks", "modelTemplate", "shortBooks"])
+        let exported = XcodeModelExporter.export(model).xml
+        for name in ["FetchRequest", "Long books", "model", "shortBooks"] {
+            #expect(exported.contains("<fetchRequest name=\"\(name)\""), "export keeps Core Data's name \(name)")
+        }
+    }
+
     @Test func reservedNamesAreRenamedWithTheirInverses() throws {
         let xml = """
             <model>

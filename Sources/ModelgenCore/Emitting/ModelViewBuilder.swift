@@ -375,7 +375,7 @@ struct ModelViewBuilder {
         if !parameters.isEmpty { parameters[parameters.count - 1].isLast = true }
         var doc = t.doc.map { $0 + "\n\n" } ?? ""
         doc += "Fetch request template `\(t.name.value)`" + (t.predicate.map { ": `\($0.source.text)`" } ?? "") + "."
-        return FetchHelperView(name: SwiftLiterals.identifier(t.name.value), templateName: t.name.value,
+        return FetchHelperView(name: SwiftLiterals.identifier(t.functionName.value), templateName: t.name.value,
                                resultClass: className(t.entity.value), parameters: parameters, hasParameters: !parameters.isEmpty,
                                docLines: SwiftLiterals.docComment(doc, indent: "    "))
     }

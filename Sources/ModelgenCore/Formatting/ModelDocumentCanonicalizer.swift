@@ -12,7 +12,7 @@ public enum ModelDocumentCanonicalizer {
     static let relationship = ["destination", "toMany", "ordered", "inverse", "deleteRule", "optional", "min", "max", "transient",
                                "doc", "userInfo"]
     static let fetchedProperty = ["destination", "predicate", "sort", "doc", "userInfo"]
-    static let fetchRequest = ["entity", "predicate", "sort", "limit", "offset", "doc"]
+    static let fetchRequest = ["entity", "predicate", "sort", "limit", "offset", "swiftName", "doc"]
 
     /// The canonical form of a model document.
     public static func canonical(_ document: YAMLDocument) -> YAMLDocument {

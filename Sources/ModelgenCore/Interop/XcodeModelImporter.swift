@@ -165,8 +165,11 @@ public struct XcodeModelImporter {
         top.append("entities", .mapping(entities), origin: entityElements.first?.location)
 
         var templates = YAMLMapping(spacesBlocks: true)
-        for element in root.children(named: "fetchRequest") {
-            if let (name, value) = fetchRequest(element) { templates.append(name, value, origin: element.location) }
+        let templateElements = root.children(named: "fetchRequest")
+        // Generated function names taken: the templates' own names where they can be one.
+        var functionNames = Set(templateElements.compactMap { $0["name"] }.filter { Self.canNameFunction($0) })
+        for element in templateElements {
+            if let (name, value) = fetchRequest(element, functionNames: &functionNames) { templates.append(name, value, origin: element.location) }
         }
         if !templates.isEmpty { top.append("fetchRequests", .mapping(templates)) }
 
@@ -483,6 +486,13 @@ public struct XcodeModelImporter {
     }
 
     private mutating func defaultValue(_ text: String, type: AttributeType, what: String, at location: SourceLocation) -> YAMLValue? {
+        let numeric: Set<AttributeType> = [.int16, .int32, .int64, .float, .double, .decimal]
+        if numeric.contains(type), ["yes", "no", "true", "false"].contains(text.lowercased()) {
+            // Xcode accepts a boolean on a numeric attribute (left over from a type change); Core Data reads 1 or 0.
+            let number = ["yes", "true"].contains(text.lowercased()) ? "1" : "0"
+            warning("\(what): the default '\(text)' is a boolean on a \(type.rawValue) attribute; imported as \(number), as Core Data reads it", at: location)
+            return .scalar(.token(number))
+        }
         switch type {
         case .bool:
             switch text.lowercased() {
@@ -623,6 +633,10 @@ public struct XcodeModelImporter {
         mapping.append("destination", token: destination, origin: request.location(of: "entity"))
         if let predicate = request["predicateString"], !predicate.isEmpty {
             mapping.append("predicate", text: predicate, origin: request.location(of: "predicateString"))
+        } else {
+            // Core Data fetches every object of the destination; a model file says so explicitly.
+            warning("\(what) has no predicate: Core Data fetches every \(destination); imported as 'predicate: TRUEPREDICATE'", at: request.location)
+            mapping.append("predicate", token: "TRUEPREDICATE", origin: request.location)
         }
         restore(["sort", "doc"], from: element, into: &mapping)
         if !userInfo.isEmpty { mapping.append("userInfo", .mapping(userInfo)) }
@@ -636,23 +650,52 @@ public struct XcodeModelImporter {
         "returnsDistinctResults": "NO", "fetchBatchSize": "0",
     ]
 
-    private mutating func fetchRequest(_ element: XMLTreeElement) -> (String, YAMLValue)? {
-        guard var name = element["name"], let entity = element["entity"] else {
+    /// Whether a template's name can be its generated function's: a lower-camel identifier that no
+    /// member of the generated model type has.
+    static func canNameFunction(_ name: String) -> Bool {
+        SwiftNames.isIdentifier(name) && SwiftNames.startsLowerCase(name) && name != "model" && name != "fetchRequest"
+    }
+
+    /// A lower-camel identifier made of a name's words: `PopularBooks` → `popularBooks`, `by author` → `byAuthor`.
+    static func lowerCamelIdentifier(_ name: String) -> String {
+        let words = name.split { !($0.isLetter || $0.isNumber || $0 == "_") }.map(String.init)
+        var result = words.enumerated().map { index, word in
+            (index == 0 ? word.prefix(1).lowercased() : word.prefix(1).uppercased()) + word.dropFirst()
+        }.joined()
+        if result.first.map({ !$0.isLetter && $0 != "_" }) ?? true { result = "template" + result.prefix(1).uppercased() + result.dropFirst() }
+        return result
+    }
+
+    private mutating func fetchRequest(_ element: XMLTreeElement, functionNames: inout Set<String>) -> (String, YAMLValue)? {
+        guard let name = element["name"], let entity = element["entity"] else {
             error("a fetch request needs a name and an entity", at: element.location)
             return nil
         }
-        if let first = name.first, first.isUppercase {
-            let renamed = name.prefix(1).lowercased() + name.dropFirst()
-            warning("fetch request '\(name)' is imported as '\(renamed)': its name becomes a generated function", at: element.location(of: "name"))
-            name = renamed
-        }
         var mapping = YAMLMapping(layout: .block)
+        // The template keeps Core Data's name (for fetchRequest(fromTemplate:)); a name that cannot be the
+        // generated function's gets a swiftName, as a colliding attribute gets a new name.
+        var swiftName: String?
+        if !Self.canNameFunction(name) {
+            var candidate = Self.lowerCamelIdentifier(name)
+            if !Self.canNameFunction(candidate) { candidate += "Template" }
+            var unique = candidate, counter = 2
+            while functionNames.contains(unique) || !Self.canNameFunction(unique) { unique = "\(candidate)\(counter)"; counter += 1 }
+            functionNames.insert(unique)
+            swiftName = unique
+            let camel = Self.lowerCamelIdentifier(name)
+            let reason = camel == name ? "names a member of the generated model type"
+                : Self.canNameFunction(camel) ? "is no lower-camel Swift identifier"
+                : "is no lower-camel Swift identifier, and '\(camel)' names a member of the generated model type"
+            warning("fetch request '\(name)' \(reason); its generated function is '\(unique)' (swiftName), and the template keeps the name '\(name)' for fetchRequest(fromTemplate:)",
+                    at: element.location(of: "name"))
+        }
         mapping.append("entity", token: entity, origin: element.location(of: "entity"))
         if let predicate = element["predicateString"], !predicate.isEmpty {
             mapping.append("predicate", text: predicate, origin: element.location(of: "predicateString"))
         }
         if let limit = element["fetchLimit"], limit != "0" { mapping.append("limit", token: limit, origin: element.location(of: "fetchLimit")) }
         if let offset = element["fetchOffset"], offset != "0" { mapping.append("offset", token: offset, origin: element.location(of: "fetchOffset")) }
+        if let swiftName { mapping.append("swiftName", token: swiftName, origin: element.location(of: "name")) }
         for key in element.attributes.keys.sorted() where !["name", "entity", "predicateString", "fetchLimit", "fetchOffset"].contains(key) {
             let value = element[key] ?? ""
             if let standard = Self.templateDefaults[key] {

@@ -176,13 +176,20 @@ public struct ComputedProperty: Sendable {
 
 /// A named fetch request template (top-level `fetchRequests:`).
 public struct FetchRequestTemplate: Sendable {
+    /// The template's name, as `fetchRequest(fromTemplate:)` and Core Data know it.
     public var name: Located<String>
+    /// The generated function's name when it is not `name` (a Core Data name that is no lower-camel
+    /// Swift identifier, or that a generated member has).
+    public var swiftName: Located<String>?
     public var entity: Located<String>
     public var predicate: ParsedPredicate?
     public var sortDescriptors: [ParsedSortDescriptor] = []
     public var limit: Located<Int>?
     public var offset: Located<Int>?
     public var doc: String?
+
+    /// The name of the generated function: `swiftName`, else `name`.
+    public var functionName: Located<String> { swiftName ?? name }
 }
 
 /// A named configuration: a subset of the model's entities.

@@ -35,7 +35,7 @@ public struct ModelParser {
                                    "min", "max", "transient", "userInfo", "doc"])
         static let fetchedProperty = KeySet(["destination", "predicate", "sort", "userInfo", "doc"])
         static let computed = KeySet(["type", "dependsOn", "doc"])
-        static let fetchRequest = KeySet(["entity", "predicate", "sort", "limit", "offset", "doc"])
+        static let fetchRequest = KeySet(["entity", "predicate", "sort", "limit", "offset", "swiftName", "doc"])
     }
 
     /// The format versions this modelgen reads.
@@ -391,6 +391,7 @@ public struct ModelParser {
             case "sort": template.sortDescriptors = sortDescriptors(entry.value, key)
             case "limit": template.limit = reader.count(entry.value, key)
             case "offset": template.offset = reader.count(entry.value, key)
+            case "swiftName": template.swiftName = reader.string(entry.value, key)
             default: template.doc = reader.string(entry.value, key, allowEmpty: true)?.value
             }
         }

@@ -14,10 +14,15 @@ extension ModelValidator {
 
     func checkFetchRequest(_ template: FetchRequestTemplate) {
         let name = template.name
-        if !SwiftNames.isIdentifier(name.value) || !SwiftNames.startsLowerCase(name.value) {
-            error("fetch request name '\(name.value)' must be a lower-camel Swift identifier: it names a generated function", at: name.location)
-        } else if name.value == "model" || name.value == "fetchRequest" {
-            error("fetch request name '\(name.value)' collides with a member of the generated model type", at: name.location)
+        let function = template.functionName
+        let what = template.swiftName == nil ? "fetch request name" : "swiftName"
+        let fix = template.swiftName == nil ? " (or give it a swiftName, keeping the template's name)" : ""
+        if name.value.isEmpty {
+            error("a fetch request needs a name", at: name.location)
+        } else if !SwiftNames.isIdentifier(function.value) || !SwiftNames.startsLowerCase(function.value) {
+            error("\(what) '\(function.value)' must be a lower-camel Swift identifier: it names a generated function\(fix)", at: function.location)
+        } else if function.value == "model" || function.value == "fetchRequest" {
+            error("\(what) '\(function.value)' collides with a member of the generated model type\(fix.isEmpty ? "" : ", e.g. swiftName: \(function.value)Template")", at: function.location)
         }
         guard requireEntity(template.entity, "entity of fetch request '\(name.value)'") else { return }
 

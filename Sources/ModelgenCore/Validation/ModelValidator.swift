@@ -56,7 +56,16 @@ public final class ModelValidator {
         checkModel()
         for entity in model.entities { checkEntityAndProperties(entity) }
         checkInheritanceCycles()
-        for template in model.fetchRequests { checkFetchRequest(template) }
+        var functions: [String: FetchRequestTemplate] = [:]
+        for template in model.fetchRequests {
+            checkFetchRequest(template)
+            let function = template.functionName
+            if let other = functions[function.value] {
+                error("fetch requests '\(other.name.value)' and '\(template.name.value)' both generate the function '\(function.value)'; give one another swiftName", at: function.location)
+            } else {
+                functions[function.value] = template
+            }
+        }
         checkConfigurations()
     }
 
