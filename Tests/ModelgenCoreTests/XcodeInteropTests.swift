@@ -146,7 +146,7 @@ import Testing
             <model>
                 <entity name="A" representedClassName="A" codeGenerationType="class">
                     <attribute name="value" attributeType="String"/>
-                    <attribute name="blob" optional="YES" transient="YES" attributeType="Undefined"/>
+                    <attribute name="blob" optional="YES" attributeType="Undefined"/>
                 </entity>
             </model>
             """
@@ -154,7 +154,7 @@ import Testing
         #expect(result.text == nil)
         #expect(result.diagnostics.map(\.description) == [
             "m/contents:3:20: warning: 'A.value' collides with ManagedObject's member 'value'; imported as 'storedValue' (renaming identifier 'value'): rename it in the model file if you prefer another name",
-            "m/contents:4:9: error: attribute 'A.blob' has no type (Core Data's Undefined, for transient values set in code); a model file needs one: choose a type in Xcode, or in the imported file",
+            "m/contents:4:9: error: attribute 'A.blob' has no type (Core Data's Undefined), which only a transient attribute may have: choose a type in Xcode, or in the imported file",
         ])
     }
 
@@ -169,6 +169,7 @@ import Testing
                 <entity name="Shelf" representedClassName="Shelf" codeGenerationType="class">
                     <attribute name="capacity" attributeType="Integer 64" defaultValueString="NO" usesScalarValueType="YES"/>
                     <attribute name="ratio" attributeType="Double" defaultValueString="YES" usesScalarValueType="YES"/>
+                    <attribute name="scratch" optional="YES" transient="YES"/>
                     <fetchedProperty name="everyBook" optional="YES">
                         <fetchRequest name="fetchedPropertyFetchRequest" entity="Book"/>
                     </fetchedProperty>
@@ -187,14 +188,16 @@ import Testing
         #expect(result.diagnostics.map(\.description) == [
             "m/contents:3:63: warning: attribute 'Shelf.capacity': the default 'NO' is a boolean on a int64 attribute; imported as 0, as Core Data reads it",
             "m/contents:4:56: warning: attribute 'Shelf.ratio': the default 'YES' is a boolean on a double attribute; imported as 1, as Core Data reads it",
-            "m/contents:6:13: warning: fetched property 'Shelf.everyBook' has no predicate: Core Data fetches every Book; imported as 'predicate: TRUEPREDICATE'",
-            "m/contents:12:19: warning: fetch request 'FetchRequest' is no lower-camel Swift identifier, and 'fetchRequest' names a member of the generated model type; its generated function is 'fetchRequestTemplate' (swiftName), and the template keeps the name 'FetchRequest' for fetchRequest(fromTemplate:)",
-            "m/contents:13:19: warning: fetch request 'Long books' is no lower-camel Swift identifier; its generated function is 'longBooks' (swiftName), and the template keeps the name 'Long books' for fetchRequest(fromTemplate:)",
-            "m/contents:14:19: warning: fetch request 'model' names a member of the generated model type; its generated function is 'modelTemplate' (swiftName), and the template keeps the name 'model' for fetchRequest(fromTemplate:)",
+            "m/contents:5:9: warning: attribute 'Shelf.scratch' has no type (Core Data's Undefined): it holds values code sets and is never stored; imported as 'type: undefined' with swiftType 'Data': set swiftType to the type your code keeps in it",
+            "m/contents:7:13: warning: fetched property 'Shelf.everyBook' has no predicate: Core Data fetches every Book; imported as 'predicate: TRUEPREDICATE'",
+            "m/contents:13:19: warning: fetch request 'FetchRequest' is no lower-camel Swift identifier, and 'fetchRequest' names a member of the generated model type; its generated function is 'fetchRequestTemplate' (swiftName), and the template keeps the name 'FetchRequest' for fetchRequest(fromTemplate:)",
+            "m/contents:14:19: warning: fetch request 'Long books' is no lower-camel Swift identifier; its generated function is 'longBooks' (swiftName), and the template keeps the name 'Long books' for fetchRequest(fromTemplate:)",
+            "m/contents:15:19: warning: fetch request 'model' names a member of the generated model type; its generated function is 'modelTemplate' (swiftName), and the template keeps the name 'model' for fetchRequest(fromTemplate:)",
         ])
         #expect(text.contains("capacity: { type: int64, default: 0 }"), "\(text)")
         #expect(text.contains("ratio: { type: double, default: 1 }"), "\(text)")
         #expect(text.contains("everyBook: { destination: Book, predicate: 'TRUEPREDICATE' }"), "\(text)")
+        #expect(text.contains("scratch: { type: undefined, optional: true, swiftType: Data, transient: true }"), "\(text)")
         #expect(text.contains("FetchRequest:\n    entity: Book\n    predicate: 'pages > 100'\n    swiftName: fetchRequestTemplate"), "\(text)")
         #expect(text.hasSuffix("  shortBooks:\n    entity: Book\n    predicate: 'pages < 50'\n"), "a lower-camel name needs no swiftName: \(text)")
 
@@ -204,6 +207,11 @@ import Testing
         for name in ["FetchRequest", "Long books", "model", "shortBooks"] {
             #expect(exported.contains("<fetchRequest name=\"\(name)\""), "export keeps Core Data's name \(name)")
         }
+        // Undefined as Xcode writes it (no attributeType), its Swift type kept for the next import.
+        #expect(exported.contains("<attribute name=\"scratch\" optional=\"YES\" transient=\"YES\" customClassName=\"Data\""), "\(exported)")
+        let again = XcodeModelImport.convert(data: Data(exported.utf8), contentsPath: "M.xcdatamodel/contents", modelName: "M", source: "M.xcdatamodel")
+        #expect(try #require(again.text).contains("scratch: { type: undefined, optional: true, swiftType: Data, transient: true }"))
+        #expect(!again.diagnostics.contains { $0.message.contains("scratch") }, "a re-import knows the Swift type: \(again.diagnostics)")
     }
 
     @Test func reservedNamesAreRenamedWithTheirInverses() throws {

@@ -8,6 +8,9 @@ import Foundation
 enum PostStatus: Int16 { case draft = 0, published = 1, archived = 2 }
 
 struct RGBAColor: Codable, Equatable { var r, g, b, a: Double }
+/// What a drawing tool keeps on a canvas while it is open: a class, neither Codable nor stored (the
+/// value of an undefined, transient attribute).
+final class BrushState { var strokes: [String] = [] }
 
 /// Extension mode: the user's class overrides hooks; modeled properties live in an extension.
 final class Author: Person {

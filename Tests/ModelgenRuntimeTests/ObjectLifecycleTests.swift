@@ -144,6 +144,32 @@ import Testing
         #expect(fetchedCanvas.color == RGBAColor(r: 0.1, g: 0.2, b: 0.3, a: 1))
     }
 
+    /// An undefined (Core Data's Undefined) transient attribute holds whatever code puts in it, of its
+    /// swiftType, tracked and observed like any property, and is never stored.
+    @Test func anUndefinedTransientAttributeHoldsAnyValueAndIsNeverStored() throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("undefined-\(UUID().uuidString).sqlite")
+        let container = try ManagedContainer(model: BlogModel.model, store: .sqlite(url))
+        let context = container.newContext()
+        let canvas = Canvas(context: context)
+        canvas.title = "sketch"
+        canvas.color = RGBAColor(r: 0, g: 0, b: 0, a: 1)
+        #expect(canvas.brush == nil)
+        let brush = BrushState()
+        brush.strokes = ["line", "arc"]
+        canvas.brush = brush
+        #expect(canvas.brush === brush)
+        try context.save()
+        #expect(canvas.brush === brush, "a save keeps the value in the object")
+        canvas.brush?.strokes.append("dot")
+        #expect(brush.strokes == ["line", "arc", "dot"])
+
+        let other = ManagedContainer(model: BlogModel.model, store: try SQLiteStore(url: url, model: BlogModel.model)).newContext()
+        let fetched = try #require(try other.fetch(FetchRequest<Canvas>(entityName: "Canvas")).first)
+        #expect(fetched.title == "sketch")
+        #expect(fetched.brush == nil, "never stored")
+        #expect(BlogModel.model.entity(named: "Canvas")?.properties.contains { $0.name == "brush" && $0.isTransient } == true)
+    }
+
     @Test func aTransformableValueItsCodecCannotEncodeFailsTheSave() throws {
         let (container, context) = try makeContext()
         let canvas = Canvas(context: context)

@@ -144,7 +144,7 @@ struct ModelViewBuilder {
         let type = attributeType(a)
         var getter = "managedValue(at: \(slot))"
         var setter = "setManagedValue(newValue, at: \(slot))"
-        if a.type.value == .transformable {
+        if a.type.value.holdsSwiftValues {
             // Two names, not two overloads: `Value?` for an optional `Data?` would match both.
             getter = a.isOptional ? "optionalTransformableValue(at: \(slot))" : "transformableValue(at: \(slot))"
             setter = "setTransformableValue(newValue, at: \(slot))"
@@ -210,8 +210,8 @@ struct ModelViewBuilder {
         guard let name = a.swiftType?.value else { return nil }
         let plain = name.split(separator: ".", omittingEmptySubsequences: false).allSatisfy { SwiftNames.isIdentifier(String($0)) }
         guard plain, !SwiftNames.reservedTypeNames.contains(name) else { return nil }
-        if a.type.value == .transformable {
-            return "/// Lets `@Managed` properties hold `\(name)` (a transformable value).\nextension \(name): ModelgenRuntime.ManagedTransformable {}"
+        if a.type.value.holdsSwiftValues {
+            return "/// Lets `@Managed` properties hold `\(name)` (a \(a.type.value == .undefined ? "value of an undefined attribute" : "transformable value")).\nextension \(name): ModelgenRuntime.ManagedTransformable {}"
         }
         return "/// Lets `@Managed` properties hold `\(name)` (stored as its raw value).\nextension \(name): ModelgenRuntime.ManagedRawValue {}"
     }
@@ -314,7 +314,8 @@ struct ModelViewBuilder {
     }
 
     func attributeDescription(_ a: Attribute) -> String {
-        var text = "AttributeDescription(\(SwiftLiterals.string(a.name.value)), .\(a.type.value.rawValue)"
+        // The runtime holds an undefined attribute's values as a transformable's, and never stores them (transient).
+        var text = "AttributeDescription(\(SwiftLiterals.string(a.name.value)), .\(a.type.value == .undefined ? "transformable" : a.type.value.rawValue)"
         if a.isOptional { text += ", optional: true" }
         if a.isTransient { text += ", transient: true" }
         if let value = a.defaultValue?.value { text += ", defaultValue: \(storeValueLiteral(value))" }
@@ -325,7 +326,9 @@ struct ModelViewBuilder {
         if let derivation = a.derivation { text += ", derivation: \(SwiftLiterals.string(derivation.source.text))" }
         if let renaming = a.renamingIdentifier { text += ", renamingIdentifier: \(SwiftLiterals.string(renaming.value))" }
         if let swiftType = a.swiftType?.value {
-            if a.type.value == .transformable {
+            if a.type.value == .undefined {
+                // No codec: never stored.
+            } else if a.type.value == .transformable {
                 text += a.transformer.map { ", codec: .transformer(\($0.value).self)" } ?? ", codec: .codable(\(swiftType).self)"
             } else {
                 text += ", acceptsRawValue: ValueCodec.acceptsRawValue(of: \(swiftType).self)"

@@ -159,7 +159,8 @@ public enum XcodeModelExporter {
             var xml: [(String, String)] = [("name", attribute.name.value)]
             if attribute.isOptional { xml.append(("optional", "YES")) }
             if attribute.isTransient { xml.append(("transient", "YES")) }
-            xml.append(("attributeType", XcodeModelExporter.typeNames[type] ?? "Undefined"))
+            // Core Data's Undefined has no attributeType (as Xcode writes it).
+            if let typeName = XcodeModelExporter.typeNames[type] { xml.append(("attributeType", typeName)) }
             for (bound, valueName, dateName) in [(attribute.minimum, "minValueString", "minDateTimeInterval"),
                                                  (attribute.maximum, "maxValueString", "maxDateTimeInterval")] {
                 guard let bound = bound?.value else { continue }
@@ -182,7 +183,7 @@ public enum XcodeModelExporter {
             }
             if type.isNumeric || type == .bool { xml.append(("usesScalarValueType", "YES")) }
             var swiftType: String?
-            if type == .transformable {
+            if type.holdsSwiftValues {
                 if let transformer = attribute.transformer { xml.append(("valueTransformerName", transformer.value)) }
                 if let custom = attribute.swiftType { xml.append(("customClassName", custom.value)) }
             } else {

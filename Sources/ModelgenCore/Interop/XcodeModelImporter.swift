@@ -397,12 +397,14 @@ public struct XcodeModelImporter {
 
     private mutating func attribute(_ element: XMLTreeElement, name: String, entity: String, renamedFrom: String?) -> YAMLValue? {
         let what = "attribute '\(entity).\(name)'"
-        guard let typeName = element["attributeType"], typeName != "Undefined" else {
-            error("\(what) has no type (Core Data's Undefined, for transient values set in code); a model file needs one: choose a type in Xcode, or in the imported file",
+        let typeName = element["attributeType"] ?? "Undefined"
+        if typeName == "Undefined" && !element.flag("transient") {
+            // Xcode refuses it too: only a transient attribute may have no type.
+            error("\(what) has no type (Core Data's Undefined), which only a transient attribute may have: choose a type in Xcode, or in the imported file",
                   at: element.location)
             return nil
         }
-        guard let type = Self.attributeTypes[typeName] else {
+        guard let type = typeName == "Undefined" ? .undefined : Self.attributeTypes[typeName] else {
             error("\(what) has the Core Data type '\(typeName)', which a model file cannot express", at: element.location(of: "attributeType"))
             return nil
         }
@@ -436,7 +438,16 @@ public struct XcodeModelImporter {
 
         let customClass = element["customClassName"].flatMap { $0.isEmpty ? nil : $0 }
         let transformerName = element["valueTransformerName"].flatMap { $0.isEmpty ? nil : $0 }
-        if type == .transformable {
+        if type == .undefined {
+            // The export of an undefined attribute names its Swift type as customClassName; Xcode's has none.
+            if let customClass, let name = Self.className(customClass) {
+                mapping.append("swiftType", text: Self.bridgedClasses[name] ?? name, origin: element.location(of: "customClassName"))
+            } else {
+                warning("\(what) has no type (Core Data's Undefined): it holds values code sets and is never stored; imported as 'type: undefined' with swiftType 'Data': set swiftType to the type your code keeps in it",
+                        at: element.location)
+                mapping.append("swiftType", text: "Data", origin: element.location)
+            }
+        } else if type == .transformable {
             mapping.append("swiftType", text: swiftType(forClass: customClass, what: what, element: element),
                            origin: element.location(of: customClass == nil ? "attributeType" : "customClassName"))
             if let transformerName {
@@ -517,7 +528,7 @@ public struct XcodeModelImporter {
             if let date = Self.coreDataDate(text) { return .scalar(.text(date)) }
             warning("\(what): the default date '\(text)' is not in a form modelgen reads; not imported", at: location)
             return nil
-        case .binary, .transformable:
+        case .binary, .transformable, .undefined:
             warning("\(what): a default for a \(type.rawValue) attribute has no place in a model file; not imported", at: location)
             return nil
         }

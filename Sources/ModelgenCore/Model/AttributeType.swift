@@ -1,6 +1,8 @@
 /// The attribute types of the model format.
 public enum AttributeType: String, CaseIterable, Sendable, Hashable {
     case string, bool, int16, int32, int64, float, double, decimal, date, binary, uuid, uri, transformable
+    /// Core Data's Undefined: a transient attribute holding values of a `swiftType` that code sets, never stored.
+    case undefined
 
     /// The Swift type of a property of this type (transformable: the attribute's `swiftType`).
     public var swiftTypeName: String? {
@@ -17,9 +19,12 @@ public enum AttributeType: String, CaseIterable, Sendable, Hashable {
         case .binary: return "Data"
         case .uuid: return "UUID"
         case .uri: return "URL"
-        case .transformable: return nil
+        case .transformable, .undefined: return nil
         }
     }
+
+    /// Types whose values are a user's Swift type (`swiftType`), held as they are in memory.
+    public var holdsSwiftValues: Bool { self == .transformable || self == .undefined }
 
     /// int16, int32, int64.
     public var isInteger: Bool { integerBounds != nil }

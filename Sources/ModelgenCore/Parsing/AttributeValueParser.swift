@@ -69,7 +69,7 @@ enum AttributeValueParser {
                 return .failure(Problem(message: "expected an absolute URI with a scheme, found '\(text)'"))
             }
             return .success(.uri(url))
-        case .binary, .transformable:
+        case .binary, .transformable, .undefined:
             return .failure(Problem(message: "\(type.rawValue) attributes cannot have a default value"))
         }
     }

@@ -15,13 +15,19 @@ extension ModelValidator {
 
         // swiftType, transformer, externalStorage: each only where it means something.
         if let swiftType = attribute.swiftType {
-            if !(type == .string || type.isInteger || type == .transformable) {
-                error("'swiftType' applies to string, integer and transformable attributes, not \(type.rawValue)", at: swiftType.location)
+            if !(type == .string || type.isInteger || type.holdsSwiftValues) {
+                error("'swiftType' applies to string, integer, transformable and undefined attributes, not \(type.rawValue)", at: swiftType.location)
             } else if !SwiftNames.isTypeExpression(swiftType.value) {
                 error("'swiftType' '\(swiftType.value)' is not a Swift type name", at: swiftType.location)
             }
         } else if type == .transformable {
             error("transformable \(what) needs 'swiftType' (a Codable type, or the type its transformer produces)", at: attribute.type.location)
+        } else if type == .undefined {
+            error("undefined \(what) needs 'swiftType' (the Swift type of the values code sets)", at: attribute.type.location)
+        }
+        if type == .undefined && !attribute.isTransient {
+            error("undefined \(what) must be 'transient: true': an attribute without a type holds values code sets and is never stored (give it a type to store it)",
+                  at: attribute.type.location)
         }
         if let transformer = attribute.transformer {
             if type != .transformable {

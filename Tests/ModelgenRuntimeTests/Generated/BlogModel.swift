@@ -18,6 +18,9 @@ extension PostStatus: ModelgenRuntime.ManagedRawValue {}
 /// Lets `@Managed` properties hold `RGBAColor` (a transformable value).
 extension RGBAColor: ModelgenRuntime.ManagedTransformable {}
 
+/// Lets `@Managed` properties hold `BrushState` (a value of an undefined attribute).
+extension BrushState: ModelgenRuntime.ManagedTransformable {}
+
 /// The Blog model: its entity descriptions and typed fetch request templates.
 enum BlogModel {
     /// The model description, shared by every container of this model.
@@ -117,6 +120,7 @@ enum BlogModel {
             attributes: [
                 AttributeDescription("title", .string),
                 AttributeDescription("color", .transformable, codec: .codable(RGBAColor.self), swiftTypeName: "RGBAColor"),
+                AttributeDescription("brush", .transformable, optional: true, transient: true, swiftTypeName: "BrushState"),
             ]
         )
     }

@@ -9,6 +9,7 @@ import ModelgenRuntime
 final class Canvas: ModelgenRuntime.ManagedObject {
     @Managed(slot: 0) var title: String
     @Managed(slot: 1) var color: RGBAColor
+    @Managed(slot: 2) var brush: BrushState?
 
     /// Creates a new Canvas in `context` with the values the model requires.
     convenience init(context: ModelgenRuntime.ManagedObjectContext, title: String, color: RGBAColor) {
@@ -21,6 +22,7 @@ final class Canvas: ModelgenRuntime.ManagedObject {
     enum Keys {
         static var title: String { "title" }
         static var color: String { "color" }
+        static var brush: String { "brush" }
     }
 }
 
