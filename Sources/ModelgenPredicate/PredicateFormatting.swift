@@ -25,7 +25,8 @@ extension Expression: CustomStringConvertible {
         case .aggregate(let items): return "{" + items.map(\.description).joined(separator: ", ") + "}"
         case .function(let name, let arguments):
             let args = arguments.map(\.description).joined(separator: ", ")
-            return name == "now" ? "now()" : "\(name):(\(args))"
+            if name == "now" { return "now()" }
+            return name.uppercased() == "CAST" ? "CAST(\(args))" : "\(name):(\(args))"
         }
     }
 }

@@ -338,6 +338,7 @@ let availableKinds: [StoreKind] = StoreKind.postgresURL == nil ? [.inMemory, .sq
         ("Task", "summary IN {'ship', 'build'} AND project != nil", "summary"),
         ("Sample", "real > 0.25 AND amount >= 10.5", "text"),
         ("Sample", "moment < now() AND flag == YES", "text"),
+        ("Sample", "moment >= CAST(400000000, \"NSDate\") AND large >= CAST(\"21\", \"NSNumber\")", "text"),
         ("Sample", "small < 0 OR large == 42", "text"),
         ("Sample", "bytes != nil AND link CONTAINS 'example'", "text"),
         ("Sample", "TRUEPREDICATE", "text"),

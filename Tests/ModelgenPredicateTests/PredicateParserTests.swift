@@ -88,6 +88,24 @@ import Testing
         #expect(throws: PredicateSyntaxError.self) { try SortDescriptorSyntax.parse("title sideways") }
     }
 
+    /// Core Data's date literals: `CAST(seconds, "NSDate")` (and numbers from text, "NSNumber") print
+    /// back as written and read as their values; other CASTs say why not.
+    @Test func castLiteralsPrintBackAndReadAsValues() throws {
+        let text = "writtenAt >= CAST(733244400, \"NSDate\") AND mood BETWEEN {CAST(\"2\", \"NSNumber\"), 5}"
+        let p = try PredicateParser.parsePredicate(text)
+        #expect(p.description == text)
+        guard case .and(let parts, _) = p, case .comparison(let date) = parts[0], case .comparison(let number) = parts[1],
+              case .aggregate(let bounds) = number.right.kind else {
+            Issue.record("unexpected tree \(p)")
+            return
+        }
+        #expect(date.right.castValue == .date(secondsSinceReferenceDate: 733_244_400))
+        #expect(bounds[0].castValue == .number("2"))
+        #expect(try PredicateParser.parseExpression("CAST(' -1.5 ', \"NSDate\")").castValue == .date(secondsSinceReferenceDate: -1.5))
+        #expect(try PredicateParser.parseExpression("CAST(1, \"NSString\")").castValue == .unsupported("CAST to 'NSString' is not supported (NSDate, NSNumber)"))
+        #expect(try PredicateParser.parseExpression("lowercase:(title)").castValue == nil)
+    }
+
     @Test func printsBackParsably() throws {
         let text = "NONE tags.name LIKE[c] \"a*\" AND (x < 3 OR NOT y == TRUE)"
         let p = try PredicateParser.parsePredicate(text)

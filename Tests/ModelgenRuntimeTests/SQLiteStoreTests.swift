@@ -122,7 +122,28 @@ func seedBlog(_ container: ManagedContainer) throws {
         "tags.@count == 2", "comments.@count > 0", "ANY comments.reader.lastName == 'Der'", "author.posts.@count == 3",
         "tags CONTAINS $TAG", "link == $LINK", "status == 0", "id != nil", "TRUEPREDICATE", "FALSEPREDICATE",
         "title == 'Post 0' OR (likes > 100 AND ANY tags.name == 'swift')",
+        "publishedAt < CAST(1500, \"NSDate\")", "publishedAt BETWEEN {CAST(0, \"NSDate\"), $DATE}", "likes >= CAST(\"100\", \"NSNumber\")",
     ]
+
+    /// A `CAST(…, "NSDate")` literal answers as the same instant given as a variable, in memory and as SQL.
+    @Test func castDateLiteralsAreTheInstantTheyName() throws {
+        let directory = try temporaryDirectory()
+        for container in [try ManagedContainer(model: BlogModel.model, store: .inMemory),
+                          try ManagedContainer(model: BlogModel.model, store: .sqlite(directory.appendingPathComponent("cast.sqlite")))] {
+            try seedBlog(container)
+            let context = container.newContext()
+            func titles(_ format: String, _ variables: [String: Any?] = [:]) throws -> [String] {
+                var request = try FetchRequest<Post>(entityName: "Post", predicate: format, sortDescriptors: [SortDescriptor("title")])
+                request.variables = variables
+                return try context.fetch(request).map(\.title)
+            }
+            let viaVariable = try titles("publishedAt < $DATE", ["DATE": Date(timeIntervalSinceReferenceDate: 1500)])
+            #expect(!viaVariable.isEmpty)
+            #expect(try titles("publishedAt < CAST(1500, \"NSDate\")") == viaVariable)
+            #expect(try titles("publishedAt < CAST('1500', \"NSDate\")") == viaVariable)
+            #expect(try titles("publishedAt >= CAST(1500, \"NSDate\")") == titles("publishedAt >= $DATE", ["DATE": Date(timeIntervalSinceReferenceDate: 1500)]))
+        }
+    }
 
     @Test(arguments: predicates)
     func predicatesAgreeWithTheInMemoryStore(_ format: String) throws {

@@ -171,8 +171,16 @@ struct PredicateChecker {
             }
             return .typed(.collection(element ?? .null))
         case .function(let name, _):
-            error("functions such as '\(name)' are not part of fetch predicates", at: expression.range)
-            return .invalid
+            switch expression.castValue {
+            case .date?: return .typed(.attribute(.date, swiftType: nil))
+            case .number(let text)?: return .typed(Int64(text) != nil ? .integerLiteral : .floatLiteral)
+            case .unsupported(let reason)?:
+                error(reason, at: expression.range)
+                return .invalid
+            case nil:
+                error("functions such as '\(name)' are not part of fetch predicates (CAST(…, \"NSDate\") is)", at: expression.range)
+                return .invalid
+            }
         }
     }
 

@@ -36,6 +36,7 @@ struct PredicateEvaluator {
         case .null: return .null
         case .aggregate(let items): return .collection(try items.map { try value($0, on: object) })
         case .function(let name, let arguments):
+            if let cast = expression.castValue { return try Self.value(of: cast) }
             switch name {
             case "now": return .date(Date())
             case "lowercase", "uppercase", "canonical":
@@ -48,6 +49,15 @@ struct PredicateEvaluator {
             default:
                 throw RuntimeError.invalidPredicate("unknown function '\(name)'")
             }
+        }
+    }
+
+    /// A `CAST(…)`'s value: a date, or a number (whole when written so).
+    static func value(of cast: CastValue) throws -> EvaluatedValue {
+        switch cast {
+        case .date(let seconds): return .date(Date(timeIntervalSinceReferenceDate: seconds))
+        case .number(let text): return Int64(text).map(EvaluatedValue.int) ?? .double(Double(text) ?? .nan)
+        case .unsupported(let reason): throw RuntimeError.invalidPredicate(reason)
         }
     }
 

@@ -271,6 +271,13 @@ package final class SQLQueryTranslator {
                 return value
             })
         case .function(let name, _):
+            if let cast = expression.castValue {
+                switch cast {
+                case .date(let seconds): return .constant(.date(Date(timeIntervalSinceReferenceDate: seconds)))
+                case .number(let text): return .constant(Int64(text).map(StoreValue.int) ?? .double(Double(text) ?? .nan))
+                case .unsupported(let reason): throw Unsupported(reason: reason)
+                }
+            }
             guard name == "now" else { throw Unsupported(reason: "function \(name)") }
             return .constant(.date(Date()))
         }
