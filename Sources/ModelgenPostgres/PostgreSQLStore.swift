@@ -245,13 +245,21 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
         return try rows.map(decode)
     }
 
-    /// PostgreSQL's `EXPLAIN` of the query's SQL (`Index Scan using …`, `Seq Scan on …`).
-    public func queryPlan(_ query: StoreQuery) throws -> String? {
-        guard let sql = try? translator(query).select() else { return nil }
-        return try pool.withConnection { connection in
+    public var runsQueries: Bool { true }
+
+    /// PostgreSQL's `EXPLAIN` of the query's SQL (`Index Scan using …`, `Seq Scan on …`), or what the
+    /// translation to SQL could not express.
+    public func queryPlan(_ query: StoreQuery) throws -> QueryPlan {
+        let sql: SQLQueryTranslator.SQL
+        do {
+            sql = try translator(query).select()
+        } catch let unsupported as SQLQueryTranslator.Unsupported {
+            return .inMemory(reason: unsupported.reason)
+        }
+        return .sql(try pool.withConnection { connection in
             try connection.rows("EXPLAIN " + sql.text, try PostgreSQLDialect.bindings(sql.bindings))
                 .map { try $0.makeRandomAccess()[0].decode(String.self) }.joined(separator: "\n")
-        }
+        })
     }
 
     public func fetchIDs(_ query: StoreQuery) throws -> ObjectIDList? {

@@ -1,5 +1,6 @@
 import Foundation
 import ModelgenPredicate
+import Synchronization
 import Testing
 @testable import ModelgenRuntime
 
@@ -124,6 +125,44 @@ func seedBlog(_ container: ManagedContainer) throws {
         "title == 'Post 0' OR (likes > 100 AND ANY tags.name == 'swift')",
         "publishedAt < CAST(1500, \"NSDate\")", "publishedAt BETWEEN {CAST(0, \"NSDate\"), $DATE}", "likes >= CAST(\"100\", \"NSNumber\")",
     ]
+
+    /// A predicate the SQL translation cannot express (two to-many steps in one key path) still gets
+    /// the in-memory store's answer, evaluated on objects, and never silently: the fetch and the count
+    /// report it, with the reason, to the container's handler, and `queryPlan(for:)` says so; fetches
+    /// that run as SQL report nothing.
+    @Test func aFetchEvaluatedInMemoryIsReportedWithItsReason() throws {
+        let directory = try temporaryDirectory()
+        let memory = try ManagedContainer(model: BlogModel.model, store: .inMemory)
+        let sqlite = try ManagedContainer(model: BlogModel.model, store: .sqlite(directory.appendingPathComponent("fallback.sqlite")))
+        try seedBlog(memory)
+        try seedBlog(sqlite)
+        let heard = Mutex<[InMemoryFetch]>([])
+        sqlite.onInMemoryFetch { fetch in heard.withLock { $0.append(fetch) } }
+        memory.onInMemoryFetch { fetch in heard.withLock { $0.append(fetch) } }
+
+        // Posts sharing a tag with Post 4 (tags swift and go): Post 3 and Post 4.
+        let format = "ANY tags.posts.title == 'Post 4'"
+        let request = try FetchRequest<Post>(entityName: "Post", predicate: format, sortDescriptors: [SortDescriptor("title")])
+        let context = sqlite.newContext()
+        let titles = try context.fetch(request).map(\.title)
+        let memoryContext = memory.newContext()
+        #expect(titles == (try memoryContext.fetch(request).map(\.title)))
+        #expect(titles == ["Post 3", "Post 4"])
+        #expect(try context.count(for: request) == titles.count)
+        let reports = heard.withLock { $0 }
+        #expect(reports.count == 2, "the fetch and the count on SQLite; nothing from the in-memory store, which runs no queries: \(reports)")
+        #expect(reports.first?.entityName == "Post" && reports.first?.predicate == request.predicate.map { "\($0.predicate)" })
+        guard case .inMemory(let reason) = try context.queryPlan(for: request) else {
+            Issue.record("queryPlan says SQL for \(format)")
+            return
+        }
+        #expect(reports.first?.reason == reason && !reason.isEmpty, "\(reason)")
+        #expect(reports.first?.description.contains("runs in memory, loading every record") == true)
+
+        _ = try context.fetch(try FetchRequest<Post>(entityName: "Post", predicate: "likes > 1 AND ANY tags.name == 'swift'"))
+        #expect(heard.withLock { $0.count } == 2, "a fetch run as SQL reports nothing")
+        #expect(try context.queryPlan(for: try FetchRequest<Post>(entityName: "Post", predicate: "likes > 1")).sqlPlan != nil)
+    }
 
     /// A `CAST(…, "NSDate")` literal answers as the same instant given as a variable, in memory and as SQL.
     @Test func castDateLiteralsAreTheInstantTheyName() throws {

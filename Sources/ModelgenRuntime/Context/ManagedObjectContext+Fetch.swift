@@ -57,13 +57,16 @@ extension ManagedObjectContext {
         Array(try matchingIDs(request))
     }
 
-    /// How the store would run a fetch request: its database's query plan, one line a step (SQLite's
-    /// `EXPLAIN QUERY PLAN`: `SEARCH Item USING INDEX Item.index(sku) (sku=?)`; PostgreSQL's `EXPLAIN`),
-    /// or nil when the request runs in memory (the in-memory store, or a predicate the store cannot
-    /// translate to SQL). For checking that a fetch is pushed down and uses the model's indexes.
-    public func queryPlan<Result: ManagedObject>(for request: FetchRequest<Result>) throws -> String? {
+    /// How the store would run a fetch request: `.sql` with its database's query plan, one line a step
+    /// (SQLite's `EXPLAIN QUERY PLAN`: `SEARCH Item USING INDEX Item.index(sku) (sku=?)`; PostgreSQL's
+    /// `EXPLAIN`), or `.inMemory` with the reason the context evaluates it on objects instead (the
+    /// in-memory store; a predicate or variable the store cannot translate). For checking that a fetch
+    /// is pushed down and uses the model's indexes.
+    public func queryPlan<Result: ManagedObject>(for request: FetchRequest<Result>) throws -> QueryPlan {
         let entities = try requestEntities(request)
-        guard let query = try storeQuery(request, entities: entities, window: true) else { return nil }
+        guard let query = try storeQuery(request, entities: entities, window: true) else {
+            return .inMemory(reason: "a variable holds a value the store cannot bind")
+        }
         return try store.queryPlan(query)
     }
 
@@ -171,6 +174,9 @@ extension ManagedObjectContext {
     }
 
     private func matchingObjects<Result: ManagedObject>(_ request: FetchRequest<Result>, entities: [EntityDescription]) throws -> [ManagedObject] {
+        if store.runsQueries, case .inMemory(let reason) = try queryPlan(for: request) {
+            container.reportInMemoryFetch(InMemoryFetch(entityName: entities[0].name, predicate: request.predicate.map { "\($0.predicate)" }, reason: reason))
+        }
         let names = Set(entities.map(\.name))
         var candidates: [ManagedObject] = []
         for id in try store.recordIDs(of: entities.map(\.name)) {

@@ -34,6 +34,8 @@ public final class ManagedContainer: Sendable {
     private let watcher = Mutex<Task<Void, Never>?>(nil)
     /// The main context, made on first use on the main actor (its only isolation).
     private let mainContextBox = MainContextBox()
+    /// Who hears of fetches evaluated in memory on a store that runs queries (see `onInMemoryFetch(_:)`).
+    private let inMemoryFetchHandler = Mutex<(@Sendable (InMemoryFetch) -> Void)?>(ManagedContainer.debugLogOnce)
 
     /// A container over a store description (`.inMemory` or `.sqlite(url)`).
     public convenience init(model: ManagedObjectModel, store description: StoreDescription = .inMemory) throws {
@@ -63,6 +65,32 @@ public final class ManagedContainer: Sendable {
     @MainActor public var mainContext: ManagedObjectContext {
         mainContextBox.context(of: self)
     }
+
+    /// Sets who hears of a fetch that the store (SQLite, PostgreSQL) could not run as SQL, which the
+    /// context then evaluated on objects, loading every record of the entity: never a silent change of
+    /// cost. The default, in debug builds, writes one line to standard error the first time each
+    /// entity and reason is seen; in release builds it does nothing. Pass nil to hear nothing, or a
+    /// closure to log, count or fail a test. `queryPlan(for:)` tells the same for one request.
+    public func onInMemoryFetch(_ handler: (@Sendable (InMemoryFetch) -> Void)?) {
+        inMemoryFetchHandler.withLock { $0 = handler }
+    }
+
+    func reportInMemoryFetch(_ fetch: InMemoryFetch) {
+        inMemoryFetchHandler.withLock { $0 }?(fetch)
+    }
+
+    /// The default handler: each entity and reason once, on standard error, in debug builds.
+    private static let debugLogOnce: (@Sendable (InMemoryFetch) -> Void)? = {
+        #if DEBUG
+        let seen = Mutex<Set<String>>([])
+        return { fetch in
+            guard seen.withLock({ $0.insert(fetch.entityName + "\u{0}" + fetch.reason).inserted }) else { return }
+            FileHandle.standardError.write(Data((fetch.description + "\n").utf8))
+        }
+        #else
+        return nil
+        #endif
+    }()
 
     /// Every save's change set from now on, from every context of this container, in save order per
     /// context. Each access is a new subscription; drop the stream (or its task) to end it.

@@ -162,10 +162,46 @@ public protocol PersistentStore: AnyObject, Sendable {
     /// connections' commits, PostgreSQL's `NOTIFY`), so the container's watcher looks at once instead of
     /// at its next interval; nil for stores that can only be polled. Default: nil.
     func externalChangeSignals() -> AsyncStream<Void>?
-    /// How the store's database would run a query (SQLite's `EXPLAIN QUERY PLAN`, PostgreSQL's
-    /// `EXPLAIN`), one line a step; nil when the store would not run it itself (the in-memory store,
-    /// or a predicate it cannot translate: the context then evaluates it). Default: nil.
-    func queryPlan(_ query: StoreQuery) throws -> String?
+    /// True for a store that runs fetches itself (as SQL): when it cannot run one, the context's
+    /// evaluation on objects is a change of cost the container reports (`onInMemoryFetch`). Default: false.
+    var runsQueries: Bool { get }
+    /// How the store would run a query: its database's plan (SQLite's `EXPLAIN QUERY PLAN`,
+    /// PostgreSQL's `EXPLAIN`), or why the context evaluates it on objects instead. Default: in memory.
+    func queryPlan(_ query: StoreQuery) throws -> QueryPlan
+}
+
+/// How a fetch runs: as SQL in the store (with the database's plan, one line a step), or on objects
+/// in the context, and why (a predicate the store cannot translate, or a store that runs no queries).
+public enum QueryPlan: Sendable, Hashable, CustomStringConvertible {
+    case sql(String)
+    case inMemory(reason: String)
+
+    /// The database's plan; nil for an in-memory evaluation.
+    public var sqlPlan: String? {
+        if case .sql(let plan) = self { return plan }
+        return nil
+    }
+
+    public var description: String {
+        switch self {
+        case .sql(let plan): return plan
+        case .inMemory(let reason): return "in memory: \(reason)"
+        }
+    }
+}
+
+/// A fetch that a store running queries could not run, evaluated on objects instead: every record of
+/// the entities is loaded. What `ManagedContainer.onInMemoryFetch(_:)` hears.
+public struct InMemoryFetch: Sendable, Hashable, CustomStringConvertible {
+    public var entityName: String
+    /// The predicate as text (nil: none).
+    public var predicate: String?
+    /// What the store's translation could not express.
+    public var reason: String
+
+    public var description: String {
+        "ModelgenRuntime: a fetch of \(entityName)\(predicate.map { " where \($0)" } ?? "") runs in memory, loading every record: \(reason)"
+    }
 }
 
 /// One save as a store's history keeps it (`ManagedContainer.history(after:)`).
@@ -193,7 +229,10 @@ extension PersistentStore {
     public func pruneHistory(through token: Int64) throws {}
     public func externalChangeCounter() throws -> Int64? { nil }
     public func externalChangeSignals() -> AsyncStream<Void>? { nil }
-    public func queryPlan(_ query: StoreQuery) throws -> String? { nil }
+    public var runsQueries: Bool { false }
+    public func queryPlan(_ query: StoreQuery) throws -> QueryPlan {
+        .inMemory(reason: "\(Self.self) runs no queries: the context evaluates fetches on objects")
+    }
 }
 
 /// A fetch a store can run itself (the SQLite store translates it to SQL). Variables are already

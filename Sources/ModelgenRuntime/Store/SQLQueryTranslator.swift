@@ -40,7 +40,7 @@ package struct QueryBinding {
 /// translate throws `Unsupported`, and the store answers nil (the context then evaluates on
 /// objects): key paths with two to-many steps, functions other than `now()`.
 package final class SQLQueryTranslator {
-    package struct Unsupported: Error { let reason: String }
+    package struct Unsupported: Error { package let reason: String }
     package struct SQL {
         package var text: String
         package var bindings: [QueryBinding]

@@ -256,16 +256,24 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
         return try fetch(query) { rows.append($0) } ? rows : nil
     }
 
-    /// SQLite's `EXPLAIN QUERY PLAN` of the query's SQL (`SEARCH Item USING INDEX …`, `SCAN Item`).
-    public func queryPlan(_ query: StoreQuery) throws -> String? {
-        try reading { connection in
-            guard let sql = try? SQLQueryTranslator(layout: layout, query: query, dialect: SQLiteDialect()).select() else { return nil }
+    public var runsQueries: Bool { true }
+
+    /// SQLite's `EXPLAIN QUERY PLAN` of the query's SQL (`SEARCH Item USING INDEX …`, `SCAN Item`), or
+    /// what the translation to SQL could not express.
+    public func queryPlan(_ query: StoreQuery) throws -> QueryPlan {
+        let sql: SQLQueryTranslator.SQL
+        do {
+            sql = try SQLQueryTranslator(layout: layout, query: query, dialect: SQLiteDialect()).select()
+        } catch let unsupported as SQLQueryTranslator.Unsupported {
+            return .inMemory(reason: unsupported.reason)
+        }
+        return try reading { connection in
             let explain = try connection.statement("EXPLAIN QUERY PLAN " + sql.text)
             explain.bind(sql.bindings.map(SQLiteDialect.value))
             defer { explain.reset() }
             var lines: [String] = []
             while try explain.step() { lines.append(explain.text(3)) }   // id, parent, notused, detail
-            return lines.joined(separator: "\n")
+            return .sql(lines.joined(separator: "\n"))
         }
     }
 
