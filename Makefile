@@ -5,7 +5,7 @@ SHARED  ?= ../shared
 PYTHON  ?= python3
 EXAMPLES = Examples/Blog/Blog.model.yaml Examples/Graphics/Graphics.model.yaml Examples/Staff/Staff.model.yaml
 
-.PHONY: all deps deps-postgres build example examples test test-postgres tsan install bench bench-postgres clean templates reference
+.PHONY: all deps deps-postgres build example examples test test-postgres tsan install bench bench-postgres clean templates reference runtime-names
 
 all: build
 
@@ -77,6 +77,11 @@ tsan: deps
 			|| { echo "error: the ThreadSanitizer stress run $$run failed" >&2; exit 1; }; \
 	done
 	@echo "tsan: 3 stress runs clean under ThreadSanitizer"
+
+# The runtime's public type names, which the validator refuses as entity and class names, read from
+# Sources/ModelgenRuntime (a test fails when the list is out of date).
+runtime-names:
+	$(PYTHON) scripts/runtime-type-names.py
 
 # Re-embed Templates/*.mustache into the binary's sources (a test fails when they disagree).
 templates:

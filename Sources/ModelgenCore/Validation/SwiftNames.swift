@@ -20,21 +20,17 @@ public enum SwiftNames {
         "validateForUpdate", "validateForDelete", "validateValue", "observeDependencies",
     ]
 
-    /// Type names an entity or class may not take: the runtime's own types and the Swift and Foundation
-    /// types generated code names, which a class of that name would shadow.
-    public static let reservedTypeNames: Set<String> = [
-        // ModelgenRuntime
-        "ManagedObject", "ManagedObjectContext", "ManagedContainer", "ManagedObjectModel", "Managed",
-        "EntityDescription", "AttributeDescription", "RelationshipDescription", "FetchedPropertyDescription",
-        "PropertyDescription", "FetchRequest", "FetchRequestTemplate", "ObjectID", "SortDescriptor", "Predicate",
-        "PersistentStore", "MergePolicy", "ValidationError", "SaveError", "ModelgenRuntime",
-        "ManagedValue", "ManagedRawValue", "ManagedTransformable", "ObservationMode",
-        "ModelgenRuntimeAPIVersionCheck", "ModelgenRuntimeAPIVersion_1", "ModelgenRuntimeAPIVersion_2",
+    /// Type names an entity or class may not take: the runtime's own types (`RuntimeTypeNames`, read from
+    /// its sources) and the Swift and Foundation types generated code names, which a class of that name
+    /// would shadow.
+    public static let reservedTypeNames: Set<String> = RuntimeTypeNames.all.union([
+        "ModelgenRuntime",
         // Swift and Foundation types used by generated code
         "Any", "AnyObject", "Self", "Type", "Protocol", "String", "Bool", "Int", "Int16", "Int32", "Int64",
         "Float", "Double", "Decimal", "Date", "Data", "UUID", "URL", "Set", "Array", "Dictionary", "Optional",
         "Never", "Void", "Error", "Result", "Sendable", "Hashable", "Equatable", "Codable", "Foundation", "Swift",
-    ]
+        "Predicate",
+    ])
 
     /// True for a Swift identifier: a letter or `_`, then letters, digits or `_` (no keyword check).
     public static func isIdentifier(_ name: String) -> Bool {
