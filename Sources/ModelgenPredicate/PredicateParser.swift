@@ -5,8 +5,15 @@
 /// let predicate = try PredicateParser.parsePredicate("author.lastName ==[c] $NAME AND likes >= 10")
 /// ```
 public struct PredicateParser {
+    /// The deepest nesting accepted: parentheses, `NOT`, `{…}` and function arguments each count one
+    /// level. Real predicates nest a few levels; the bound keeps every pass over the tree (type
+    /// checking, printing, evaluation, SQL) within a thread's stack, so hostile input is an error, not
+    /// a crash.
+    public static let maximumNesting = 100
+
     private var tokens: [Token]
     private var position = 0
+    private var depth = 0
 
     private init(tokens: [Token]) {
         self.tokens = tokens
@@ -89,8 +96,21 @@ public struct PredicateParser {
         return items.count == 1 ? items[0] : .and(items, items[0].range.union(items.last!.range))
     }
 
+    /// One level deeper (see `maximumNesting`); `leave()` when done.
+    private mutating func enter(_ token: Token) throws(PredicateSyntaxError) {
+        depth += 1
+        if depth > Self.maximumNesting {
+            throw PredicateSyntaxError("nested more than \(Self.maximumNesting) levels deep (parentheses, NOT, braces and function arguments each count one)",
+                                       at: token.range)
+        }
+    }
+
+    private mutating func leave() { depth -= 1 }
+
     private mutating func notPredicate() throws(PredicateSyntaxError) -> Predicate {
         if let not = take(keyword: "NOT") ?? take(symbol: "!") {
+            try enter(not)
+            defer { leave() }
             let inner = try notPredicate()
             return .not(inner, not.range.union(inner.range))
         }
@@ -99,6 +119,8 @@ public struct PredicateParser {
 
     private mutating func primaryPredicate() throws(PredicateSyntaxError) -> Predicate {
         if let open = take(symbol: "(") {
+            try enter(open)
+            defer { leave() }
             let inner = try orPredicate()
             let close = try expect(symbol: ")", "')' to close the '(' at offset \(open.range.start)")
             _ = close
@@ -186,6 +208,8 @@ public struct PredicateParser {
             let number = advance()
             return Expression(.number("-" + text), range: token.range.union(number.range))
         case .symbol("{"):
+            try enter(token)
+            defer { leave() }
             _ = advance()
             var items: [Expression] = []
             if let close = take(symbol: "}") {
@@ -226,6 +250,8 @@ public struct PredicateParser {
             let next = tokens[min(position + 1, tokens.count - 1)]
             let afterNext = tokens[min(position + 2, tokens.count - 1)]
             if next.isSymbol(":") && afterNext.isSymbol("(") || next.isSymbol("(") {
+                try enter(first)
+                defer { leave() }
                 _ = advance()
                 _ = take(symbol: ":")
                 _ = advance() // "("

@@ -106,6 +106,28 @@ import Testing
         #expect(try PredicateParser.parseExpression("lowercase:(title)").castValue == nil)
     }
 
+    /// Nesting is bounded (`maximumNesting`): at the bound a predicate parses and prints back; one level
+    /// more, 20,000 parentheses or 100,000 NOTs are a syntax error at the first level too many, never a
+    /// stack overflow.
+    @Test func nestingIsBoundedWithAPositionedError() throws {
+        let limit = PredicateParser.maximumNesting
+        let deepest = String(repeating: "(", count: limit - 1) + "NOT a == 1" + String(repeating: ")", count: limit - 1)
+        let parsed = try PredicateParser.parsePredicate(deepest)
+        #expect(try PredicateParser.parsePredicate(parsed.description).description == parsed.description)
+        for (text, offset) in [(String(repeating: "(", count: limit + 1) + "a == 1" + String(repeating: ")", count: limit + 1), limit),
+                               (String(repeating: "(", count: 20_000) + "a == 1" + String(repeating: ")", count: 20_000), limit),
+                               (String(repeating: "NOT ", count: 100_000) + "a == 1", limit * 4),
+                               ("a IN " + String(repeating: "{", count: 5_000) + String(repeating: "}", count: 5_000), 5 + limit)] {
+            do {
+                _ = try PredicateParser.parsePredicate(text)
+                Issue.record("parsed \(text.prefix(40))…")
+            } catch {
+                #expect(error.message.hasPrefix("nested more than \(limit) levels deep"), "\(error.message)")
+                #expect(error.range.start == offset, "\(error.range) for \(text.prefix(20))…")
+            }
+        }
+    }
+
     @Test func printsBackParsably() throws {
         let text = "NONE tags.name LIKE[c] \"a*\" AND (x < 3 OR NOT y == TRUE)"
         let p = try PredicateParser.parsePredicate(text)
