@@ -11,7 +11,7 @@ import PostgresNIO
 /// per table), `Z_ENT` (entity code) and `Z_OPT` (version); a column per stored attribute; a to-one
 /// relationship as key and entity-code columns; many-to-many relationships in join tables.
 enum PostgreSQLSQL {
-    static func quote(_ name: String) -> String { "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
+    static func quote(_ name: String) -> String { SQLiteSchemaPlanner.quote(name) }
 
     /// Column types. Dates are seconds since 2001-01-01 00:00:00 GMT as `double precision` (as Core
     /// Data and the SQLite store keep them: every `Date` reads back exactly, where `timestamptz` would
@@ -96,21 +96,11 @@ enum PostgreSQLSQL {
         return statements
     }
 
-    /// The statements dropping one thing the model removed (`MigrationPolicy.dropRemoved`); PostgreSQL
-    /// drops a column's indexes with it, and a table's key sequence goes with the table.
+    /// The statements dropping one thing the model removed (`MigrationPolicy.dropRemoved`): the
+    /// planner's, and a table's key sequence with the table (PostgreSQL drops a column's indexes itself).
     static func drop(_ removal: SQLiteSchemaPlanner.Removal) -> [String] {
-        switch removal {
-        case .unlink(let table, let column, let code):
-            return ["UPDATE \(quote(table)) SET \(quote(column)) = NULL, \(quote(column + ".entity")) = NULL WHERE \(quote(column + ".entity")) = \(code)"]
-        case .joinRows(let table, let code):
-            return ["DELETE FROM \(quote(table)) WHERE \"target.entity\" = \(code)"]
-        case .rows(let table, let code):
-            return ["DELETE FROM \(quote(table)) WHERE \"Z_ENT\" = \(code)"]
-        case .column(let table, let column):
-            return ["ALTER TABLE \(quote(table)) DROP COLUMN IF EXISTS \(quote(column))"]
-        case .table(let table):
-            return ["DROP TABLE IF EXISTS \(quote(table))", "DROP SEQUENCE IF EXISTS \(sequence(table))"]
-        }
+        if case .table(let table) = removal { return [removal.statement, "DROP SEQUENCE IF EXISTS \(sequence(table))"] }
+        return [removal.statement]
     }
 
     /// ` DEFAULT value` for a column added to existing rows, from the attribute's default.

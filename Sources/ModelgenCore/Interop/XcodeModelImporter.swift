@@ -167,7 +167,7 @@ public struct XcodeModelImporter {
         var templates = YAMLMapping(spacesBlocks: true)
         let templateElements = root.children(named: "fetchRequest")
         // Generated function names taken: the templates' own names where they can be one.
-        var functionNames = Set(templateElements.compactMap { $0["name"] }.filter { Self.canNameFunction($0) })
+        var functionNames = Set(templateElements.compactMap { $0["name"] }.filter { SwiftNames.canNameFetchFunction($0) })
         for element in templateElements {
             if let (name, value) = fetchRequest(element, functionNames: &functionNames) { templates.append(name, value, origin: element.location) }
         }
@@ -661,12 +661,6 @@ public struct XcodeModelImporter {
         "returnsDistinctResults": "NO", "fetchBatchSize": "0",
     ]
 
-    /// Whether a template's name can be its generated function's: a lower-camel identifier that no
-    /// member of the generated model type has.
-    static func canNameFunction(_ name: String) -> Bool {
-        SwiftNames.isIdentifier(name) && SwiftNames.startsLowerCase(name) && name != "model" && name != "fetchRequest"
-    }
-
     /// A lower-camel identifier made of a name's words: `PopularBooks` → `popularBooks`, `by author` → `byAuthor`.
     static func lowerCamelIdentifier(_ name: String) -> String {
         let words = name.split { !($0.isLetter || $0.isNumber || $0 == "_") }.map(String.init)
@@ -686,16 +680,15 @@ public struct XcodeModelImporter {
         // The template keeps Core Data's name (for fetchRequest(fromTemplate:)); a name that cannot be the
         // generated function's gets a swiftName, as a colliding attribute gets a new name.
         var swiftName: String?
-        if !Self.canNameFunction(name) {
-            var candidate = Self.lowerCamelIdentifier(name)
-            if !Self.canNameFunction(candidate) { candidate += "Template" }
+        if !SwiftNames.canNameFetchFunction(name) {
+            let camel = Self.lowerCamelIdentifier(name)
+            let candidate = SwiftNames.canNameFetchFunction(camel) ? camel : camel + "Template"
             var unique = candidate, counter = 2
-            while functionNames.contains(unique) || !Self.canNameFunction(unique) { unique = "\(candidate)\(counter)"; counter += 1 }
+            while functionNames.contains(unique) || !SwiftNames.canNameFetchFunction(unique) { unique = "\(candidate)\(counter)"; counter += 1 }
             functionNames.insert(unique)
             swiftName = unique
-            let camel = Self.lowerCamelIdentifier(name)
             let reason = camel == name ? "names a member of the generated model type"
-                : Self.canNameFunction(camel) ? "is no lower-camel Swift identifier"
+                : SwiftNames.canNameFetchFunction(camel) ? "is no lower-camel Swift identifier"
                 : "is no lower-camel Swift identifier, and '\(camel)' names a member of the generated model type"
             warning("fetch request '\(name)' \(reason); its generated function is '\(unique)' (swiftName), and the template keeps the name '\(name)' for fetchRequest(fromTemplate:)",
                     at: element.location(of: "name"))

@@ -21,7 +21,7 @@ extension ModelValidator {
             error("a fetch request needs a name", at: name.location)
         } else if !SwiftNames.isIdentifier(function.value) || !SwiftNames.startsLowerCase(function.value) {
             error("\(what) '\(function.value)' must be a lower-camel Swift identifier: it names a generated function\(fix)", at: function.location)
-        } else if function.value == "model" || function.value == "fetchRequest" {
+        } else if SwiftNames.modelTypeMembers.contains(function.value) {
             error("\(what) '\(function.value)' collides with a member of the generated model type\(fix.isEmpty ? "" : ", e.g. swiftName: \(function.value)Template")", at: function.location)
         }
         guard requireEntity(template.entity, "entity of fetch request '\(name.value)'") else { return }

@@ -173,7 +173,7 @@ struct PredicateChecker {
         case .function(let name, _):
             switch expression.castValue {
             case .date?: return .typed(.attribute(.date, swiftType: nil))
-            case .number(let text)?: return .typed(Int64(text) != nil ? .integerLiteral : .floatLiteral)
+            case .number(let text)?: return operand(Expression(.number(text), range: expression.range))
             case .unsupported(let reason)?:
                 error(reason, at: expression.range)
                 return .invalid

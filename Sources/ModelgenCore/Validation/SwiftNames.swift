@@ -32,6 +32,15 @@ public enum SwiftNames {
         "Predicate",
     ])
 
+    /// Members of the generated model type, which a fetch request's function may not be named.
+    public static let modelTypeMembers: Set<String> = ["model", "fetchRequest"]
+
+    /// Whether `name` can name a fetch request's generated function: a lower-camel identifier that is
+    /// no member of the generated model type.
+    public static func canNameFetchFunction(_ name: String) -> Bool {
+        isIdentifier(name) && startsLowerCase(name) && !modelTypeMembers.contains(name)
+    }
+
     /// True for a Swift identifier: a letter or `_`, then letters, digits or `_` (no keyword check).
     public static func isIdentifier(_ name: String) -> Bool {
         // ASCII fast path: the common case, without Unicode property look-ups.

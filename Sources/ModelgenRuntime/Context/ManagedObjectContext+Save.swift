@@ -46,9 +46,10 @@ extension ManagedObjectContext {
             endUndoGroup()
             throw ValidationError(failures)
         }
-        var prepared = Set((insertedObjects + changedObjects).map(ObjectIdentifier.init))
+        // Objects that had their derived attributes and willSave: known only when a takeover changes others.
+        var prepared: Set<ObjectIdentifier> = []
         if !uniqueness.takeovers.isEmpty {
-            (insertedObjects, changedObjects) = try takeOver(uniqueness.takeovers, prepared: &prepared)
+            (insertedObjects, changedObjects) = try takeOver(uniqueness.takeovers, written: insertedObjects + changedObjects, prepared: &prepared)
         }
 
         var changes: StoreChanges
@@ -76,7 +77,7 @@ extension ManagedObjectContext {
                     endUndoGroup()
                     throw ValidationError(again.failures)
                 }
-                (insertedObjects, changedObjects) = try takeOver(again.takeovers, prepared: &prepared)
+                (insertedObjects, changedObjects) = try takeOver(again.takeovers, written: insertedObjects + changedObjects, prepared: &prepared)
             }
         }
         finishSave(result, inserted: insertedObjects, changed: changedObjects, deleted: deletedObjects.filter { $0._isDeleted })
@@ -117,9 +118,11 @@ extension ManagedObjectContext {
 
     /// Lets each new object take over its saved record, then gives the objects to write: the ones
     /// still inserted, and the changed ones (objects the takeovers changed, such as a record's former
-    /// partner, first get their derived attributes and `willSave`).
+    /// partner, first get their derived attributes and `willSave`; `written`, the objects to write
+    /// before the first takeover, had theirs).
     private func takeOver(_ takeovers: [(object: ManagedObject, record: StoreRow)],
-                          prepared: inout Set<ObjectIdentifier>) throws -> (inserted: [ManagedObject], changed: [ManagedObject]) {
+                          written: [ManagedObject], prepared: inout Set<ObjectIdentifier>) throws -> (inserted: [ManagedObject], changed: [ManagedObject]) {
+        if prepared.isEmpty { prepared = Set(written.map(ObjectIdentifier.init)) }
         for (object, record) in takeovers { try takeOver(record, by: object) }
         let changed = updated.objects.filter { !$0.changedValues().isEmpty }
         for object in changed where prepared.insert(ObjectIdentifier(object)).inserted {

@@ -27,27 +27,10 @@ extension ManagedObjectContext {
         let otherIsSaved: Bool
 
         var failure: ValidationError.Failure {
-            let values = zip(constraint, values).map { "\($0)=\(Self.text($1))" }.joined(separator: ", ")
+            let values = zip(constraint, values).map { "\($0)=\($1.readableText)" }.joined(separator: ", ")
             return .init(object: object, key: constraint.joined(separator: ","), message: "violates uniqueness (\(values)) with \(other)")
         }
 
-        /// A constraint value as a person reads it (`email=ada@example.com`, `code=42`).
-        static func text(_ value: StoreValue) -> String {
-            switch value {
-            case .string(let v): return v
-            case .int(let v): return String(v)
-            case .double(let v): return String(v)
-            case .decimal(let v): return "\(v)"
-            case .bool(let v): return v ? "YES" : "NO"
-            case .date(let v): return v.formatted(.iso8601)
-            case .uuid(let v): return v.uuidString
-            case .url(let v): return v.absoluteString
-            case .data(let v): return "\(v.count) bytes"
-            case .reference(let id): return id.map { "\($0)" } ?? "nil"
-            case .references(let ids): return "\(ids)"
-            case .null: return "nil"
-            }
-        }
     }
 
     /// What the merge policy makes of the collisions: failures that remain, and inserted objects that
@@ -171,7 +154,8 @@ extension ManagedObjectContext {
             case .relationship(let r) where r.isToMany:
                 // The record's objects stay; the new object's are added (their inverses already point here).
                 guard case .objects(let saved) = committed[slot] else { continue }
-                for member in saved where !object.objects(inSlot: slot).contains(where: { $0 === member }) {
+                let held = Set(object.objects(inSlot: slot).map(ObjectIdentifier.init))
+                for member in saved where !held.contains(ObjectIdentifier(member)) {
                     // A member this context moved elsewhere keeps its move.
                     if !member._isFault, let back = entity.destination(ofSlot: slot).inverseSlot, !member.objects(inSlot: back).contains(where: { $0 === object }) { continue }
                     object.linkInverse(slot, to: member)

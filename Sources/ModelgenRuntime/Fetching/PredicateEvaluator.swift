@@ -36,7 +36,12 @@ struct PredicateEvaluator {
         case .null: return .null
         case .aggregate(let items): return .collection(try items.map { try value($0, on: object) })
         case .function(let name, let arguments):
-            if let cast = expression.castValue { return try Self.value(of: cast) }
+            switch expression.castValue {
+            case .date(let seconds)?: return .date(Date(timeIntervalSinceReferenceDate: seconds))
+            case .number(let text)?: return try value(Expression(.number(text), range: expression.range), on: object)
+            case .unsupported(let reason)?: throw RuntimeError.invalidPredicate(reason)
+            case nil: break
+            }
             switch name {
             case "now": return .date(Date())
             case "lowercase", "uppercase", "canonical":
@@ -49,15 +54,6 @@ struct PredicateEvaluator {
             default:
                 throw RuntimeError.invalidPredicate("unknown function '\(name)'")
             }
-        }
-    }
-
-    /// A `CAST(…)`'s value: a date, or a number (whole when written so).
-    static func value(of cast: CastValue) throws -> EvaluatedValue {
-        switch cast {
-        case .date(let seconds): return .date(Date(timeIntervalSinceReferenceDate: seconds))
-        case .number(let text): return Int64(text).map(EvaluatedValue.int) ?? .double(Double(text) ?? .nan)
-        case .unsupported(let reason): throw RuntimeError.invalidPredicate(reason)
         }
     }
 

@@ -60,3 +60,23 @@ public enum StoreValue: Sendable, Hashable {
         }
     }
 }
+
+extension StoreValue {
+    /// The value as a person reads it in a message (`ada@example.com`, `42`, `2024-05-01T09:30:00Z`).
+    var readableText: String {
+        switch self {
+        case .string(let v): return v
+        case .int(let v): return String(v)
+        case .double(let v): return String(v)
+        case .decimal(let v): return "\(v)"
+        case .bool(let v): return v ? "YES" : "NO"
+        case .date(let v): return v.formatted(.iso8601)
+        case .uuid(let v): return v.uuidString
+        case .url(let v): return v.absoluteString
+        case .data(let v): return "\(v.count) bytes"
+        case .reference(let id): return id.map { "\($0)" } ?? "nil"
+        case .references(let ids): return "\(ids)"
+        case .null: return "nil"
+        }
+    }
+}

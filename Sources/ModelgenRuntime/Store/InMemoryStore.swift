@@ -99,7 +99,7 @@ public final class InMemoryStore: PersistentStore {
                     if key.contains(where: \.isNull) { continue }
                     if !seen.insert(key).inserted {
                         return UniquenessViolationError(entityName: entity.name, constraint: constraint,
-                                                        message: "two records would have \(zip(constraint, key).map { "\($0)=\($1)" }.joined(separator: ", "))")
+                                                        message: "two records would have \(zip(constraint, key).map { "\($0)=\($1.readableText)" }.joined(separator: ", "))")
                     }
                 }
             }

@@ -274,7 +274,7 @@ package final class SQLQueryTranslator {
             if let cast = expression.castValue {
                 switch cast {
                 case .date(let seconds): return .constant(.date(Date(timeIntervalSinceReferenceDate: seconds)))
-                case .number(let text): return .constant(Int64(text).map(StoreValue.int) ?? .double(Double(text) ?? .nan))
+                case .number(let text): return try term(Expression(.number(text), range: expression.range), alias: alias, entity: entity)
                 case .unsupported(let reason): throw Unsupported(reason: reason)
                 }
             }

@@ -334,14 +334,16 @@ package struct SQLiteSchemaPlanner {
             }
             for names in description.indexes {
                 guard let cs = columns(names) else { continue }
-                modelIndexNames.insert("\(entity.name).index(\(names.joined(separator: ",")))")
-                statements.append("CREATE INDEX IF NOT EXISTS \(Self.quote("\(entity.name).index(\(names.joined(separator: ",")))")) ON \(Self.quote(entity.table)) (\(cs.map(Self.quote).joined(separator: ", ")))")
+                let name = "\(entity.name).index(\(names.joined(separator: ",")))"
+                modelIndexNames.insert(name)
+                statements.append("CREATE INDEX IF NOT EXISTS \(Self.quote(name)) ON \(Self.quote(entity.table)) (\(cs.map(Self.quote).joined(separator: ", ")))")
             }
             for names in description.uniquenessConstraints {
                 guard let cs = columns(names) else { continue }
                 let condition = entity.parent == nil ? "" : " WHERE \"Z_ENT\" IN (\(codes(of: description, in: entities).map(String.init).joined(separator: ", ")))"
-                modelIndexNames.insert("\(entity.name).unique(\(names.joined(separator: ",")))")
-                statements.append("CREATE UNIQUE INDEX IF NOT EXISTS \(Self.quote("\(entity.name).unique(\(names.joined(separator: ",")))")) ON \(Self.quote(entity.table)) (\(cs.map(Self.quote).joined(separator: ", ")))\(condition)")
+                let name = "\(entity.name).unique(\(names.joined(separator: ",")))"
+                modelIndexNames.insert(name)
+                statements.append("CREATE UNIQUE INDEX IF NOT EXISTS \(Self.quote(name)) ON \(Self.quote(entity.table)) (\(cs.map(Self.quote).joined(separator: ", ")))\(condition)")
             }
         }
 
@@ -384,6 +386,25 @@ package struct SQLiteSchemaPlanner {
 }
 
 extension SQLiteSchemaPlanner.Removal {
+    /// The SQL statement of the step, in the syntax SQLite and PostgreSQL share; each store adds what
+    /// its database needs around it (SQLite drops a column's indexes first, PostgreSQL a table's key
+    /// sequence after it).
+    package var statement: String {
+        let quote = SQLiteSchemaPlanner.quote
+        switch self {
+        case .unlink(let table, let column, let code):
+            return "UPDATE \(quote(table)) SET \(quote(column)) = NULL, \(quote(column + ".entity")) = NULL WHERE \(quote(column + ".entity")) = \(code)"
+        case .joinRows(let table, let code):
+            return "DELETE FROM \(quote(table)) WHERE \"target.entity\" = \(code)"
+        case .rows(let table, let code):
+            return "DELETE FROM \(quote(table)) WHERE \"Z_ENT\" = \(code)"
+        case .column(let table, let column):
+            return "ALTER TABLE \(quote(table)) DROP COLUMN \(quote(column))"
+        case .table(let table):
+            return "DROP TABLE IF EXISTS \(quote(table))"
+        }
+    }
+
     /// Rows before columns before tables (a table's rows go before its columns do).
     fileprivate var order: Int {
         switch self {

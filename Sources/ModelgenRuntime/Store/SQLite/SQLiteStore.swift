@@ -64,25 +64,15 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
     /// Drops one thing the model removed (`MigrationPolicy.dropRemoved`). SQLite drops no column an
     /// index names, so the indexes on a dropped column go first.
     private static func drop(_ removal: SQLiteSchemaPlanner.Removal, _ connection: SQLiteConnection) throws {
-        let quote = SQLiteSchemaPlanner.quote
-        switch removal {
-        case .unlink(let table, let column, let code):
-            try connection.execute("UPDATE \(quote(table)) SET \(quote(column)) = NULL, \(quote(column + ".entity")) = NULL WHERE \(quote(column + ".entity")) = \(code)")
-        case .joinRows(let table, let code):
-            try connection.execute("DELETE FROM \(quote(table)) WHERE \"target.entity\" = \(code)")
-        case .rows(let table, let code):
-            try connection.execute("DELETE FROM \(quote(table)) WHERE \"Z_ENT\" = \(code)")
-        case .column(let table, let column):
+        if case .column(let table, let column) = removal {
             let indexes = try connection.statement("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND instr(sql, ?) > 0")
-            indexes.bind([.text(table), .text(quote(column))])
+            indexes.bind([.text(table), .text(SQLiteSchemaPlanner.quote(column))])
             var names: [String] = []
             while try indexes.step() { names.append(indexes.text(0)) }
             indexes.reset()
-            for name in names { try connection.execute("DROP INDEX \(quote(name))") }
-            try connection.execute("ALTER TABLE \(quote(table)) DROP COLUMN \(quote(column))")
-        case .table(let table):
-            try connection.execute("DROP TABLE IF EXISTS \(quote(table))")
+            for name in names { try connection.execute("DROP INDEX \(SQLiteSchemaPlanner.quote(name))") }
         }
+        try connection.execute(removal.statement)
     }
 
     /// Drops the model indexes (`Entity.index(…)`, `Entity.unique(…)`) an earlier model had and this one
