@@ -11,7 +11,8 @@ import Testing
     /// Each model file with the folder its reference output is in: the example models (compiled and
     /// run by GeneratedCodeTests) and the runtime tests' model (compiled and run by ModelgenRuntimeTests).
     static let references = models.map { ("Examples/\($0)/\($0).model.yaml", "Tests/GeneratedCodeTests/Reference/\($0)") }
-        + [("Tests/Models/RuntimeFixture.model.yaml", "Tests/ModelgenRuntimeTests/Generated")]
+        + [("Tests/Models/RuntimeFixture.model.yaml", "Tests/ModelgenRuntimeTests/Generated"),
+           ("Tests/Models/Shop.model.yaml", "Tests/ModelgenRuntimeTests/GeneratedShop")]
 
     @Test(arguments: references)
     func generatedCodeMatchesTheReference(path: String, referenceFolder: String) throws {

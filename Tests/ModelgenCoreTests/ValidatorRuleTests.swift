@@ -31,7 +31,77 @@ import Testing
         """
     }
 
+    /// A model with composites `Address` (street, city, a nested `GeoPoint?`) and `GeoPoint`, the
+    /// given extra composite text, and an entity `Shop` whose body is `shop` (indented 4 spaces).
+    static func shop(_ shop: String, composites: String = "") -> String {
+        """
+        model: M
+        composites:
+          GeoPoint:
+            attributes: { latitude: double, longitude: double }
+          Address:
+            attributes:
+              street: string
+              city: string?
+              location: GeoPoint?
+        \(composites)
+        entities:
+          Shop:
+        \(shop)
+        """
+    }
+
     static let rules: [Rule] = [
+        // Composites
+        Rule(name: "composite names are Swift type names", refused: shop("    attributes: { a: string }", composites: "  point: {}"),
+             marker: "point:", message: "must start with an upper-case letter",
+             accepted: shop("    attributes: { a: string }", composites: "  Point: {}")),
+        Rule(name: "a composite is not named like a class", refused: shop("    attributes: { a: string }", composites: "  Shop: {}"),
+             marker: "  Shop: {}", message: "collides with the class of entity 'Shop'",
+             accepted: shop("    attributes: { a: string }", composites: "  ShopInfo: {}")),
+        Rule(name: "a composite does not contain itself",
+             refused: shop("    attributes: { a: string }", composites: "  Tree:\n    attributes: { leaf: string, next: Tree? }"),
+             marker: "leaf:", message: "composite 'Tree' contains itself (Tree.next)",
+             accepted: shop("    attributes: { a: string }", composites: "  Tree:\n    attributes: { leaf: string, next: GeoPoint? }")),
+        Rule(name: "composite fields are stored values",
+             refused: shop("    attributes: { a: string }", composites: "  Bag:\n    attributes:\n      blob: { type: transformable }"),
+             marker: "blob:", message: "a composite's fields hold stored scalar values",
+             accepted: shop("    attributes: { a: string }", composites: "  Bag:\n    attributes:\n      blob: binary")),
+        Rule(name: "composite fields take no transient",
+             refused: shop("    attributes: { a: string }", composites: "  Bag:\n    attributes:\n      note: { type: string, transient: true }"),
+             marker: "note:", message: "unknown key 'transient'",
+             accepted: shop("    attributes: { a: string }", composites: "  Bag:\n    attributes:\n      note: { type: string, optional: true }")),
+        Rule(name: "a composite's field defaults fit their bounds",
+             refused: shop("    attributes: { a: string }", composites: "  Bag:\n    attributes:\n      size: { type: int16, default: 9, max: 5 }"),
+             marker: "size:", message: "is above its max",
+             accepted: shop("    attributes: { a: string }", composites: "  Bag:\n    attributes:\n      size: { type: int16, default: 5, max: 5 }")),
+        Rule(name: "attribute types name a composite that exists", refused: shop("    attributes: { home: Adress }"),
+             marker: "home:", message: "unknown attribute type 'Adress'; expected one of: string",
+             accepted: shop("    attributes: { home: Address }")),
+        Rule(name: "a composite attribute has no default of its own", refused: shop("    attributes: { home: { type: Address, default: x } }"),
+             marker: "home:", message: "give the composite's fields defaults",
+             accepted: shop("    attributes: { home: { type: Address, optional: true } }")),
+        Rule(name: "a composite attribute is stored", refused: shop("    attributes: { home: { type: Address, transient: true } }"),
+             marker: "home:", message: "composite attribute 'Shop.home' cannot be transient",
+             accepted: shop("    attributes: { home: { type: Address } }")),
+        Rule(name: "constraints name a composite's fields", refused: shop("    attributes: { home: Address }\n    unique: [home]"),
+             marker: "unique:", message: "names composite attribute 'home'; name its fields, as in 'home.street'",
+             accepted: shop("    attributes: { home: Address }\n    unique: [home.street]")),
+        Rule(name: "indexes name fields that exist", refused: shop("    attributes: { home: Address }\n    indexes: [home.town]"),
+             marker: "indexes:", message: "names unknown field 'home.town' of composite attribute 'home'",
+             accepted: shop("    attributes: { home: Address }\n    indexes: [home.location.latitude]")),
+        Rule(name: "predicates reach fields, not a composite as a whole",
+             refused: shop("    attributes: { home: Address }", composites: "") + "\nfetchRequests:\n  f: { entity: Shop, predicate: 'home == $H' }",
+             marker: "f:", message: "composite attribute 'home' is used by its fields, as in 'home.street'",
+             accepted: shop("    attributes: { home: Address }", composites: "") + "\nfetchRequests:\n  f: { entity: Shop, predicate: 'home.location.latitude > $LAT' }"),
+        Rule(name: "an optional composite compares with NIL",
+             refused: shop("    attributes: { home: Address? }", composites: "") + "\nfetchRequests:\n  f: { entity: Shop, predicate: 'home == \"x\"' }",
+             marker: "f:", message: "type mismatch: 'home' is composite (Address)",
+             accepted: shop("    attributes: { home: Address? }", composites: "") + "\nfetchRequests:\n  f: { entity: Shop, predicate: 'home != nil AND home.location == nil' }"),
+        Rule(name: "predicate keys of a composite are its fields",
+             refused: shop("    attributes: { home: Address }", composites: "") + "\nfetchRequests:\n  f: { entity: Shop, predicate: 'home.town == $T' }",
+             marker: "f:", message: "unknown field 'town' of composite 'Address' (attribute 'home')",
+             accepted: shop("    attributes: { home: Address }", composites: "") + "\nfetchRequests:\n  f: { entity: Shop, predicate: 'home.city == $T' }"),
         // Names
         Rule(name: "entity names start upper-case", refused: "model: M\nentities:\n  item: { attributes: { a: string } }",
              marker: "item:", message: "must start with an upper-case letter",

@@ -87,6 +87,67 @@ import Testing
         #expect(xml.contains("<entity name=\"Shelf\" representedClassName=\"Shelf\" syncable=\"YES\" codeGenerationType=\"category\">"))
     }
 
+    /// Composites in canonical layout: nested, optional, empty, with docs and bounds.
+    static let composites = """
+        model: Venues
+
+        composites:
+          Coordinate:
+            doc: A point on the globe.
+            attributes:
+              latitude: { type: double, default: 0, min: -90, max: 90 }
+              longitude: { type: double, default: 0 }
+
+          PostalAddress:
+            attributes:
+              street: string?
+              city: { type: string, default: Unknown, doc: The town or city. }
+              position: Coordinate?
+
+          Nothing: {}
+
+        entities:
+          Venue:
+            attributes:
+              name: string
+              address: PostalAddress
+              entrance: Coordinate?
+              extras: { type: Nothing, optional: true, doc: Reserved. }
+            unique: [[name, address.city]]
+            indexes: [[address.city]]
+
+        fetchRequests:
+          inCity:
+            entity: Venue
+            predicate: 'address.city ==[c] $CITY AND entrance != nil'
+
+        """
+
+    /// Composite attributes travel both ways: `<composite>` elements after the entities (nested ones
+    /// named by `composite=`), attributes of type Composite, field key paths in indexes and predicates.
+    @Test func compositesSurviveARoundTrip() throws {
+        #expect(try ModelFormatter.format(data: Data(Self.composites.utf8), path: "Venues.model.yaml").get() == Self.composites,
+                "the fixture is in canonical layout")
+        let (xml, imported, export) = try roundTrip(Self.composites, name: "Venues")
+        #expect(export.diagnostics.isEmpty, "\(export.diagnostics)")
+        #expect(!imported.hasErrors, "\(imported.diagnostics)")
+        let text = body(imported.text)
+        #expect(text == Self.composites, "\(UnifiedDiff.diff(old: Self.composites, new: text, oldName: "original", newName: "imported"))")
+        #expect(xml.contains("<attribute name=\"address\" attributeType=\"Composite\" composite=\"PostalAddress\"/>"), "\(xml)")
+        #expect(xml.contains("<attribute name=\"position\" optional=\"YES\" attributeType=\"Composite\" composite=\"Coordinate\"/>"), "\(xml)")
+        #expect(xml.contains("    <composite name=\"Nothing\"/>\n"), "\(xml)")
+        #expect(xml.contains("<fetchIndex name=\"byAddressCityIndex\">"), "\(xml)")
+        // The project's own Xcode-written model of composites imports to the same constructs.
+        let fixture = try Data(contentsOf: packageRoot.appendingPathComponent("Tests/Fixtures/CoreDataModels/Composites.xml"))
+        let result = XcodeModelImport.convert(data: fixture, contentsPath: "Composites.xml", modelName: "Composites", source: "Composites.xml")
+        let fromXcode = try #require(result.text, "\(result.diagnostics)")
+        for line in ["      address: PostalAddress\n", "      entrance: Coordinate?\n", "      position: Coordinate?\n",
+                     "      zip: { type: int32, optional: true, default: 0 }\n", "  Nothing: {}\n", "    indexes: [[address.city]]\n",
+                     "    predicate: 'venue.address.city ==[c] $CITY AND ticketPrice.cents < $MAX_CENTS'\n"] {
+            #expect(fromXcode.contains(line), "\(line) in \(fromXcode)")
+        }
+    }
+
     @Test(arguments: ["Examples/Blog/Blog.model.yaml", "Examples/Graphics/Graphics.model.yaml"])
     func examplesSurviveARoundTrip(_ path: String) throws {
         let text = try String(contentsOf: packageRoot.appendingPathComponent(path), encoding: .utf8)

@@ -145,6 +145,51 @@ private struct _ModelgenRuntimeVersionCheck: ModelgenRuntimeAPIVersionCheck {
 
 {{.}}
 {{/valueConformances}}
+{{#composites}}
+
+{{#docLines}}
+{{.}}
+{{/docLines}}
+{{^docLines}}
+/// The `{{name}}` composite: each field is stored in a column of its own (`<attribute>.<field>`).
+{{/docLines}}
+{{access}}struct {{name}}: Codable, Hashable, Sendable {
+{{#fields}}
+{{#docLines}}
+{{.}}
+{{/docLines}}
+    {{access}}var {{name}}: {{type}}
+{{/fields}}
+{{#hasFields}}
+
+    /// A value; the fields the model gives a default (or makes optional) may be left out.
+    {{access}}init({{#fields}}{{name}}: {{type}}{{#hasDefault}} = {{defaultValue}}{{/hasDefault}}{{^isLast}}, {{/isLast}}{{/fields}}) {
+{{#fields}}
+        self.{{name}} = {{name}}
+{{/fields}}
+    }
+{{/hasFields}}
+{{^hasFields}}
+    /// The value (the composite has no fields).
+    {{access}}init() {}
+{{/hasFields}}
+}
+
+/// Lets `@Managed` properties hold `{{name}}`, its fields in {{slotCount}} consecutive slots.
+extension {{name}}: ModelgenRuntime.ManagedComposite {
+    {{access}}static var managedSlotCount: Int { {{slotCount}} }
+
+    {{access}}init(managedFields fields: inout ModelgenRuntime.CompositeFields) {
+        self.init({{#fields}}{{name}}: fields.{{#isComposite}}{{#isOptional}}optionalComposite{{/isOptional}}{{^isOptional}}composite{{/isOptional}}{{/isComposite}}{{^isComposite}}value{{/isComposite}}(){{^isLast}}, {{/isLast}}{{/fields}})
+    }
+
+    {{access}}func writeManagedFields(to fields: inout ModelgenRuntime.CompositeFields) {
+{{#fields}}
+        fields.put{{#isComposite}}{{#isOptional}}OptionalComposite{{/isOptional}}{{^isOptional}}Composite{{/isOptional}}{{/isComposite}}({{name}})
+{{/fields}}
+    }
+}
+{{/composites}}
 
 /// The {{modelName}} model: its entity descriptions and typed fetch request templates.
 {{access}}enum {{typeName}} {

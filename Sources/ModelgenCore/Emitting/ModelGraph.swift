@@ -58,7 +58,7 @@ public enum ModelGraph {
     }
 
     static func attributeLine(_ a: Attribute) -> (type: String, name: String) {
-        var type = a.swiftType?.value ?? a.type.value.rawValue
+        var type = a.composite?.value ?? a.swiftType?.value ?? a.type.value.rawValue
         if a.isOptional { type += "?" }
         var name = a.name.value
         if a.derivation != nil { name += " (derived)" }

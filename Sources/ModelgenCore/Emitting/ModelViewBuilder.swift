@@ -53,7 +53,12 @@ struct ModelViewBuilder {
 
     /// The first slot of the entity's own properties (its ancestors' properties come first).
     func firstOwnSlot(_ entity: Entity) -> Int {
-        ancestors(entity).reduce(0) { $0 + $1.attributes.count + $1.relationships.count }
+        ancestors(entity).reduce(0) { $0 + slotCount($1) }
+    }
+
+    /// The slots an entity's own stored properties take (a composite attribute one per field).
+    func slotCount(_ entity: Entity) -> Int {
+        entity.attributes.reduce(0) { $0 + model.slotCount(of: $1) } + entity.relationships.count
     }
 
     // MARK: Model
@@ -76,6 +81,7 @@ struct ModelViewBuilder {
             configurationsLiteral: configurationsLiteral(),
             fetchHelpers: model.fetchRequests.map(fetchHelper),
             valueConformances: valueConformances(views),
+            composites: model.composites.map(compositeView),
             entities: views, isSingleFile: options.singleFile)
     }
 
@@ -90,7 +96,7 @@ struct ModelViewBuilder {
         let wrappers = mode == .class && options.propertyStyle == .managed
         for attribute in entity.attributes {
             properties.append(attributeView(attribute, slot: slot, wrapper: wrappers))
-            slot += 1
+            slot += model.slotCount(of: attribute)
         }
         for relationship in entity.relationships {
             properties.append(relationshipView(relationship, slot: slot, wrapper: wrappers))
@@ -110,7 +116,7 @@ struct ModelViewBuilder {
         for index in keys.indices { keys[index].access = access }
         var parameters: [ParameterView] = []
         for owner in all {
-            for a in owner.attributes where !a.isOptional && a.defaultValue == nil && a.derivation == nil && !a.isTransient {
+            for a in owner.attributes where requiresValue(a) {
                 let name = SwiftLiterals.identifier(a.name.value)
                 parameters.append(ParameterView(declaration: "\(name): \(attributeType(a))", use: "self.\(name) = \(name)", isLast: false))
             }
@@ -121,7 +127,7 @@ struct ModelViewBuilder {
         }
         if !parameters.isEmpty { parameters[parameters.count - 1].isLast = true }
         // A subentity adding no required value inherits its parent's initializer (same signature).
-        let ownRequired = entity.attributes.contains { !$0.isOptional && $0.defaultValue == nil && $0.derivation == nil && !$0.isTransient }
+        let ownRequired = entity.attributes.contains(where: requiresValue)
             || entity.relationships.contains { !$0.isToMany && !$0.isOptional }
         if entity.parent != nil && !ownRequired { parameters = [] }
         let superclass = entity.parent.map { className($0.value) } ?? "ModelgenRuntime.ManagedObject"
@@ -135,8 +141,16 @@ struct ModelViewBuilder {
             origin: entity.swiftClassNameLocation)
     }
 
+    /// True when a new object needs a value for the attribute: the generated initializer asks for it.
+    /// A composite needs one when any of its fields does.
+    func requiresValue(_ a: Attribute) -> Bool {
+        guard !a.isOptional && a.defaultValue == nil && a.derivation == nil && !a.isTransient else { return false }
+        guard a.type.value == .composite else { return true }
+        return model.composite(named: a.composite?.value ?? "")?.attributes.contains(where: requiresValue) ?? false
+    }
+
     func attributeType(_ a: Attribute) -> String {
-        let base = a.swiftType?.value ?? a.type.value.swiftTypeName ?? "Any"
+        let base = a.composite?.value ?? a.swiftType?.value ?? a.type.value.swiftTypeName ?? "Any"
         return a.isOptional ? "\(base)?" : base
     }
 
@@ -144,7 +158,10 @@ struct ModelViewBuilder {
         let type = attributeType(a)
         var getter = "managedValue(at: \(slot))"
         var setter = "setManagedValue(newValue, at: \(slot))"
-        if a.type.value.holdsSwiftValues {
+        if a.type.value == .composite {
+            getter = a.isOptional ? "optionalCompositeValue(at: \(slot))" : "compositeValue(at: \(slot))"
+            setter = "setCompositeValue(newValue, at: \(slot))"
+        } else if a.type.value.holdsSwiftValues {
             // Two names, not two overloads: `Value?` for an optional `Data?` would match both.
             getter = a.isOptional ? "optionalTransformableValue(at: \(slot))" : "transformableValue(at: \(slot))"
             setter = "setTransformableValue(newValue, at: \(slot))"
@@ -228,6 +245,42 @@ struct ModelViewBuilder {
         return result
     }
 
+    func compositeView(_ composite: CompositeType) -> CompositeView {
+        let access = self.access
+        var fields = composite.attributes.map { field -> CompositeFieldView in
+            let defaultValue: String
+            if let value = field.defaultValue?.value { defaultValue = swiftLiteral(value) }
+            else if field.isOptional { defaultValue = "nil" }
+            else { defaultValue = "" }
+            return CompositeFieldView(
+                name: SwiftLiterals.identifier(field.name.value), key: field.name.value, type: attributeType(field),
+                defaultValue: defaultValue, hasDefault: !defaultValue.isEmpty,
+                isComposite: field.type.value == .composite, isOptional: field.isOptional,
+                docLines: SwiftLiterals.docComment(field.doc, indent: "    "), isLast: false, access: access)
+        }
+        if !fields.isEmpty { fields[fields.count - 1].isLast = true }
+        var probe = Attribute(name: Located("value", at: composite.name.location), type: Located(.composite, at: composite.name.location))
+        probe.composite = composite.name
+        return CompositeView(
+            name: composite.name.value, access: access,
+            docLines: SwiftLiterals.docComment(composite.doc, indent: ""),
+            fields: fields, hasFields: !fields.isEmpty, slotCount: model.slotCount(of: probe))
+    }
+
+    /// A default value as a Swift expression of the field's type.
+    func swiftLiteral(_ value: AttributeValue) -> String {
+        switch value {
+        case .string(let s): return SwiftLiterals.string(s)
+        case .bool(let b): return b ? "true" : "false"
+        case .integer(let i): return String(i)
+        case .floatingPoint(let d, _): return SwiftLiterals.double(d)
+        case .decimal(_, let text): return "Decimal(string: \(SwiftLiterals.string(text)), locale: Locale(identifier: \"en_US_POSIX\"))!"
+        case .date(let d): return "Date(timeIntervalSinceReferenceDate: \(SwiftLiterals.double(d.timeIntervalSinceReferenceDate)))"
+        case .uuid(let u): return "UUID(uuidString: \(SwiftLiterals.string(u.uuidString)))!"
+        case .uri(let u): return "URL(string: \(SwiftLiterals.string(u.absoluteString)))!"
+        }
+    }
+
     func computedPropertyView(_ c: ComputedProperty) -> PropertyView {
         let capitalized = c.name.value.prefix(1).uppercased() + c.name.value.dropFirst()
         let dependencies = c.dependsOn.map { "`\($0.value)`" }.joined(separator: ", ")
@@ -260,7 +313,7 @@ struct ModelViewBuilder {
             lines += items.map { "        \($0)," }
             lines.append("    ],")
         }
-        list("attributes", entity.attributes.map(attributeDescription))
+        list("attributes", entity.attributes.flatMap(model.storedAttributes).map(attributeDescription))
         list("relationships", entity.relationships.map(relationshipDescription))
         list("fetchedProperties", entity.fetchedProperties.map { f in
             var text = "FetchedPropertyDescription(\(SwiftLiterals.string(f.name.value)), destination: \(SwiftLiterals.string(f.destination.value)), predicate: \(SwiftLiterals.string(f.predicate?.source.text ?? "TRUEPREDICATE"))"
@@ -291,15 +344,16 @@ struct ModelViewBuilder {
     }
 
     func storeValueLiteral(_ value: AttributeValue) -> String {
+        let literal = swiftLiteral(value)
         switch value {
-        case .string(let s): return ".string(\(SwiftLiterals.string(s)))"
-        case .bool(let b): return ".bool(\(b))"
-        case .integer(let i): return ".int(\(i))"
-        case .floatingPoint(let d, _): return ".double(\(SwiftLiterals.double(d)))"
-        case .decimal(_, let text): return ".decimal(Decimal(string: \(SwiftLiterals.string(text)), locale: Locale(identifier: \"en_US_POSIX\"))!)"
-        case .date(let d): return ".date(Date(timeIntervalSinceReferenceDate: \(SwiftLiterals.double(d.timeIntervalSinceReferenceDate))))"
-        case .uuid(let u): return ".uuid(UUID(uuidString: \(SwiftLiterals.string(u.uuidString)))!)"
-        case .uri(let u): return ".url(URL(string: \(SwiftLiterals.string(u.absoluteString)))!)"
+        case .string: return ".string(\(literal))"
+        case .bool: return ".bool(\(literal))"
+        case .integer: return ".int(\(literal))"
+        case .floatingPoint: return ".double(\(literal))"
+        case .decimal: return ".decimal(\(literal))"
+        case .date: return ".date(\(literal))"
+        case .uuid: return ".uuid(\(literal))"
+        case .uri: return ".url(\(literal))"
         }
     }
 

@@ -160,6 +160,67 @@ public struct FetchHelperView: MustacheParent, Sendable {
     }
 }
 
+/// A field of a composite struct.
+public struct CompositeFieldView: MustacheParent, Sendable {
+    /// The Swift name, in backticks when it is a keyword.
+    public var name: String
+    /// The name as written in the model.
+    public var key: String
+    /// The Swift type (`String`, `Int16?`, `GeoPoint`).
+    public var type: String
+    /// The initializer's default for the field (`nil`, a literal), or empty when the caller must pass it.
+    public var defaultValue: String
+    public var hasDefault: Bool
+    /// The field holds another composite (read with `fields.composite()`, written with `putComposite`).
+    public var isComposite: Bool
+    public var isOptional: Bool
+    public var docLines: [String]
+    /// True for the last field (no comma after it).
+    public var isLast: Bool
+    /// The model's access level again (`public `, `package ` or empty), as in `PropertyView`.
+    public var access: String
+
+    public func child(named: String) -> Any? {
+        switch named {
+        case "name": return name
+        case "key": return key
+        case "type": return type
+        case "defaultValue": return defaultValue
+        case "hasDefault": return hasDefault
+        case "isComposite": return isComposite
+        case "isOptional": return isOptional
+        case "docLines": return docLines
+        case "isLast": return isLast
+        case "access": return access
+        default: return nil
+        }
+    }
+}
+
+/// A composite type: a generated struct and its `ManagedComposite` conformance.
+public struct CompositeView: MustacheParent, Sendable {
+    /// The struct's name.
+    public var name: String
+    public var access: String
+    public var docLines: [String]
+    public var fields: [CompositeFieldView]
+    public var hasFields: Bool
+    /// The storage slots a value takes (its flattened fields).
+    public var slotCount: Int
+
+    public func child(named: String) -> Any? {
+        switch named {
+        case "name": return name
+        case "access": return access
+        case "docLines": return docLines
+        case "fields": return fields
+        case "hasFields": return hasFields
+        case "slotCount": return slotCount
+        default: return nil
+        }
+    }
+}
+
 /// The whole model: what `model.mustache` and the file templates receive.
 public struct ModelView: MustacheParent, Sendable {
     public var modelName: String
@@ -182,6 +243,8 @@ public struct ModelView: MustacheParent, Sendable {
     /// `extension PostStatus: ModelgenRuntime.ManagedRawValue {}` (with a doc line) for each `swiftType`
     /// held by a `@Managed` property.
     public var valueConformances: [String]
+    /// Composite types: a struct each, with its conformance.
+    public var composites: [CompositeView]
     /// Entities with class or extension code (none-mode entities have no generated Swift).
     public var entities: [EntityView]
     /// True when everything goes into one file.
@@ -200,6 +263,7 @@ public struct ModelView: MustacheParent, Sendable {
         case "configurationsLiteral": return configurationsLiteral
         case "fetchHelpers": return fetchHelpers
         case "valueConformances": return valueConformances
+        case "composites": return composites
         case "entities": return entities
         case "isSingleFile": return isSingleFile
         default: return nil

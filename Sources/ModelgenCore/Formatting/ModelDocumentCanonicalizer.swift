@@ -3,7 +3,8 @@
 /// properties as `{ ... }` when they fit on a line, sections and entities separated by blank lines.
 /// Declaration order of entities, properties, templates and userInfo is kept: it is the model's order.
 public enum ModelDocumentCanonicalizer {
-    static let topLevel = ["model", "formatVersion", "options", "entities", "fetchRequests", "configurations"]
+    static let topLevel = ["model", "formatVersion", "options", "composites", "entities", "fetchRequests", "configurations"]
+    static let composite = ["doc", "attributes"]
     static let options = ["codegen", "access", "imports"]
     static let entity = ["doc", "parent", "abstract", "class", "codegen", "attributes", "relationships", "fetchedProperties",
                          "unique", "indexes", "userInfo"]
@@ -23,6 +24,20 @@ public enum ModelDocumentCanonicalizer {
             switch root.entries[index].key {
             case "options":
                 root.entries[index].value = map(root.entries[index].value) { ordered($0, options, layout: .block) }
+            case "composites":
+                root.entries[index].value = map(root.entries[index].value) { composites in
+                    var composites = each(composites, layout: .block) { value in
+                        map(value) { composite in
+                            var composite = ordered(composite, Self.composite, layout: .block)
+                            for index in composite.entries.indices where composite.entries[index].key == "attributes" {
+                                composite.entries[index].value = map(composite.entries[index].value) { each($0, layout: .block, attributeValue) }
+                            }
+                            return composite
+                        }
+                    }
+                    composites.spacesBlocks = true
+                    return composites
+                }
             case "entities":
                 root.entries[index].value = map(root.entries[index].value) { entities in
                     var entities = each(entities, layout: .block) { entityValue($0) }

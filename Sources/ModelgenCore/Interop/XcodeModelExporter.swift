@@ -51,7 +51,7 @@ public enum XcodeModelExporter {
             let (info, extra) = split(entity.userInfo, modelgen: ["doc": entity.doc])
             attributes += extra
             writer.open(1, "entity", attributes)
-            for attribute in entity.attributes { writer.attribute(attribute) }
+            for attribute in entity.attributes { writer.attribute(attribute, depth: 2) }
             for relationship in entity.relationships { writer.relationship(relationship, in: model) }
             for property in entity.fetchedProperties {
                 let sort = property.sortDescriptors.map(\.source.text).joined(separator: ", ")
@@ -65,7 +65,9 @@ public enum XcodeModelExporter {
             }
             for index in entity.indexes {
                 let names = index.names.map(\.value)
-                writer.open(2, "fetchIndex", [("name", "by" + names.map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined() + "Index")])
+                // `address.city` (a composite's field) names the index `byAddressCityIndex`.
+                let words = names.flatMap { $0.split(separator: ".") }
+                writer.open(2, "fetchIndex", [("name", "by" + words.map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined() + "Index")])
                 for name in names { writer.empty(3, "fetchIndexElement", [("property", name), ("type", "Binary"), ("order", "ascending")]) }
                 writer.close(2, "fetchIndex")
             }
@@ -80,6 +82,18 @@ public enum XcodeModelExporter {
             }
             writer.userInfo(2, info)
             writer.close(1, "entity")
+        }
+        // Composites follow the entities, as Xcode writes them: `<composite name>` holding its fields.
+        for composite in model.composites {
+            let (info, extra) = split([], modelgen: ["doc": composite.doc])
+            guard !composite.attributes.isEmpty || !info.isEmpty else {
+                writer.empty(1, "composite", [("name", composite.name.value)] + extra)
+                continue
+            }
+            writer.open(1, "composite", [("name", composite.name.value)] + extra)
+            for field in composite.attributes { writer.attribute(field, depth: 2) }
+            writer.userInfo(2, info)
+            writer.close(1, "composite")
         }
         for template in model.fetchRequests {
             var attributes = [("name", template.name.value), ("entity", template.entity.value)]
@@ -154,13 +168,17 @@ public enum XcodeModelExporter {
             close(depth, "userInfo")
         }
 
-        mutating func attribute(_ attribute: Attribute) {
+        mutating func attribute(_ attribute: Attribute, depth: Int) {
             let type = attribute.type.value
             var xml: [(String, String)] = [("name", attribute.name.value)]
             if attribute.isOptional { xml.append(("optional", "YES")) }
             if attribute.isTransient { xml.append(("transient", "YES")) }
             // Core Data's Undefined has no attributeType (as Xcode writes it).
             if let typeName = XcodeModelExporter.typeNames[type] { xml.append(("attributeType", typeName)) }
+            if type == .composite, let composite = attribute.composite {
+                xml.append(("attributeType", "Composite"))
+                xml.append(("composite", composite.value))
+            }
             for (bound, valueName, dateName) in [(attribute.minimum, "minValueString", "minDateTimeInterval"),
                                                  (attribute.maximum, "maxValueString", "maxDateTimeInterval")] {
                 guard let bound = bound?.value else { continue }
@@ -192,7 +210,7 @@ public enum XcodeModelExporter {
             if let renaming = attribute.renamingIdentifier { xml.append(("elementID", renaming.value)) }
             let (info, extra) = XcodeModelExporter.split(attribute.userInfo, modelgen: ["swiftType": swiftType, "doc": attribute.doc])
             xml += extra
-            property(2, "attribute", xml, userInfo: info)
+            property(depth, "attribute", xml, userInfo: info)
         }
 
         /// A property element: empty, or holding its userInfo.

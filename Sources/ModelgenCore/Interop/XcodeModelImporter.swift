@@ -130,7 +130,7 @@ public struct XcodeModelImporter {
             error("not a Core Data model: the root element is <\(root.name)>, expected <model>", at: root.location)
             return nil
         }
-        reportUnknownChildren(root, known: ["entity", "fetchRequest", "configuration", "elements"])
+        reportUnknownChildren(root, known: ["entity", "fetchRequest", "configuration", "elements", "composite"])
         if let identifier = root["userDefinedModelVersionIdentifier"], !identifier.isEmpty {
             warning("the model version identifier '\(identifier)' has no place in a model file and is not imported",
                     at: root.location(of: "userDefinedModelVersionIdentifier"))
@@ -154,6 +154,15 @@ public struct XcodeModelImporter {
         if defaultMode != .class {
             top.append("options", .mapping(YAMLMapping([.init("codegen", .scalar(.token(defaultMode.rawValue)))])))
         }
+        var composites = YAMLMapping(spacesBlocks: true)
+        for element in root.children(named: "composite") {
+            guard let compositeName = element["name"] else {
+                error("a composite without a name", at: element.location)
+                continue
+            }
+            composites.append(compositeName, composite(element, name: compositeName), origin: element.location)
+        }
+        if !composites.isEmpty { top.append("composites", .mapping(composites)) }
         var entities = YAMLMapping(spacesBlocks: true)
         for (element, mode) in zip(entityElements, modes) {
             guard let entityName = element["name"] else {
@@ -386,6 +395,35 @@ public struct XcodeModelImporter {
         }
     }
 
+    // MARK: Composites
+
+    /// A `<composite>`: its `<attribute>` fields, under `attributes:`. What a composite's field cannot
+    /// be (transient, derived) is reported and left out, as Xcode's editor offers neither for one.
+    private mutating func composite(_ element: XMLTreeElement, name: String) -> YAMLValue {
+        keepNothing(element, known: ["name"], what: "composite '\(name)'")
+        reportUnknownChildren(element, known: ["attribute", "userInfo"])
+        var fields = YAMLMapping()
+        for child in element.children(named: "attribute") {
+            guard let fieldName = child["name"] else { error("a composite field without a name", at: child.location); continue }
+            guard let value = attribute(child, name: fieldName, entity: name, renamedFrom: nil) else { continue }
+            guard case .mapping(var mapping) = value else {
+                fields.append(fieldName, value, origin: child.location)
+                continue
+            }
+            let allowed = Set(ModelParser.Keys.compositeField.ordered)
+            for entry in mapping.entries where !allowed.contains(entry.key) {
+                warning("composite field '\(name).\(fieldName)': '\(entry.key)' has no place on a composite's field and is not imported",
+                        at: child.location)
+            }
+            mapping.entries.removeAll { !allowed.contains($0.key) }
+            fields.append(fieldName, .mapping(mapping), origin: child.location)
+        }
+        var composite = YAMLMapping()
+        if !fields.isEmpty { composite.append("attributes", .mapping(fields)) }
+        restore(["doc"], from: element, into: &composite)
+        return .mapping(composite)
+    }
+
     // MARK: Attributes
 
     private static let attributeKeys: Set<String> = [
@@ -403,6 +441,13 @@ public struct XcodeModelImporter {
             error("\(what) has no type (Core Data's Undefined), which only a transient attribute may have: choose a type in Xcode, or in the imported file",
                   at: element.location)
             return nil
+        }
+        if typeName == "Composite" {
+            guard let composite = element["composite"], !composite.isEmpty else {
+                error("\(what) is a composite attribute that names no composite", at: element.location(of: "attributeType"))
+                return nil
+            }
+            return compositeAttribute(element, composite: composite)
         }
         guard let type = typeName == "Undefined" ? .undefined : Self.attributeTypes[typeName] else {
             error("\(what) has the Core Data type '\(typeName)', which a model file cannot express", at: element.location(of: "attributeType"))
@@ -496,6 +541,21 @@ public struct XcodeModelImporter {
         return .mapping(mapping)
     }
 
+    /// An attribute of a composite type: `address: Address` (the composite's name as its type).
+    private mutating func compositeAttribute(_ element: XMLTreeElement, composite: String) -> YAMLValue {
+        var mapping = YAMLMapping(layout: .flowIfFits)
+        var userInfo = self.userInfo(element)
+        keepUnknown(element, known: Self.attributeKeys.union(["composite"]), in: &userInfo)
+        mapping.append("type", token: composite, origin: element.location(of: "composite"))
+        if element.flag("optional") { mapping.append("optional", token: "true") }
+        restore(["doc"], from: element, into: &mapping)
+        if !userInfo.isEmpty { mapping.append("userInfo", .mapping(userInfo)) }
+        if mapping.entries.allSatisfy({ $0.key == "type" || $0.key == "optional" }) {
+            return .scalar(.token(composite + (element.flag("optional") ? "?" : "")))
+        }
+        return .mapping(mapping)
+    }
+
     private mutating func defaultValue(_ text: String, type: AttributeType, what: String, at location: SourceLocation) -> YAMLValue? {
         let numeric: Set<AttributeType> = [.int16, .int32, .int64, .float, .double, .decimal]
         if numeric.contains(type), ["yes", "no", "true", "false"].contains(text.lowercased()) {
@@ -528,7 +588,7 @@ public struct XcodeModelImporter {
             if let date = Self.coreDataDate(text) { return .scalar(.text(date)) }
             warning("\(what): the default date '\(text)' is not in a form modelgen reads; not imported", at: location)
             return nil
-        case .binary, .transformable, .undefined:
+        case .binary, .transformable, .undefined, .composite:
             warning("\(what): a default for a \(type.rawValue) attribute has no place in a model file; not imported", at: location)
             return nil
         }

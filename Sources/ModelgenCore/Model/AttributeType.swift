@@ -3,6 +3,11 @@ public enum AttributeType: String, CaseIterable, Sendable, Hashable {
     case string, bool, int16, int32, int64, float, double, decimal, date, binary, uuid, uri, transformable
     /// Core Data's Undefined: a transient attribute holding values of a `swiftType` that code sets, never stored.
     case undefined
+    /// An attribute holding a composite type's value (`address: Address`); `Attribute.composite` names the type.
+    case composite
+
+    /// The types a model file names by keyword (a composite attribute names its composite type instead).
+    public static let keywordCases: [AttributeType] = allCases.filter { $0 != .composite }
 
     /// The Swift type of a property of this type (transformable: the attribute's `swiftType`).
     public var swiftTypeName: String? {
@@ -19,7 +24,7 @@ public enum AttributeType: String, CaseIterable, Sendable, Hashable {
         case .binary: return "Data"
         case .uuid: return "UUID"
         case .uri: return "URL"
-        case .transformable, .undefined: return nil
+        case .transformable, .undefined, .composite: return nil
         }
     }
 

@@ -18,10 +18,17 @@ public struct ObjectModel: Sendable {
     public var configurations: [Configuration]
     /// The path of the model file, as given.
     public var sourcePath: String
+    /// Composite types (`composites:`) in declaration order.
+    public var composites: [CompositeType] = []
 
     /// The entity with this name, if any.
     public func entity(named name: String) -> Entity? {
         entities.first { $0.name.value == name }
+    }
+
+    /// The composite type with this name, if any.
+    public func composite(named name: String) -> CompositeType? {
+        composites.first { $0.name.value == name }
     }
 
     /// The entity's codegen mode: its own, else the model's default, else `class`.
@@ -118,6 +125,20 @@ public struct Attribute: Sendable {
     public var derivation: ParsedExpression?
     public var renamingIdentifier: Located<String>?
     public var userInfo: [UserInfoEntry] = []
+    public var doc: String?
+    /// The composite type's name, for an attribute of type `.composite` (`address: Address`).
+    public var composite: Located<String>?
+}
+
+/// A composite type (`composites:`): named attributes an entity attribute holds as one value, as
+/// Core Data's composite attributes do. Generated as a Swift struct; stored flattened, one column
+/// per field (`address.city`), so predicates and sorts on a field run in SQL.
+public struct CompositeType: Sendable {
+    /// The type name, an upper-camel Swift identifier (the generated struct's name).
+    public var name: Located<String>
+    /// The fields, in declaration order: scalar attributes or attributes of another composite type.
+    public var attributes: [Attribute] = []
+    /// A doc comment for the generated struct.
     public var doc: String?
 }
 

@@ -16,6 +16,7 @@ enum AttributeValueParser {
                 return .success(.integer(length))
             }
             guard type.acceptsBounds else {
+                if type == .composite { return .failure(Problem(message: "a composite attribute has no min or max of its own; bound the composite's fields")) }
                 return .failure(Problem(message: "\(type.rawValue) attributes have no min or max"))
             }
         }
@@ -71,6 +72,8 @@ enum AttributeValueParser {
             return .success(.uri(url))
         case .binary, .transformable, .undefined:
             return .failure(Problem(message: "\(type.rawValue) attributes cannot have a default value"))
+        case .composite:
+            return .failure(Problem(message: "a composite attribute has no default of its own; give the composite's fields defaults"))
         }
     }
 

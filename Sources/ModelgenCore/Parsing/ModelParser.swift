@@ -25,7 +25,10 @@ public final class SyntaxTree: @unchecked Sendable {
 public struct ModelParser {
     /// The keys each mapping of the format allows.
     enum Keys {
-        static let topLevel = KeySet(["model", "formatVersion", "options", "entities", "fetchRequests", "configurations"])
+        static let topLevel = KeySet(["model", "formatVersion", "options", "composites", "entities", "fetchRequests", "configurations"])
+        static let composite = KeySet(["attributes", "doc"])
+        /// A composite's fields: scalar values (or another composite), stored as columns of the entity.
+        static let compositeField = KeySet(["type", "optional", "default", "min", "max", "regex", "userInfo", "doc"])
         static let options = KeySet(["codegen", "access", "imports"])
         static let entity = KeySet(["abstract", "parent", "class", "codegen", "attributes", "relationships",
                              "fetchedProperties", "computed", "unique", "indexes", "userInfo", "doc"])
@@ -43,6 +46,12 @@ public struct ModelParser {
 
     private let reader: NodeReader
     private let mapper: EmbeddedSourceMapper
+    /// The names under `composites:`, read before any attribute so a type can name one.
+    private let compositeNames = CompositeNames()
+
+    private final class CompositeNames {
+        var names: Set<String> = []
+    }
 
     private init(source: SourceText) {
         reader = NodeReader(file: source.path, byteCount: source.byteCount)
@@ -91,6 +100,11 @@ public struct ModelParser {
         var options = ModelOptions()
         if let entry = top["options"] { options = self.options(entry.value) }
 
+        var composites: [CompositeType] = []
+        if let entry = top["composites"], let items = reader.entries(of: entry.value, "'composites'") {
+            compositeNames.names = Set(items.map(\.key))
+            composites = items.compactMap { composite($0) }
+        }
         var entities: [Entity] = []
         if let entry = top["entities"] {
             if case .scalar(let s) = entry.value, s.string.isEmpty, s.style == .plain {
@@ -113,7 +127,7 @@ public struct ModelParser {
             }
         }
         return ObjectModel(name: name, formatVersion: formatVersion, options: options, entities: entities,
-                           fetchRequests: fetchRequests, configurations: configurations, sourcePath: path)
+                           fetchRequests: fetchRequests, configurations: configurations, sourcePath: path, composites: composites)
     }
 
     private func options(_ node: Node) -> ModelOptions {
@@ -178,18 +192,41 @@ public struct ModelParser {
         }
     }
 
+    // MARK: Composites
+
+    private func composite(_ item: NodeReader.Entry) -> CompositeType? {
+        let what = "composite '\(item.key)'"
+        var composite = CompositeType(name: Located(item.key, at: item.keyLocation))
+        if case .scalar(let s) = item.value, s.string.isEmpty, s.style == .plain {
+            return composite // `Empty:` with nothing under it: a composite without fields.
+        }
+        guard let entries = reader.entries(of: item.value, what, allowedKeys: Keys.composite) else { return nil }
+        for entry in entries {
+            switch entry.key {
+            case "attributes":
+                composite.attributes = reader.entries(of: entry.value, "attributes of \(what)")?
+                    .compactMap { attribute($0, of: item.key, allowedKeys: Keys.compositeField) } ?? []
+            default: composite.doc = reader.string(entry.value, "'doc' of \(what)", allowEmpty: true)?.value
+            }
+        }
+        return composite
+    }
+
     // MARK: Attributes
 
-    private func attributeType(_ text: Located<String>) -> Located<AttributeType>? {
-        if let type = AttributeType(rawValue: text.value) { return Located(type, at: text.location) }
-        let options = AttributeType.allCases.map(\.rawValue)
-        let notes = Suggestions.note(for: text.value, in: options).map { [Diagnostic.Note($0)] } ?? []
-        reader.error("unknown attribute type '\(text.value)'; expected one of: \(options.joined(separator: ", "))",
-                     at: text.location, notes: notes)
+    /// A type keyword, or the name of a composite type (then `composite` is that name).
+    private func attributeType(_ text: Located<String>) -> (type: Located<AttributeType>, composite: Located<String>?)? {
+        if let type = AttributeType(rawValue: text.value), type != .composite { return (Located(type, at: text.location), nil) }
+        if compositeNames.names.contains(text.value) { return (Located(.composite, at: text.location), text) }
+        let options = AttributeType.keywordCases.map(\.rawValue)
+        let composites = compositeNames.names.sorted()
+        let notes = Suggestions.note(for: text.value, in: options + composites).map { [Diagnostic.Note($0)] } ?? []
+        let listed = options.joined(separator: ", ") + (composites.isEmpty ? "" : ", or a composite type (\(composites.joined(separator: ", ")))")
+        reader.error("unknown attribute type '\(text.value)'; expected one of: \(listed)", at: text.location, notes: notes)
         return nil
     }
 
-    private func attribute(_ item: NodeReader.Entry, of entityName: String) -> Attribute? {
+    private func attribute(_ item: NodeReader.Entry, of entityName: String, allowedKeys: KeySet = Keys.attribute) -> Attribute? {
         let what = "attribute '\(entityName).\(item.key)'"
         let name = Located(item.key, at: item.keyLocation)
 
@@ -201,22 +238,24 @@ public struct ModelParser {
                 text.value.removeLast()
                 optionalLocation = text.location.advanced(by: text.value.unicodeScalars.count)
             }
-            guard let type = attributeType(text) else { return nil }
+            guard let (type, composite) = attributeType(text) else { return nil }
             var attribute = Attribute(name: name, type: type)
+            attribute.composite = composite
             attribute.isOptional = optionalLocation != nil
             attribute.optionalLocation = optionalLocation
             return attribute
         }
 
-        guard let entries = reader.entries(of: item.value, what, allowedKeys: Keys.attribute) else { return nil }
+        guard let entries = reader.entries(of: item.value, what, allowedKeys: allowedKeys) else { return nil }
         guard let typeEntry = entries.first(where: { $0.key == "type" }) else {
             reader.error("missing required key 'type' in \(what)", at: item.keyLocation)
             return nil
         }
-        guard let typeText = reader.string(typeEntry.value, "'type' of \(what)"), let type = attributeType(typeText) else {
+        guard let typeText = reader.string(typeEntry.value, "'type' of \(what)"), let (type, composite) = attributeType(typeText) else {
             return nil
         }
         var attribute = Attribute(name: name, type: type)
+        attribute.composite = composite
         for entry in entries {
             let key = "'\(entry.key)' of \(what)"
             switch entry.key {

@@ -6,6 +6,7 @@ extension ModelValidator {
         let type = attribute.type.value
         let what = "attribute '\(entity.name.value).\(name)'"
         checkPropertyName(attribute.name, kind: "attribute", in: entity)
+        if type == .composite { checkCompositeAttribute(attribute, what: what) }
 
         if type.isNumeric && attribute.isOptional && !attribute.isTransient {
             warning("optional numeric \(what): SQL NULL compares unlike 0 in predicates and sorts; prefer a non-optional attribute with a default",
@@ -50,7 +51,7 @@ extension ModelValidator {
         if let derivation = attribute.derivation { checkDerivation(derivation, of: attribute, in: entity) }
     }
 
-    private func checkBounds(_ attribute: Attribute, what: String) {
+    func checkBounds(_ attribute: Attribute, what: String) {
         let type = attribute.type.value
         // min <= max.
         if let min = attribute.minimum, let max = attribute.maximum,

@@ -93,7 +93,7 @@ extension ModelValidator {
         }
     }
 
-    private func checkTypeName(_ name: Located<String>, kind: String) {
+    func checkTypeName(_ name: Located<String>, kind: String) {
         let text = name.value
         if !SwiftNames.isIdentifier(text) || SwiftNames.keywords.contains(text) {
             error("\(kind) '\(text)' is not a Swift identifier", at: name.location)
@@ -106,7 +106,7 @@ extension ModelValidator {
         }
     }
 
-    private func checkPropertyList(_ list: PropertyNameList, in entity: Entity, what: String, allowsToOne: Bool) {
+    func checkPropertyList(_ list: PropertyNameList, in entity: Entity, what: String, allowsToOne: Bool) {
         if list.names.isEmpty {
             error("empty \(what) in '\(entity.name.value)'; list at least one attribute", at: list.location)
         }
@@ -116,7 +116,22 @@ extension ModelValidator {
                 error("'\(name.value)' appears twice in one \(what)", at: name.location)
                 continue
             }
+            // A composite's field by its dotted path (`address.city`): a column of the entity's own.
+            let path = name.value.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+            if path.count > 1, case .attribute(let root, _)? = graph.property(path[0], in: entity.name.value), root.type.value == .composite {
+                if let field = model.compositeField(path[1...], of: root) {
+                    if field.type.value == .composite {
+                        error("\(what) in '\(entity.name.value)' names composite '\(name.value)'; name one of its fields", at: name.location)
+                    }
+                } else {
+                    error("\(what) in '\(entity.name.value)' names unknown field '\(name.value)' of composite attribute '\(path[0])'", at: name.location)
+                }
+                continue
+            }
             switch graph.property(name.value, in: entity.name.value) {
+            case .attribute(let attribute, _) where attribute.type.value == .composite:
+                error("\(what) in '\(entity.name.value)' names composite attribute '\(name.value)'; name its fields, as in '\(name.value).\(model.composite(named: attribute.composite?.value ?? "")?.attributes.first?.name.value ?? "field")'",
+                      at: name.location)
             case .attribute(let attribute, _):
                 if attribute.isTransient {
                     error("transient attribute '\(name.value)' cannot be part of \(what == "index" ? "an index" : "a uniqueness constraint"): it is never stored", at: name.location)

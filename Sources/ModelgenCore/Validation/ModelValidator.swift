@@ -54,6 +54,7 @@ public final class ModelValidator {
 
     private func run() {
         checkModel()
+        checkComposites()
         for entity in model.entities { checkEntityAndProperties(entity) }
         checkInheritanceCycles()
         var functions: [String: FetchRequestTemplate] = [:]

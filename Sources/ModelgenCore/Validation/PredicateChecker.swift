@@ -62,12 +62,34 @@ struct PredicateChecker {
                     return nil
                 }
                 switch property {
-                case .attribute(let attribute, _):
+                case .attribute(var attribute, _):
                     if attribute.isTransient && purpose != .derivation {
                         error("transient attribute '\(key)' is never stored, so \(purpose.usage) cannot use it", at: component.range)
                         return nil
                     }
-                    result = .attribute(attribute.type.value, swiftType: attribute.swiftType?.value)
+                    // A composite's fields are keys of it: `address.city`, `address.geo.latitude`.
+                    var path = key
+                    while attribute.type.value == .composite, index + 1 < components.count, case .key(let field) = components[index + 1].kind {
+                        guard let next = validator.model.compositeField([field], of: attribute) else {
+                            let type = attribute.composite?.value ?? ""
+                            let fields = validator.model.composite(named: type)?.attributes.map(\.name.value) ?? []
+                            let notes = Suggestions.note(for: field, in: fields).map { [Diagnostic.Note($0)] } ?? []
+                            error("unknown field '\(field)' of composite '\(type)' (attribute '\(path)')", at: components[index + 1].range, notes: notes)
+                            return nil
+                        }
+                        attribute = next
+                        path += "." + field
+                        index += 1
+                    }
+                    if attribute.type.value == .composite {
+                        let example = validator.model.composite(named: attribute.composite?.value ?? "")?.attributes.first.map { "'\(path).\($0.name.value)'" } ?? "its fields"
+                        guard attribute.isOptional, purpose == .predicate, index == components.count - 1 else {
+                            error("composite attribute '\(path)' is used by its fields, as in \(example)\(attribute.isOptional && purpose == .predicate ? ", or compared with NIL" : "")",
+                                  at: component.range)
+                            return nil
+                        }
+                    }
+                    result = .attribute(attribute.type.value, swiftType: attribute.composite?.value ?? attribute.swiftType?.value)
                     entityName = nil
                 case .relationship(let relationship, _):
                     if relationship.isToMany {

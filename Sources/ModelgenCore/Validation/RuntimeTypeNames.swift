@@ -4,18 +4,18 @@
 /// The public top-level types of ModelgenRuntime: names an entity or class may not take.
 enum RuntimeTypeNames {
     static let all: Set<String> = [
-        "AttributeDescription", "AttributeType", "ChangeSet", "DeleteRule", "EntityDescription", "FetchPredicate",
-        "FetchRequest", "FetchRequestTemplate", "FetchResultType", "FetchResultsCollection",
+        "AttributeDescription", "AttributeType", "ChangeSet", "CompositeFields", "DeleteRule", "EntityDescription",
+        "FetchPredicate", "FetchRequest", "FetchRequestTemplate", "FetchResultType", "FetchResultsCollection",
         "FetchedPropertyDescription", "HistoryTransaction", "InMemoryFetch", "InMemoryStore", "LiveResults",
-        "Managed", "ManagedContainer", "ManagedObject", "ManagedObjectContext", "ManagedObjectFetching",
-        "ManagedObjectModel", "ManagedRawValue", "ManagedScalarValue", "ManagedTransformable", "ManagedValue",
-        "ManagedValueTransformer", "MergeConflictError", "MergePolicy", "MigrationPolicy", "ModelActor",
-        "ModelgenRuntimeAPIVersionCheck", "ModelgenRuntimeAPIVersion_1", "ModelgenRuntimeAPIVersion_2", "ObjectID",
-        "ObjectIDList", "ObjectList", "ObservationMode", "PersistentStore", "PropertyDescription", "QueryPlan",
-        "QueryValue", "RelationshipDescription", "ResultsDifference", "ResultsSection", "ResultsSnapshot",
-        "RuntimeError", "SQLiteConfiguration", "SQLiteStore", "SQLiteStoreError", "ScalarCell", "ScalarKind",
-        "SlotValue", "SortDescriptor", "StoreChanges", "StoreCommitResult", "StoreConflict", "StoreDescription",
-        "StoreQuery", "StoreRow", "StoreValue", "TransformableBox", "UniquenessViolationError", "ValidationError",
-        "ValueCodec",
+        "Managed", "ManagedComposite", "ManagedContainer", "ManagedObject", "ManagedObjectContext",
+        "ManagedObjectFetching", "ManagedObjectModel", "ManagedRawValue", "ManagedScalarValue",
+        "ManagedTransformable", "ManagedValue", "ManagedValueTransformer", "MergeConflictError", "MergePolicy",
+        "MigrationPolicy", "ModelActor", "ModelgenRuntimeAPIVersionCheck", "ModelgenRuntimeAPIVersion_1",
+        "ModelgenRuntimeAPIVersion_2", "ObjectID", "ObjectIDList", "ObjectList", "ObservationMode",
+        "PersistentStore", "PropertyDescription", "QueryPlan", "QueryValue", "RelationshipDescription",
+        "ResultsDifference", "ResultsSection", "ResultsSnapshot", "RuntimeError", "SQLiteConfiguration",
+        "SQLiteStore", "SQLiteStoreError", "ScalarCell", "ScalarKind", "SlotValue", "SortDescriptor",
+        "StoreChanges", "StoreCommitResult", "StoreConflict", "StoreDescription", "StoreQuery", "StoreRow",
+        "StoreValue", "TransformableBox", "UniquenessViolationError", "ValidationError", "ValueCodec",
     ]
 }

@@ -63,10 +63,13 @@ struct PredicateEvaluator {
         var index = 0
         while index < components.count {
             switch components[index].kind {
-            case .key(let key):
+            case .key(var key):
                 var next: [EvaluatedValue] = []
+                var end = index + 1
                 for element in current {
                     guard case .object(let o) = element else { next.append(.null); continue }
+                    // A composite's field (`address.city`) is one attribute named by several keys.
+                    if end == index + 1, let field = o.entity.compositeKey(components, at: index) { (key, end) = field }
                     let slot = try o.slot(forKey: key)
                     try o.loadIfFault()
                     let value = EvaluatedValue(o._slots[slot])
@@ -78,6 +81,7 @@ struct PredicateEvaluator {
                     }
                 }
                 current = next
+                index = end - 1
             case .collectionOperator(let op):
                 if op == "count" { return .int(Int64(current.count)) }
                 var values = current

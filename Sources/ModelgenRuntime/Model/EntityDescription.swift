@@ -52,6 +52,8 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     @exclusivity(unchecked) public internal(set) var properties: [PropertyDescription] = []
     /// Slot of each property by name.
     @exclusivity(unchecked) public internal(set) var slotsByName: [String: Int] = [:]
+    /// True when some attribute is a composite's field (`address.city`): key paths may join keys.
+    @exclusivity(unchecked) public internal(set) var hasCompositeFields = false
     /// For relationship slots: the destination entity and the inverse's slot in it.
     @exclusivity(unchecked) internal var destinations: [Int: (entity: EntityDescription, inverseSlot: Int?)] = [:]
     /// Per slot: 0 for values kept as `SlotValue`, else the scalar kind kept in a plain cell (see `ScalarKind`).
@@ -125,6 +127,30 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
 
     /// The slot of a property, by name.
     public func slot(of name: String) -> Int? { slotsByName[name] }
+
+    /// The composite field a key path names from `index` on, when it names one: the longest run of
+    /// keys joined by dots (`address`, `city` → `address.city`) that is an attribute of the entity,
+    /// and the index after it. Nil for an entity without composite fields or a run that is none.
+    func compositeKey(_ names: [String], at index: Int) -> (key: String, end: Int)? {
+        guard hasCompositeFields, index + 1 < names.count else { return nil }
+        var joined = names[index], best: (String, Int)?
+        for next in (index + 1)..<names.count {
+            joined += "." + names[next]
+            if slotsByName[joined] != nil { best = (joined, next + 1) }
+        }
+        return best
+    }
+
+    /// `compositeKey` over a parsed key path (stops at a collection operator).
+    func compositeKey(_ components: [KeyPathComponent], at index: Int) -> (key: String, end: Int)? {
+        guard hasCompositeFields else { return nil }
+        var names: [String] = []
+        for component in components[index...] {
+            guard case .key(let key) = component.kind else { break }
+            names.append(key)
+        }
+        return compositeKey(names, at: 0).map { ($0.key, index + $0.end) }
+    }
 
     /// The property in a slot.
     public func property(at slot: Int) -> PropertyDescription { properties[slot] }

@@ -121,6 +121,7 @@ public final class ManagedObjectModel: @unchecked Sendable {
                     throw RuntimeError.invalidModel("'\(entity.name)' declares '\(property.name)' twice (inherited properties cannot be redeclared)")
                 }
                 entity.slotsByName[property.name] = slot
+                if property.name.contains(".") { entity.hasCompositeFields = true }
             }
             resolved.insert(ObjectIdentifier(entity))
         }
@@ -149,7 +150,25 @@ public final class ManagedObjectModel: @unchecked Sendable {
             var result: [[Int]] = []
             for path in entity.dependencies(of: key) {
                 var slots: [Int] = [], step: EntityDescription = entity
-                for name in path.split(separator: ".").map(String.init) {
+                let names = path.split(separator: ".").map(String.init)
+                var index = 0
+                while index < names.count {
+                    // A composite's field spans several names (`address.city`); the whole composite
+                    // (`address`) stands for all its fields.
+                    if let (field, end) = step.compositeKey(names, at: index) {
+                        slots.append(step.slotsByName[field]!)
+                        index = end
+                        continue
+                    }
+                    let name = names[index]
+                    index += 1
+                    if step.hasCompositeFields, step.properties.contains(where: { $0.name.hasPrefix(name + ".") }) {
+                        result += step.properties.indices
+                            .filter { step.properties[$0].name == name || step.properties[$0].name.hasPrefix(name + ".") }
+                            .map { slots + [$0] }
+                        slots = []
+                        break
+                    }
                     if let slot = step.slotsByName[name] {
                         slots.append(slot)
                         if case .relationship = step.properties[slot] { step = step.destinations[slot]!.entity }

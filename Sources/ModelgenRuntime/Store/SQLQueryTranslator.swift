@@ -290,9 +290,12 @@ package final class SQLQueryTranslator {
 
     private func keyPath(_ components: [KeyPathComponent], alias: String, entity: SQLiteLayout.Entity) throws -> Term {
         guard let first = components.first else { return .object(key: "\(alias).\"Z_PK\"", entity: "\(alias).\"Z_ENT\"") }
-        guard case .key(let key) = first.kind else { throw Unsupported(reason: "a key path starting with an operator") }
+        guard case .key(var key) = first.kind else { throw Unsupported(reason: "a key path starting with an operator") }
+        var end = 1
+        // A composite's field (`address.city`) is one column named by several keys.
+        if let field = entity.description.compositeKey(components, at: 0) { (key, end) = field }
         guard let slot = entity.description.slot(of: key) else { throw RuntimeError.unknownKey(entity: entity.description.name, key: key) }
-        let rest = Array(components.dropFirst())
+        let rest = Array(components[end...])
         switch entity.storage[slot] {
         case .none:
             throw Unsupported(reason: "transient property \(key)")
