@@ -294,3 +294,107 @@ import Testing
         #expect(text.contains("owners: { destination: A, toMany: true, inverse: storedEntity }"))
     }
 }
+
+/// Every element and attribute Xcode writes in a model's `contents` (Tests/Fixtures/CoreDataModels/EveryConstruct.xml,
+/// written for this sweep), one case per construct: what the import makes of it (a line of the model file) and what
+/// it says about it (a diagnostic at the XML position, when the construct has no place or needs a change). The
+/// rows of docs/interop.md's mapping table are these cases. The file also goes through validate, generate, a
+/// compile and a smoke run with the real-world corpus (RealWorldModelTests).
+@Suite struct XcodeConstructSweepTests {
+    struct Construct: CustomTestStringConvertible, Sendable {
+        var name: String
+        /// A line (or part of one) of the imported model file; empty when the construct leaves nothing there.
+        var imported: String
+        /// Part of a diagnostic's text, `LINE:COLUMN: severity: message` (nil: the import says nothing about it).
+        var diagnostic: String?
+        var testDescription: String { name }
+    }
+
+    static let constructs: [Construct] = [
+        .init(name: "model userDefinedModelVersionIdentifier", imported: "model: EveryConstruct\n",
+              diagnostic: "2:184: warning: the model version identifier '2.1' has no place"),
+        .init(name: "entity representedClassName with a module dot", imported: "  Library:\n    attributes:", diagnostic: nil),
+        .init(name: "entity elementID and versionHashModifier", imported: "coreData.elementID: LibraryV1, coreData.versionHashModifier: '2'", diagnostic: nil),
+        .init(name: "entity userInfo", imported: "userInfo: { owner: city,", diagnostic: nil),
+        .init(name: "entity isAbstract", imported: "  Item:\n    abstract: true\n", diagnostic: nil),
+        .init(name: "entity without codeGenerationType (Manual/None)", imported: "  Item:\n    abstract: true\n    codegen: none\n",
+              diagnostic: "note: 1 of 3 entities use Xcode's Manual/None codegen and are imported as 'codegen: none'"),
+        .init(name: "entity parentEntity and codeGenerationType category", imported: "  Book:\n    parent: Item\n    codegen: extension\n", diagnostic: nil),
+        .init(name: "string min, max, regularExpressionString", imported: "        min: 1\n        max: 120\n        regex: '^[^\\n]+$'\n", diagnostic: nil),
+        .init(name: "spotlightIndexingEnabled", imported: "userInfo: { coreData.spotlightIndexingEnabled: 'YES' }", diagnostic: nil),
+        .init(name: "defaultDateTimeInterval and minDateTimeInterval", imported: "opened: { type: date, optional: true, default: '2001-01-01T00:00:00Z', min: '1970-01-01T00:00:00Z' }", diagnostic: nil),
+        .init(name: "usesScalarValueType NO", imported: "ident: uuid?", diagnostic: "note: usesScalarValueType=\"NO\" on 2 attribute(s) is not kept"),
+        .init(name: "integer default written as 0.0, indexed YES", imported: "code: { type: int32, default: 0 }", diagnostic: nil),
+        .init(name: "decimal default", imported: "budget: { type: decimal, default: 1000.50 }", diagnostic: nil),
+        .init(name: "boolean default on a float", imported: "ratio: { type: float, default: 1 }",
+              diagnostic: "8:55: warning: attribute 'Library.ratio': the default 'YES' is a boolean on a float attribute; imported as 1"),
+        .init(name: "boolean default written as a number", imported: "isOpen: { type: bool, default: true }", diagnostic: nil),
+        .init(name: "allowsExternalBinaryDataStorage", imported: "logo: { type: binary, optional: true, externalStorage: true }", diagnostic: nil),
+        .init(name: "URI", imported: "home: uri?", diagnostic: nil),
+        .init(name: "NSSecureUnarchiveFromData on NSArray", imported: "keywords: { type: transformable, optional: true, swiftType: '[String]' }",
+              diagnostic: "13:130: warning: attribute 'Library.keywords' holds an NSArray"),
+        .init(name: "archiving transformer", imported: "", diagnostic: "13:81: note: attribute 'Library.keywords' uses NSSecureUnarchiveFromData"),
+        .init(name: "NSAttributedString", imported: "motto: { type: transformable, optional: true, swiftType: String }",
+              diagnostic: "14:78: warning: attribute 'Library.motto' holds an NSAttributedString"),
+        .init(name: "valueTransformerName and customClassName", imported: "theme: { type: transformable, optional: true, swiftType: Theme, transformer: ThemeTransformer }", diagnostic: nil),
+        .init(name: "derived with derivationExpression", imported: "upperName: { type: string, optional: true, derived: 'uppercase:(name)' }", diagnostic: nil),
+        .init(name: "Undefined transient", imported: "scratch: { type: undefined, optional: true, swiftType: Data, transient: true }",
+              diagnostic: "17:9: warning: attribute 'Library.scratch' has no type (Core Data's Undefined)"),
+        .init(name: "transient", imported: "draft: { type: string, optional: true, transient: true }", diagnostic: nil),
+        .init(name: "a ManagedObject member's name", imported: "storedValue: { type: string, optional: true, renamingIdentifier: value }",
+              diagnostic: "19:20: warning: 'Library.value' collides with ManagedObject's member 'value'; imported as 'storedValue'"),
+        .init(name: "an NSManagedObject member's name", imported: "deleted: bool?", diagnostic: "20:9: warning: 'Library.deleted' collides with NSManagedObject's 'deleted'"),
+        .init(name: "preserveAfterDeletion", imported: "userInfo: { coreData.preserveAfterDeletion: 'YES' }", diagnostic: nil),
+        .init(name: "allowsCloudEncryption", imported: "userInfo: { coreData.allowsCloudEncryption: 'YES' }", diagnostic: nil),
+        .init(name: "ordered to-many with minCount, maxCount, Deny", imported: "books: { destination: Book, toMany: true, ordered: true, inverse: library, deleteRule: deny, min: 1, max: 500 }", diagnostic: nil),
+        .init(name: "No Action without inverse", imported: "branches: { destination: Library, toMany: true, deleteRule: noAction }",
+              diagnostic: "24:9: warning: relationship 'Library.branches' has no inverse"),
+        .init(name: "to-one without optional", imported: "library: { destination: Library, inverse: books, optional: false }", diagnostic: nil),
+        .init(name: "fetchedProperty", imported: "thickBooks: { destination: Book, predicate: 'library == $FETCH_SOURCE AND pages > 500' }", diagnostic: nil),
+        .init(name: "fetchIndex with a descending element", imported: "indexes: [[code], [name, code]]",
+              diagnostic: "30:62: warning: fetch index element 'code' is descending in Core Data"),
+        .init(name: "fetchIndex on an expression", imported: "", diagnostic: "33:13: warning: fetch index 'byLength' uses an expression"),
+        .init(name: "fetchIndex names", imported: "", diagnostic: "note: the names of 1 fetch index(es) are not kept"),
+        .init(name: "uniquenessConstraints", imported: "unique: [[name, code]]", diagnostic: nil),
+        .init(name: "compoundIndexes (before Xcode 8)", imported: "    indexes: [[title]]\n", diagnostic: nil),
+        .init(name: "empty string default", imported: "title: { type: string, default: '' }", diagnostic: nil),
+        .init(name: "fetchRequest with an upper-case name, BETWEEN on variables, fetchLimit",
+              imported: "  BooksOfLibrary:\n    entity: Book\n    predicate: 'library.name == $NAME AND pages BETWEEN {$MIN, $MAX}'\n    limit: 20\n    swiftName: booksOfLibrary\n",
+              diagnostic: "57:19: warning: fetch request 'BooksOfLibrary' is no lower-camel Swift identifier"),
+        .init(name: "fetchRequest resultType and returnDistinctResults", imported: "",
+              diagnostic: "57:142: warning: fetch request 'BooksOfLibrary': resultType=\"2\" has no place"),
+        .init(name: "fetchRequest fetchBatchSize, CAST to NSDate", imported: "predicate: 'opened > CAST(0, \"NSDate\")'",
+              diagnostic: "58:117: warning: fetch request 'recentLibraries': fetchBatchSize=\"50\" has no place"),
+        .init(name: "configuration with usedWithCloudKit", imported: "configurations:\n  Cloud: [Library, Book, Item]",
+              diagnostic: "59:33: warning: configuration 'Cloud': 'usedWithCloudKit=\"YES\"' has no place"),
+        .init(name: "elements (diagram layout)", imported: "", diagnostic: nil),
+    ]
+
+    static let result: XcodeModelImport.Outcome = {
+        let data = (try? Data(contentsOf: packageRoot.appendingPathComponent("Tests/Fixtures/CoreDataModels/EveryConstruct.xml"))) ?? Data()
+        return XcodeModelImport.convert(data: data, contentsPath: "EveryConstruct.xml", modelName: "EveryConstruct", source: "EveryConstruct.xml")
+    }()
+
+    @Test(arguments: constructs)
+    func eachConstructIsImportedAsDocumented(_ construct: Construct) throws {
+        let text = try #require(Self.result.text, "\(Self.result.diagnostics)")
+        if !construct.imported.isEmpty {
+            #expect(text.contains(construct.imported), "\(construct.name): no '\(construct.imported)' in\n\(text)")
+        }
+        if let diagnostic = construct.diagnostic {
+            #expect(Self.result.diagnostics.contains { $0.description.contains(diagnostic) },
+                    "\(construct.name): no '\(diagnostic)' among\n\(Self.result.diagnostics.map(\.description).joined(separator: "\n"))")
+        }
+    }
+
+    /// Nothing is reported that no case expects, and nothing is an error: Core Data loads the model, so must the import.
+    @Test func everyDiagnosticBelongsToACase() {
+        #expect(!Self.result.hasErrors)
+        let expected = Self.constructs.compactMap(\.diagnostic)
+        for diagnostic in Self.result.diagnostics {
+            let known = expected.contains { diagnostic.description.contains($0) }
+                || diagnostic.message.contains("returnDistinctResults") || diagnostic.message.contains("noAction on relationship")
+            #expect(known, "unexpected: \(diagnostic)")
+        }
+    }
+}
