@@ -179,6 +179,30 @@ public final class Order: ManagedObject {}
         try context.save()
     }
 
+    /// A subentity's composite follows its parent's composites in the slot layout and the shared table.
+    @Test(arguments: Kind.allCases)
+    func aSubentityAddsCompositesAfterItsParents(_ kind: Kind) throws {
+        let url = try temporaryDirectory().appendingPathComponent("Shop.sqlite")
+        let first = try container(kind, url: url)
+        do {
+            let context = first.newContext()
+            let vip = VIPCustomer(context: context, name: "Vera", billing: Self.paris)
+            vip.shipping = Self.berlin
+            vip.lounge = Address(street: "Terminal 2", city: "Zurich", floor: 1)
+            vip.tier = 3
+            _ = Customer(context: context, name: "Ada", billing: Self.berlin)
+            try context.save()
+        }
+        let context = (kind == .sqlite ? try container(kind, url: url) : first).newContext()
+        let vip = try #require(try context.fetch(FetchRequest<VIPCustomer>(entityName: "VIPCustomer")).first)
+        #expect(vip.billing == Self.paris && vip.shipping == Self.berlin && vip.tier == 3)
+        #expect(vip.lounge == Address(street: "Terminal 2", city: "Zurich", floor: 1))
+        let people = try context.fetch(try FetchRequest<Customer>(entityName: "Customer", predicate: "billing.city != 'Rome'",
+                                                                  sortDescriptors: [ModelgenRuntime.SortDescriptor("name")]))
+        #expect(people.map(\.name) == ["Ada", "Vera"])
+        #expect(try context.fetch(try FetchRequest<VIPCustomer>(entityName: "VIPCustomer", predicate: "lounge.floor == 1 AND tier == 3")).count == 1)
+    }
+
     @Test func observersOfACompositeHearAFieldChange() throws {
         let shop = try container(.memory)
         try seed(shop)

@@ -6,7 +6,7 @@
 import Foundation
 import ModelgenRuntime
 
-public final class Customer: ModelgenRuntime.ManagedObject {
+public class Customer: ModelgenRuntime.ManagedObject {
     @Managed(slot: 0) public var name: String
     @Managed(slot: 1) public var billing: Address
     @Managed(slot: 8) public var shipping: Address?

@@ -140,7 +140,7 @@ public enum ShopModel {
     /// The model description, shared by every container of this model.
     public static let model: ModelgenRuntime.ManagedObjectModel = .generated(
         name: "Shop",
-        entities: [Entities.customer, Entities.order],
+        entities: [Entities.customer, Entities.vIPCustomer, Entities.order],
         fetchRequestTemplates: [
             FetchRequestTemplate("customersInCity", entity: "Customer", predicate: "billing.city ==[c] $CITY", sort: ["billing.postcode", "name"]),
             FetchRequestTemplate("ordersShippedTo", entity: "Order", predicate: "customer.shipping.city == $CITY AND total.amount >= $MIN_AMOUNT", sort: ["number"]),
@@ -174,6 +174,19 @@ public enum ShopModel {
             ],
             unique: [["name", "billing.city"]],
             indexes: [["billing.city"]]
+        )
+        static let vIPCustomer: EntityDescription = EntityDescription("VIPCustomer", class: VIPCustomer.self, parent: "Customer",
+            attributes: [
+                AttributeDescription("tier", .int16, defaultValue: .int(1)),
+                AttributeDescription("lounge", .bool, optional: true),
+                AttributeDescription("lounge.street", .string, optional: true),
+                AttributeDescription("lounge.city", .string, optional: true, minimum: 1.0),
+                AttributeDescription("lounge.postcode", .string, optional: true),
+                AttributeDescription("lounge.floor", .int16, optional: true),
+                AttributeDescription("lounge.location", .bool, optional: true),
+                AttributeDescription("lounge.location.latitude", .double, optional: true, minimum: -90.0, maximum: 90.0),
+                AttributeDescription("lounge.location.longitude", .double, optional: true, minimum: -180.0, maximum: 180.0),
+            ]
         )
         static let order: EntityDescription = EntityDescription("Order", class: Order.self,
             attributes: [
