@@ -40,7 +40,7 @@ let model = try ManagedObjectModel(name: "Bench", entities: [
     ]),
 ])
 
-/// Sections to run (`modelgen-runtime-bench [access] [observation] [concurrency] [propagation] [memory] [sqlite] [batch]`); all when none is named.
+/// Sections to run (`modelgen-runtime-bench [access] [observation] [concurrency] [propagation] [memory] [sqlite] [predicate] [batch]`); all when none is named.
 /// `postgres` runs only when named, in a build with the PostgreSQL trait (`make bench-postgres`).
 let sections = Set(CommandLine.arguments.dropFirst())
 func runs(_ section: String) -> Bool { sections.isEmpty || sections.contains(section) }
@@ -325,6 +325,8 @@ func runSelf(_ arguments: [String]) throws -> Int32 {
     child.waitUntilExit()
     return child.terminationStatus
 }
+
+if runs("predicate") { try runPredicateBench() }
 
 if runs("batch") && sections != ["batch"] {
     // Resident memory is only the iteration's own in a process that did nothing before: run it in a child.

@@ -5,7 +5,7 @@ import Foundation
 // and properties are generated into Generated/ by `make reference`; what the model names but does
 // not define is here.
 
-enum PostStatus: Int16 { case draft = 0, published = 1, archived = 2 }
+enum PostStatus: Int16, Codable, Sendable { case draft = 0, published = 1, archived = 2 }
 
 struct RGBAColor: Codable, Equatable { var r, g, b, a: Double }
 /// What a drawing tool keeps on a canvas while it is open: a class, neither Codable nor stored (the

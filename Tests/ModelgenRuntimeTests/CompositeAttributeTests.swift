@@ -125,6 +125,24 @@ public final class Order: ManagedObject {}
         #expect(try context.fetch(ShopModel.ordersShippedTo(city: "Berlin", minAmount: 0)).map(\.number) == [4])
     }
 
+    /// `#Predicate` reaches fields through the composites' generated key paths, optional ones too.
+    @Test(arguments: Kind.allCases)
+    func typedPredicatesReachFields(_ kind: Kind) throws {
+        let shop = try container(kind)
+        try seed(shop)
+        let context = shop.newContext()
+        func names(_ predicate: Foundation.Predicate<Customer>) throws -> [String] {
+            try context.fetch(FetchRequest(predicate: predicate, sortBy: [SortDescriptor(\Customer.name)])).map(\.name)
+        }
+        #expect(try names(#Predicate { $0.billing.city == "Berlin" }) == ["Ada"])
+        #expect(try names(#Predicate { $0.shipping?.city == "Paris" }) == ["Ada"])
+        #expect(try names(#Predicate { $0.shipping == nil }) == ["Bob"])
+        #expect(try names(#Predicate { $0.billing.location?.latitude != nil && $0.billing.floor == 3 }) == ["Ada"])
+        #expect(try names(#Predicate { $0.orders.contains { $0.total.amount > 50 } }) == ["Ada", "Cy"])
+        let sorted = try context.fetch(FetchRequest<Customer>(sortBy: [SortDescriptor(\Customer.billing.city, order: .reverse)]))
+        #expect(sorted.map(\.name) == ["Cy", "Bob", "Ada"])
+    }
+
     /// On SQLite a predicate on a field is SQL, and an indexed field is searched through its index.
     @Test func fieldPredicatesRunInSQLThroughTheIndex() throws {
         let shop = try container(.sqlite)

@@ -178,6 +178,12 @@ private struct _ModelgenRuntimeVersionCheck: ModelgenRuntimeAPIVersionCheck {
 /// Lets `@Managed` properties hold `{{name}}`, its fields in {{slotCount}} consecutive slots.
 extension {{name}}: ModelgenRuntime.ManagedComposite {
     {{access}}static var managedSlotCount: Int { {{slotCount}} }
+{{#hasFields}}
+
+    {{access}}static var managedKeyPaths: [PartialKeyPath<{{name}}>: String] {
+        [{{#fields}}\.{{name}}: "{{key}}"{{^isLast}}, {{/isLast}}{{/fields}}]
+    }
+{{/hasFields}}
 
     {{access}}init(managedFields fields: inout ModelgenRuntime.CompositeFields) {
         self.init({{#fields}}{{name}}: fields.{{#isComposite}}{{#isOptional}}optionalComposite{{/isOptional}}{{^isOptional}}composite{{/isOptional}}{{/isComposite}}{{^isComposite}}value{{/isComposite}}(){{^isLast}}, {{/isLast}}{{/fields}})

@@ -332,6 +332,13 @@ struct ModelViewBuilder {
             lines.append("    dependencies: [\(entries.joined(separator: ", "))],")
         }
         if !entity.userInfo.isEmpty { lines.append("    userInfo: \(userInfo(entity.userInfo)),") }
+        // The class's key paths by property name, inherited ones included, for `#Predicate` queries (the
+        // class of a none-mode entity is the user's: its properties are not known here).
+        if model.codegen(of: entity) != .none {
+            let owners = ancestors(entity) + [entity]
+            let paths = owners.flatMap { $0.attributes.flatMap { keyPaths(of: $0) } + $0.relationships.map { (SwiftLiterals.identifier($0.name.value), $0.name.value) } }
+            list("keyPaths", paths.map { "\\\(entity.swiftClassName).\($0.swift): \(SwiftLiterals.string($0.name))" })
+        }
         // Drop the trailing comma of the last argument and close the call (on the head's line
         // when nothing follows it).
         lines[lines.count - 1].removeLast()
@@ -391,6 +398,17 @@ struct ModelViewBuilder {
         }
         if !a.userInfo.isEmpty { text += ", userInfo: \(userInfo(a.userInfo))" }
         return text + ")"
+    }
+
+    /// An attribute's key path and name, and for a composite those of its fields (`billing.city`,
+    /// `shipping?.city` through an optional one): a `SortDescriptor` holds such a path as one key path.
+    func keyPaths(of a: Attribute, depth: Int = 0) -> [(swift: String, name: String)] {
+        let own = (SwiftLiterals.identifier(a.name.value), a.name.value)
+        guard a.type.value == .composite, depth < 16, let type = model.composite(named: a.composite?.value ?? "") else { return [own] }
+        let separator = a.isOptional ? "?." : "."
+        return [own] + type.attributes.flatMap { field in
+            keyPaths(of: field, depth: depth + 1).map { (own.0 + separator + $0.swift, own.1 + "." + $0.name) }
+        }
     }
 
     func relationshipDescription(_ r: Relationship) -> String {

@@ -16,6 +16,7 @@ enum RuntimeTypeNames {
         "ResultsDifference", "ResultsSection", "ResultsSnapshot", "RuntimeError", "SQLiteConfiguration",
         "SQLiteStore", "SQLiteStoreError", "ScalarCell", "ScalarKind", "SlotValue", "SortDescriptor",
         "StoreChanges", "StoreCommitResult", "StoreConflict", "StoreDescription", "StoreQuery", "StoreRow",
-        "StoreValue", "TransformableBox", "UniquenessViolationError", "ValidationError", "ValueCodec",
+        "StoreValue", "TransformableBox", "UniquenessViolationError", "UnsupportedPredicateError",
+        "ValidationError", "ValueCodec",
     ]
 }

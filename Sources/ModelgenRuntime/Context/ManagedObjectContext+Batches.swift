@@ -21,7 +21,7 @@ extension ManagedObjectContext {
     /// `fetch(_:)` where a failing store must be handled.
     public func fetch<Result: ManagedObject>(_ request: FetchRequest<Result>, batchSize: Int) throws -> FetchResultsCollection<Result> {
         precondition(batchSize > 0, "batchSize must be positive")
-        return FetchResultsCollection(loader: BatchLoader(context: self, ids: try matchingIDs(request), batchSize: batchSize))
+        return FetchResultsCollection(loader: BatchLoader(context: self, ids: try matchingIDs(request.resolved(for: model)), batchSize: batchSize))
     }
 
     /// The IDs of a request's results: asked of the store when it can answer and the context has no

@@ -15,6 +15,7 @@ extension ManagedObjectContext {
     /// memory, use `fetch(_:batchSize:)`, which holds one batch of objects at a time.
     public func fetch<Result: ManagedObject>(_ request: FetchRequest<Result>) throws -> [Result] {
         checkIsolation()
+        let request = try request.resolved(for: model)
         if request.fetchBatchSize > 0 { return try batchedFaults(request) }
         let entities = try requestEntities(request)
         let result: ArraySlice<ManagedObject>
@@ -40,6 +41,7 @@ extension ManagedObjectContext {
 
     /// The number of objects a request would return.
     public func count<Result: ManagedObject>(for request: FetchRequest<Result>) throws -> Int {
+        let request = try request.resolved(for: model)
         let entities = try requestEntities(request)
         if pendingObjects(of: entities).isEmpty, let query = try storeQuery(request, entities: entities, window: true),
            let count = try store.count(query) {
@@ -54,7 +56,7 @@ extension ManagedObjectContext {
 
     /// The IDs of the objects a request would return.
     public func fetchIDs<Result: ManagedObject>(_ request: FetchRequest<Result>) throws -> [ObjectID] {
-        Array(try matchingIDs(request))
+        Array(try matchingIDs(request.resolved(for: model)))
     }
 
     /// How the store would run a fetch request: `.sql` with its database's query plan, one line a step
@@ -63,6 +65,7 @@ extension ManagedObjectContext {
     /// in-memory store; a predicate or variable the store cannot translate). For checking that a fetch
     /// is pushed down and uses the model's indexes.
     public func queryPlan<Result: ManagedObject>(for request: FetchRequest<Result>) throws -> QueryPlan {
+        let request = try request.resolved(for: model)
         let entities = try requestEntities(request)
         guard let query = try storeQuery(request, entities: entities, window: true) else {
             return .inMemory(reason: "a variable holds a value the store cannot bind")

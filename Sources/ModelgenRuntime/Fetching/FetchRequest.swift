@@ -1,3 +1,4 @@
+import Foundation
 import ModelgenPredicate
 
 /// A parsed predicate of the shared NSPredicate-format language: parse once, evaluate many times.
@@ -69,6 +70,9 @@ public struct FetchRequest<Result: ManagedObject> {
     /// Whether objects of subentities match too (default true: fetching `Person` returns `Author`s).
     public var includesSubentities = true
     public var resultType: FetchResultType = .objects
+    /// A `#Predicate` and Foundation sort descriptors, translated when the request runs (the model
+    /// names their key paths); the translation replaces `predicate` and comes before `sortDescriptors`.
+    var typedQuery: ((ManagedObjectModel) throws -> (predicate: ModelgenPredicate.Predicate?, variables: [String: Any?], sort: [SortDescriptor]))?
 
     /// A request for an entity's objects.
     public init(entityName: String, predicate: FetchPredicate? = nil, sortDescriptors: [SortDescriptor] = [],
@@ -84,6 +88,36 @@ public struct FetchRequest<Result: ManagedObject> {
     public init(entityName: String, predicate format: String, variables: [String: Any?] = [:], sortDescriptors: [SortDescriptor] = []) throws {
         self.init(entityName: entityName, predicate: try FetchPredicate(format), sortDescriptors: sortDescriptors)
         self.variables = variables
+    }
+}
+
+extension FetchRequest {
+    /// A typed request, as SwiftData writes one: `FetchRequest(predicate: #Predicate<Item> { $0.quantity > 10 },
+    /// sortBy: [SortDescriptor(\.sku)])`. Key paths are the generated properties (a typo is a compile
+    /// error); the query runs as a string predicate does, in SQL on the SQL stores. An expression the
+    /// runtime cannot translate makes the fetch throw `UnsupportedPredicateError` naming it.
+    public init(predicate: Foundation.Predicate<Result>? = nil, sortBy: [Foundation.SortDescriptor<Result>] = [],
+                fetchLimit: Int? = nil, fetchOffset: Int = 0) {
+        self.init(entityName: "", fetchLimit: fetchLimit, fetchOffset: fetchOffset)
+        typedQuery = { model in
+            var translator = FoundationPredicateTranslator(model: model)
+            let translated = try predicate.map { try translator.translate($0) }
+            return (translated, translator.variables, try sortBy.map { try translator.translate($0) })
+        }
+    }
+
+    /// The request as the store runs it: a typed query translated for `model` (others unchanged).
+    func resolved(for model: ManagedObjectModel) throws -> FetchRequest<Result> {
+        guard let typedQuery else { return self }
+        var request = self
+        let (predicate, variables, sort) = try typedQuery(model)
+        request.typedQuery = nil
+        if let predicate {
+            request.predicate = FetchPredicate(predicate)
+            request.variables.merge(variables) { _, translated in translated }
+        }
+        request.sortDescriptors = sort + sortDescriptors
+        return request
     }
 }
 

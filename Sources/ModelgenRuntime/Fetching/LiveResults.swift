@@ -70,6 +70,7 @@ public final class LiveResults<Result: ManagedObject>: Observable {
 
     /// Fetches `request` in `context` and keeps the results current.
     public init(_ request: FetchRequest<Result>, in context: ManagedObjectContext, sectionKeyPath: String? = nil) throws {
+        let request = try request.resolved(for: context.model)
         self.request = request
         self.sectionKeyPath = sectionKeyPath
         self.context = context

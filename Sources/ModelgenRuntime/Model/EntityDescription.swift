@@ -88,14 +88,20 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     @exclusivity(unchecked) internal var derivations: [Int: ModelgenPredicate.Expression] = [:]
     /// The entity's own fetched properties, predicates and sorts parsed once.
     @exclusivity(unchecked) internal var parsedFetchedProperties: [String: ParsedFetch] = [:]
+    /// Property names by the class's key paths (`#Predicate` translation).
+    public let keyPathNames: [AnyKeyPath: String]
     /// The model the entity belongs to.
     public internal(set) unowned(unsafe) var model: ManagedObjectModel!
 
     /// Describes an entity.
-    public init(_ name: String, class managedClass: ManagedObject.Type, abstract: Bool = false, parent: String? = nil,
+    /// `keyPaths` names the class's properties for `#Predicate` and `SortDescriptor` queries
+    /// (`\Post.title: "title"`, inherited properties included); generated descriptions list them all.
+    public init<Class: ManagedObject>(_ name: String, class managedClass: Class.Type, abstract: Bool = false, parent: String? = nil,
                 attributes: [AttributeDescription] = [], relationships: [RelationshipDescription] = [],
                 fetchedProperties: [FetchedPropertyDescription] = [], unique: [[String]] = [], indexes: [[String]] = [],
-                dependencies: [String: [String]] = [:], userInfo: [String: String] = [:]) {
+                dependencies: [String: [String]] = [:], userInfo: [String: String] = [:],
+                keyPaths: [PartialKeyPath<Class>: String] = [:]) {
+        self.keyPathNames = Dictionary(keyPaths.map { ($0.key as AnyKeyPath, $0.value) }, uniquingKeysWith: { first, _ in first })
         self.name = name
         self.managedClass = managedClass
         self.isAbstract = abstract

@@ -12,6 +12,8 @@ public protocol ManagedComposite: ManagedValue {
     init(managedFields fields: inout CompositeFields)
     /// Writes the fields in declaration order.
     func writeManagedFields(to fields: inout CompositeFields)
+    /// The fields' names by key path (`\Address.city: "city"`), for `#Predicate` queries on fields.
+    static var managedKeyPaths: [PartialKeyPath<Self>: String] { get }
 }
 
 /// The cursor generated composite conformances read and write their fields through: each call takes
@@ -77,6 +79,14 @@ public struct CompositeFields {
 }
 
 extension ManagedComposite {
+    /// No names: `#Predicate` queries cannot name the fields of a composite that lists none.
+    public static var managedKeyPaths: [PartialKeyPath<Self>: String] { [:] }
+
+    /// `managedKeyPaths` without the root type (the translator looks the composite up at run time).
+    static var anyKeyPathNames: [AnyKeyPath: String] {
+        Dictionary(managedKeyPaths.map { ($0.key as AnyKeyPath, $0.value) }, uniquingKeysWith: { first, _ in first })
+    }
+
     /// A composite spans several slots: it is never one slot's value.
     public static func fromSlot(_ slot: SlotValue) -> Self {
         preconditionFailure("ModelgenRuntime: \(Self.self) is a composite; its fields are read from their own slots")

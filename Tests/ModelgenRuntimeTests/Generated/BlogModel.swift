@@ -44,7 +44,14 @@ enum BlogModel {
                 AttributeDescription("createdAt", .date),
                 AttributeDescription("timeZoneName", .string, optional: true),
             ],
-            unique: [["email"]]
+            unique: [["email"]],
+            keyPaths: [
+                \Person.firstName: "firstName",
+                \Person.lastName: "lastName",
+                \Person.email: "email",
+                \Person.createdAt: "createdAt",
+                \Person.timeZoneName: "timeZoneName",
+            ]
         )
         static let author: EntityDescription = EntityDescription("Author", class: Author.self, parent: "Person",
             attributes: [
@@ -57,6 +64,17 @@ enum BlogModel {
             ],
             fetchedProperties: [
                 FetchedPropertyDescription("popularPosts", destination: "Post", predicate: "author == $FETCH_SOURCE AND likes >= 100", sort: ["likes desc"]),
+            ],
+            keyPaths: [
+                \Author.firstName: "firstName",
+                \Author.lastName: "lastName",
+                \Author.email: "email",
+                \Author.createdAt: "createdAt",
+                \Author.timeZoneName: "timeZoneName",
+                \Author.bio: "bio",
+                \Author.rating: "rating",
+                \Author.avatar: "avatar",
+                \Author.posts: "posts",
             ]
         )
         static let reader: EntityDescription = EntityDescription("Reader", class: Reader.self, parent: "Person",
@@ -65,6 +83,15 @@ enum BlogModel {
             ],
             relationships: [
                 RelationshipDescription("comments", destination: "Comment", inverse: "reader", toMany: true),
+            ],
+            keyPaths: [
+                \Reader.firstName: "firstName",
+                \Reader.lastName: "lastName",
+                \Reader.email: "email",
+                \Reader.createdAt: "createdAt",
+                \Reader.timeZoneName: "timeZoneName",
+                \Reader.isSubscribed: "isSubscribed",
+                \Reader.comments: "comments",
             ]
         )
         static let post: EntityDescription = EntityDescription("Post", class: Post.self,
@@ -86,7 +113,23 @@ enum BlogModel {
                 RelationshipDescription("tags", destination: "Tag", inverse: "posts", toMany: true, maxCount: 10),
                 RelationshipDescription("comments", destination: "Comment", inverse: "post", toMany: true, deleteRule: .cascade),
             ],
-            indexes: [["publishedAt"]]
+            indexes: [["publishedAt"]],
+            keyPaths: [
+                \Post.id: "id",
+                \Post.title: "title",
+                \Post.body: "body",
+                \Post.publishedAt: "publishedAt",
+                \Post.likes: "likes",
+                \Post.status: "status",
+                \Post.score: "score",
+                \Post.link: "link",
+                \Post.commentCount: "commentCount",
+                \Post.searchTitle: "searchTitle",
+                \Post.renderedHTML: "renderedHTML",
+                \Post.author: "author",
+                \Post.tags: "tags",
+                \Post.comments: "comments",
+            ]
         )
         static let comment: EntityDescription = EntityDescription("Comment", class: Comment.self,
             attributes: [
@@ -96,6 +139,12 @@ enum BlogModel {
             relationships: [
                 RelationshipDescription("post", destination: "Post", inverse: "comments", optional: false),
                 RelationshipDescription("reader", destination: "Reader", inverse: "comments"),
+            ],
+            keyPaths: [
+                \Comment.text: "text",
+                \Comment.postedAt: "postedAt",
+                \Comment.post: "post",
+                \Comment.reader: "reader",
             ]
         )
         static let tag: EntityDescription = EntityDescription("Tag", class: Tag.self,
@@ -105,7 +154,11 @@ enum BlogModel {
             relationships: [
                 RelationshipDescription("posts", destination: "Post", inverse: "tags", toMany: true, deleteRule: .deny),
             ],
-            unique: [["name"]]
+            unique: [["name"]],
+            keyPaths: [
+                \Tag.name: "name",
+                \Tag.posts: "posts",
+            ]
         )
         static let member: EntityDescription = EntityDescription("Member", class: Member.self,
             attributes: [
@@ -114,6 +167,11 @@ enum BlogModel {
             relationships: [
                 RelationshipDescription("friends", destination: "Member", inverse: "friends", toMany: true),
                 RelationshipDescription("spouse", destination: "Member", inverse: "spouse"),
+            ],
+            keyPaths: [
+                \Member.name: "name",
+                \Member.friends: "friends",
+                \Member.spouse: "spouse",
             ]
         )
         static let canvas: EntityDescription = EntityDescription("Canvas", class: Canvas.self,
@@ -121,6 +179,11 @@ enum BlogModel {
                 AttributeDescription("title", .string),
                 AttributeDescription("color", .transformable, codec: .codable(RGBAColor.self), swiftTypeName: "RGBAColor"),
                 AttributeDescription("brush", .transformable, optional: true, transient: true, swiftTypeName: "BrushState"),
+            ],
+            keyPaths: [
+                \Canvas.title: "title",
+                \Canvas.color: "color",
+                \Canvas.brush: "brush",
             ]
         )
     }

@@ -28,6 +28,10 @@ public struct GeoPoint: Codable, Hashable, Sendable {
 extension GeoPoint: ModelgenRuntime.ManagedComposite {
     public static var managedSlotCount: Int { 2 }
 
+    public static var managedKeyPaths: [PartialKeyPath<GeoPoint>: String] {
+        [\.latitude: "latitude", \.longitude: "longitude"]
+    }
+
     public init(managedFields fields: inout ModelgenRuntime.CompositeFields) {
         self.init(latitude: fields.value(), longitude: fields.value())
     }
@@ -60,6 +64,10 @@ public struct Address: Codable, Hashable, Sendable {
 extension Address: ModelgenRuntime.ManagedComposite {
     public static var managedSlotCount: Int { 7 }
 
+    public static var managedKeyPaths: [PartialKeyPath<Address>: String] {
+        [\.street: "street", \.city: "city", \.postcode: "postcode", \.floor: "floor", \.location: "location"]
+    }
+
     public init(managedFields fields: inout ModelgenRuntime.CompositeFields) {
         self.init(street: fields.value(), city: fields.value(), postcode: fields.value(), floor: fields.value(), location: fields.optionalComposite())
     }
@@ -88,6 +96,10 @@ public struct Money: Codable, Hashable, Sendable {
 /// Lets `@Managed` properties hold `Money`, its fields in 2 consecutive slots.
 extension Money: ModelgenRuntime.ManagedComposite {
     public static var managedSlotCount: Int { 2 }
+
+    public static var managedKeyPaths: [PartialKeyPath<Money>: String] {
+        [\.amount: "amount", \.currency: "currency"]
+    }
 
     public init(managedFields fields: inout ModelgenRuntime.CompositeFields) {
         self.init(amount: fields.value(), currency: fields.value())
@@ -121,6 +133,10 @@ public struct Stamp: Codable, Hashable, Sendable {
 /// Lets `@Managed` properties hold `Stamp`, its fields in 5 consecutive slots.
 extension Stamp: ModelgenRuntime.ManagedComposite {
     public static var managedSlotCount: Int { 5 }
+
+    public static var managedKeyPaths: [PartialKeyPath<Stamp>: String] {
+        [\.at: "at", \.by: "by", \.verified: "verified", \.receipt: "receipt", \.link: "link"]
+    }
 
     public init(managedFields fields: inout ModelgenRuntime.CompositeFields) {
         self.init(at: fields.value(), by: fields.value(), verified: fields.value(), receipt: fields.value(), link: fields.value())
@@ -173,7 +189,27 @@ public enum ShopModel {
                 RelationshipDescription("orders", destination: "Order", inverse: "customer", toMany: true, deleteRule: .cascade),
             ],
             unique: [["name", "billing.city"]],
-            indexes: [["billing.city"]]
+            indexes: [["billing.city"]],
+            keyPaths: [
+                \Customer.name: "name",
+                \Customer.billing: "billing",
+                \Customer.billing.street: "billing.street",
+                \Customer.billing.city: "billing.city",
+                \Customer.billing.postcode: "billing.postcode",
+                \Customer.billing.floor: "billing.floor",
+                \Customer.billing.location: "billing.location",
+                \Customer.billing.location?.latitude: "billing.location.latitude",
+                \Customer.billing.location?.longitude: "billing.location.longitude",
+                \Customer.shipping: "shipping",
+                \Customer.shipping?.street: "shipping.street",
+                \Customer.shipping?.city: "shipping.city",
+                \Customer.shipping?.postcode: "shipping.postcode",
+                \Customer.shipping?.floor: "shipping.floor",
+                \Customer.shipping?.location: "shipping.location",
+                \Customer.shipping?.location?.latitude: "shipping.location.latitude",
+                \Customer.shipping?.location?.longitude: "shipping.location.longitude",
+                \Customer.orders: "orders",
+            ]
         )
         static let vIPCustomer: EntityDescription = EntityDescription("VIPCustomer", class: VIPCustomer.self, parent: "Customer",
             attributes: [
@@ -186,6 +222,35 @@ public enum ShopModel {
                 AttributeDescription("lounge.location", .bool, optional: true),
                 AttributeDescription("lounge.location.latitude", .double, optional: true, minimum: -90.0, maximum: 90.0),
                 AttributeDescription("lounge.location.longitude", .double, optional: true, minimum: -180.0, maximum: 180.0),
+            ],
+            keyPaths: [
+                \VIPCustomer.name: "name",
+                \VIPCustomer.billing: "billing",
+                \VIPCustomer.billing.street: "billing.street",
+                \VIPCustomer.billing.city: "billing.city",
+                \VIPCustomer.billing.postcode: "billing.postcode",
+                \VIPCustomer.billing.floor: "billing.floor",
+                \VIPCustomer.billing.location: "billing.location",
+                \VIPCustomer.billing.location?.latitude: "billing.location.latitude",
+                \VIPCustomer.billing.location?.longitude: "billing.location.longitude",
+                \VIPCustomer.shipping: "shipping",
+                \VIPCustomer.shipping?.street: "shipping.street",
+                \VIPCustomer.shipping?.city: "shipping.city",
+                \VIPCustomer.shipping?.postcode: "shipping.postcode",
+                \VIPCustomer.shipping?.floor: "shipping.floor",
+                \VIPCustomer.shipping?.location: "shipping.location",
+                \VIPCustomer.shipping?.location?.latitude: "shipping.location.latitude",
+                \VIPCustomer.shipping?.location?.longitude: "shipping.location.longitude",
+                \VIPCustomer.orders: "orders",
+                \VIPCustomer.tier: "tier",
+                \VIPCustomer.lounge: "lounge",
+                \VIPCustomer.lounge?.street: "lounge.street",
+                \VIPCustomer.lounge?.city: "lounge.city",
+                \VIPCustomer.lounge?.postcode: "lounge.postcode",
+                \VIPCustomer.lounge?.floor: "lounge.floor",
+                \VIPCustomer.lounge?.location: "lounge.location",
+                \VIPCustomer.lounge?.location?.latitude: "lounge.location.latitude",
+                \VIPCustomer.lounge?.location?.longitude: "lounge.location.longitude",
             ]
         )
         static let order: EntityDescription = EntityDescription("Order", class: Order.self,
@@ -202,6 +267,19 @@ public enum ShopModel {
             ],
             relationships: [
                 RelationshipDescription("customer", destination: "Customer", inverse: "orders"),
+            ],
+            keyPaths: [
+                \Order.number: "number",
+                \Order.total: "total",
+                \Order.total.amount: "total.amount",
+                \Order.total.currency: "total.currency",
+                \Order.stamp: "stamp",
+                \Order.stamp?.at: "stamp.at",
+                \Order.stamp?.by: "stamp.by",
+                \Order.stamp?.verified: "stamp.verified",
+                \Order.stamp?.receipt: "stamp.receipt",
+                \Order.stamp?.link: "stamp.link",
+                \Order.customer: "customer",
             ]
         )
     }

@@ -36,7 +36,13 @@ enum StaffModel {
             relationships: [
                 RelationshipDescription("friends", destination: "StaffMember", inverse: "friends", toMany: true),
             ],
-            dependencies: ["fullName": ["firstName", "lastName"]]
+            dependencies: ["fullName": ["firstName", "lastName"]],
+            keyPaths: [
+                \StaffMember.firstName: "firstName",
+                \StaffMember.lastName: "lastName",
+                \StaffMember.nickname: "nickname",
+                \StaffMember.friends: "friends",
+            ]
         )
         static let employee: EntityDescription = EntityDescription("Employee", class: Employee.self, parent: "StaffMember",
             attributes: [
@@ -50,12 +56,33 @@ enum StaffModel {
                 RelationshipDescription("mentees", destination: "Employee", inverse: "mentor", toMany: true),
                 RelationshipDescription("badges", destination: "Badge", inverse: "holder", toMany: true, ordered: true, deleteRule: .cascade),
             ],
-            dependencies: ["title": ["fullName", "department.name"]]
+            dependencies: ["title": ["fullName", "department.name"]],
+            keyPaths: [
+                \Employee.firstName: "firstName",
+                \Employee.lastName: "lastName",
+                \Employee.nickname: "nickname",
+                \Employee.friends: "friends",
+                \Employee.level: "level",
+                \Employee.salary: "salary",
+                \Employee.startedOn: "startedOn",
+                \Employee.department: "department",
+                \Employee.mentor: "mentor",
+                \Employee.mentees: "mentees",
+                \Employee.badges: "badges",
+            ]
         )
         static let contractor: EntityDescription = EntityDescription("Contractor", class: Contractor.self, parent: "StaffMember",
             attributes: [
                 AttributeDescription("agency", .string, optional: true),
                 AttributeDescription("hourlyRate", .double, defaultValue: .double(0.0), minimum: 0.0),
+            ],
+            keyPaths: [
+                \Contractor.firstName: "firstName",
+                \Contractor.lastName: "lastName",
+                \Contractor.nickname: "nickname",
+                \Contractor.friends: "friends",
+                \Contractor.agency: "agency",
+                \Contractor.hourlyRate: "hourlyRate",
             ]
         )
         static let department: EntityDescription = EntityDescription("Department", class: Department.self,
@@ -66,7 +93,12 @@ enum StaffModel {
             relationships: [
                 RelationshipDescription("members", destination: "Employee", inverse: "department", toMany: true),
             ],
-            dependencies: ["headcount": ["members"]]
+            dependencies: ["headcount": ["members"]],
+            keyPaths: [
+                \Department.name: "name",
+                \Department.budget: "budget",
+                \Department.members: "members",
+            ]
         )
         static let badge: EntityDescription = EntityDescription("Badge", class: Badge.self,
             attributes: [
@@ -74,6 +106,10 @@ enum StaffModel {
             ],
             relationships: [
                 RelationshipDescription("holder", destination: "Employee", inverse: "badges", optional: false),
+            ],
+            keyPaths: [
+                \Badge.label: "label",
+                \Badge.holder: "holder",
             ]
         )
     }

@@ -39,7 +39,14 @@ public enum BlogModel {
                 AttributeDescription("createdAt", .date),
                 AttributeDescription("timeZoneName", .string, optional: true),
             ],
-            unique: [["email"]]
+            unique: [["email"]],
+            keyPaths: [
+                \Person.firstName: "firstName",
+                \Person.lastName: "lastName",
+                \Person.email: "email",
+                \Person.createdAt: "createdAt",
+                \Person.timeZoneName: "timeZoneName",
+            ]
         )
         static let author: EntityDescription = EntityDescription("Author", class: Author.self, parent: "Person",
             attributes: [
@@ -52,6 +59,17 @@ public enum BlogModel {
             ],
             fetchedProperties: [
                 FetchedPropertyDescription("popularPosts", destination: "Post", predicate: "author == $FETCH_SOURCE AND likes >= 100", sort: ["likes desc"]),
+            ],
+            keyPaths: [
+                \Author.firstName: "firstName",
+                \Author.lastName: "lastName",
+                \Author.email: "email",
+                \Author.createdAt: "createdAt",
+                \Author.timeZoneName: "timeZoneName",
+                \Author.bio: "bio",
+                \Author.rating: "rating",
+                \Author.avatar: "avatar",
+                \Author.posts: "posts",
             ]
         )
         static let reader: EntityDescription = EntityDescription("Reader", class: Reader.self, parent: "Person",
@@ -60,6 +78,15 @@ public enum BlogModel {
             ],
             relationships: [
                 RelationshipDescription("comments", destination: "Comment", inverse: "reader", toMany: true),
+            ],
+            keyPaths: [
+                \Reader.firstName: "firstName",
+                \Reader.lastName: "lastName",
+                \Reader.email: "email",
+                \Reader.createdAt: "createdAt",
+                \Reader.timeZoneName: "timeZoneName",
+                \Reader.isSubscribed: "isSubscribed",
+                \Reader.comments: "comments",
             ]
         )
         static let post: EntityDescription = EntityDescription("Post", class: Post.self,
@@ -82,7 +109,23 @@ public enum BlogModel {
                 RelationshipDescription("comments", destination: "Comment", inverse: "post", toMany: true, deleteRule: .cascade),
             ],
             unique: [["id"]],
-            indexes: [["publishedAt"]]
+            indexes: [["publishedAt"]],
+            keyPaths: [
+                \Post.id: "id",
+                \Post.title: "title",
+                \Post.body: "body",
+                \Post.publishedAt: "publishedAt",
+                \Post.likes: "likes",
+                \Post.status: "status",
+                \Post.score: "score",
+                \Post.link: "link",
+                \Post.commentCount: "commentCount",
+                \Post.searchTitle: "searchTitle",
+                \Post.renderedHTML: "renderedHTML",
+                \Post.author: "author",
+                \Post.tags: "tags",
+                \Post.comments: "comments",
+            ]
         )
         static let comment: EntityDescription = EntityDescription("Comment", class: Comment.self,
             attributes: [
@@ -92,6 +135,12 @@ public enum BlogModel {
             relationships: [
                 RelationshipDescription("post", destination: "Post", inverse: "comments", optional: false),
                 RelationshipDescription("reader", destination: "Reader", inverse: "comments"),
+            ],
+            keyPaths: [
+                \Comment.text: "text",
+                \Comment.postedAt: "postedAt",
+                \Comment.post: "post",
+                \Comment.reader: "reader",
             ]
         )
         static let tag: EntityDescription = EntityDescription("Tag", class: Tag.self,
@@ -101,7 +150,11 @@ public enum BlogModel {
             relationships: [
                 RelationshipDescription("posts", destination: "Post", inverse: "tags", toMany: true, deleteRule: .deny),
             ],
-            unique: [["name"]]
+            unique: [["name"]],
+            keyPaths: [
+                \Tag.name: "name",
+                \Tag.posts: "posts",
+            ]
         )
     }
 

@@ -38,6 +38,12 @@ enum GraphicsModel {
             ],
             relationships: [
                 RelationshipDescription("canvas", destination: "Canvas", inverse: "shapes"),
+            ],
+            keyPaths: [
+                \Shape.name: "name",
+                \Shape.zIndex: "zIndex",
+                \Shape.createdAt: "createdAt",
+                \Shape.canvas: "canvas",
             ]
         )
         static let rectangle: EntityDescription = EntityDescription("Rectangle", class: Rectangle.self, parent: "Shape",
@@ -45,6 +51,15 @@ enum GraphicsModel {
                 AttributeDescription("color", .transformable, codec: .codable(RGBAColor.self), swiftTypeName: "RGBAColor"),
                 AttributeDescription("bounds", .transformable, codec: .transformer(RectTransformer.self), swiftTypeName: "Rect"),
                 AttributeDescription("cornerRadius", .double, defaultValue: .double(0.0), minimum: 0.0),
+            ],
+            keyPaths: [
+                \Rectangle.name: "name",
+                \Rectangle.zIndex: "zIndex",
+                \Rectangle.createdAt: "createdAt",
+                \Rectangle.canvas: "canvas",
+                \Rectangle.color: "color",
+                \Rectangle.bounds: "bounds",
+                \Rectangle.cornerRadius: "cornerRadius",
             ]
         )
         static let circle: EntityDescription = EntityDescription("Circle", class: Circle.self, parent: "Shape",
@@ -60,6 +75,12 @@ enum GraphicsModel {
             relationships: [
                 RelationshipDescription("shapes", destination: "Shape", inverse: "canvas", toMany: true, ordered: true, deleteRule: .cascade),
                 RelationshipDescription("selection", destination: "Shape", inverse: nil, toMany: true),
+            ],
+            keyPaths: [
+                \Canvas.title: "title",
+                \Canvas.thumbnail: "thumbnail",
+                \Canvas.shapes: "shapes",
+                \Canvas.selection: "selection",
             ]
         )
     }
