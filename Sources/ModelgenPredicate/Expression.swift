@@ -55,6 +55,11 @@ public struct Expression: Hashable, Sendable {
         case aggregate([Expression])
         /// A function: `now()`, `lowercase:(title)`, `uppercase:(x)`, `canonical:(x)`.
         case function(String, [Expression])
+        /// `$x.name`: a key path on a variable (a SUBQUERY's variable, `$FETCH_SOURCE`).
+        case variableKeyPath(String, [KeyPathComponent])
+        /// `SUBQUERY(collection, $x, predicate)` and the key path after it (`.@count`): the elements of
+        /// a to-many collection for which the predicate holds, `$x` (and bare key paths) naming each.
+        case subquery(collection: Expression, variable: String, predicate: Predicate, suffix: [KeyPathComponent])
     }
 
     /// What the expression is.

@@ -114,10 +114,14 @@ public indirect enum Predicate: Hashable, Sendable {
         var names: [String] = []
         func visit(_ e: Expression) {
             switch e.kind {
-            case .variable(let name):
+            case .variable(let name), .variableKeyPath(let name, _):
                 if seen.insert(name).inserted { names.append(name) }
             case .aggregate(let items), .function(_, let items):
                 items.forEach(visit)
+            case .subquery(let collection, let variable, let predicate, _):
+                visit(collection)
+                // The subquery's own variable names each element: no value is given for it.
+                for name in predicate.variableNames where name != variable && seen.insert(name).inserted { names.append(name) }
             default:
                 break
             }

@@ -23,6 +23,11 @@ extension Expression: CustomStringConvertible {
         case .bool(let value): return value ? "TRUE" : "FALSE"
         case .null: return "NIL"
         case .aggregate(let items): return "{" + items.map(\.description).joined(separator: ", ") + "}"
+        case .variableKeyPath(let name, let components):
+            return "$" + name + "." + components.map(\.text).joined(separator: ".")
+        case .subquery(let collection, let variable, let predicate, let suffix):
+            let tail = suffix.isEmpty ? "" : "." + suffix.map(\.text).joined(separator: ".")
+            return "SUBQUERY(\(collection), $\(variable), \(predicate))" + tail
         case .function(let name, let arguments):
             let args = arguments.map(\.description).joined(separator: ", ")
             if name == "now" { return "now()" }

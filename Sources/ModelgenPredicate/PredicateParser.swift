@@ -196,8 +196,9 @@ public struct PredicateParser {
             return Expression(.number(text), range: token.range)
         case .variable(let name):
             _ = advance()
-            if current.isSymbol(".") {
-                throw PredicateSyntaxError("key paths on variables are not supported; compare a key path with '$\(name)' instead", at: current.range)
+            if take(symbol: ".") != nil {
+                guard case .keyPath(let components) = try keyPath(startingAt: token.range).kind else { fatalError("keyPath returns a key path") }
+                return Expression(.variableKeyPath(name, components), range: token.range.union(components.last!.range))
             }
             return Expression(.variable(name), range: token.range)
         case .symbol("-"):
@@ -245,6 +246,10 @@ public struct PredicateParser {
                 break
             }
         }
+        if case .identifier(let name, false) = first.kind, name.uppercased() == "SUBQUERY",
+           tokens[min(position + 1, tokens.count - 1)].isSymbol("(") {
+            return try subquery()
+        }
         // Functions: `name:(args)` (Core Data's derivation functions) or `name()`.
         if case .identifier(let name, false) = first.kind {
             let next = tokens[min(position + 1, tokens.count - 1)]
@@ -264,6 +269,32 @@ public struct PredicateParser {
             }
         }
         return try keyPath(startingAt: first.range)
+    }
+
+    /// `SUBQUERY(collection, $x, predicate)`, then an optional key path (`.@count`).
+    private mutating func subquery() throws(PredicateSyntaxError) -> Expression {
+        let first = advance()
+        try enter(first)
+        defer { leave() }
+        _ = advance() // "("
+        let collection = try expression()
+        _ = try expect(symbol: ",", "',' after the collection of SUBQUERY")
+        guard case .variable(let variable) = current.kind else {
+            throw PredicateSyntaxError("expected the variable of SUBQUERY (as in '$x'), found \(describe(current))", at: current.range)
+        }
+        _ = advance()
+        _ = try expect(symbol: ",", "',' after the variable of SUBQUERY")
+        let predicate = try orPredicate()
+        let close = try expect(symbol: ")", "')' to close SUBQUERY")
+        var suffix: [KeyPathComponent] = []
+        var end = close.range
+        if take(symbol: ".") != nil {
+            guard case .keyPath(let components) = try keyPath(startingAt: close.range).kind else { fatalError("keyPath returns a key path") }
+            suffix = components
+            end = components.last!.range
+        }
+        return Expression(.subquery(collection: collection, variable: variable, predicate: predicate, suffix: suffix),
+                          range: first.range.union(end))
     }
 
     private mutating func keyPath(startingAt start: SourceRange) throws(PredicateSyntaxError) -> Expression {

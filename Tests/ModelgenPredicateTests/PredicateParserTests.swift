@@ -60,6 +60,9 @@ import Testing
         ("a ==[x] 1", 4, "comparison options"),
         ("AND == 1", 0, "reserved word"),
         ("", 0, "expected a comparison"),
+        ("SUBQUERY(tags, t, t.name == 'a').@count > 0", 15, "expected the variable of SUBQUERY"),
+        ("SUBQUERY(tags, $t $t.name == 'a').@count > 0", 18, "',' after the variable of SUBQUERY"),
+        ("SUBQUERY(tags, $t, $t.name == 'a' > 0", 34, "')' to close SUBQUERY"),
     ])
     func reportsSyntaxErrorsAtTheirOffset(text: String, offset: Int, message: String) {
         #expect {
@@ -126,6 +129,28 @@ import Testing
                 #expect(error.range.start == offset, "\(error.range) for \(text.prefix(20))…")
             }
         }
+    }
+
+    /// SUBQUERY with its variable, bare and variable key paths inside, nesting, and `.@count` after it;
+    /// the subquery's own variable is no variable of the predicate (no value is given for it).
+    @Test func parsesSubqueries() throws {
+        let text = "SUBQUERY(tags, $t, $t.name BEGINSWITH[c] $PREFIX AND SUBQUERY($t.posts, $p, likes > $MIN).@count > 1).@count >= 2"
+        let p = try PredicateParser.parsePredicate(text)
+        #expect(p.description == text)
+        #expect(try PredicateParser.parsePredicate(p.description) == p)
+        #expect(p.variableNames == ["PREFIX", "MIN"])
+        guard case .comparison(let c) = p, case .subquery(let collection, let variable, let inner, let suffix) = c.left.kind else {
+            Issue.record("not a subquery: \(p)")
+            return
+        }
+        #expect(collection.description == "tags" && variable == "t" && suffix.map(\.text) == ["@count"])
+        guard case .and(let parts, _) = inner, case .comparison(let first) = parts[0],
+              case .variableKeyPath("t", let path) = first.left.kind else {
+            Issue.record("not a variable key path: \(inner)")
+            return
+        }
+        #expect(path.map(\.text) == ["name"])
+        #expect(c.left.range == SourceRange(0, text.count - 5))
     }
 
     @Test func printsBackParsably() throws {

@@ -124,6 +124,11 @@ func seedBlog(_ container: ManagedContainer) throws {
         "tags CONTAINS $TAG", "link == $LINK", "status == 0", "id != nil", "TRUEPREDICATE", "FALSEPREDICATE",
         "title == 'Post 0' OR (likes > 100 AND ANY tags.name == 'swift')",
         "publishedAt < CAST(1500, \"NSDate\")", "publishedAt BETWEEN {CAST(0, \"NSDate\"), $DATE}", "likes >= CAST(\"100\", \"NSNumber\")",
+        "SUBQUERY(tags, $t, $t.name == 'swift' OR $t.name == 'go').@count >= 2",
+        "SUBQUERY(tags, $t, name BEGINSWITH 'g').@count > 0 AND likes > 0",
+        "SUBQUERY(comments, $c, $c.text BEGINSWITH 'comment' AND $c.reader.lastName == $NAME).@count == 1",
+        "SUBQUERY(tags, $t, $t == $TAG).@count == 0",
+        "SUBQUERY(tags, $t, SUBQUERY($t.posts, $p, $p.likes >= $MIN).@count >= 2).@count > 0",
     ]
 
     /// A predicate the SQL translation cannot express (two to-many steps in one key path) still gets
@@ -197,7 +202,7 @@ func seedBlog(_ container: ManagedContainer) throws {
             let swift = try #require(try context.fetch(try FetchRequest<Tag>(entityName: "Tag", predicate: "name == 'swift'")).first)
             var request = try FetchRequest<Post>(entityName: "Post", predicate: format, sortDescriptors: [SortDescriptor("title")])
             request.variables = ["DATE": Date(timeIntervalSinceReferenceDate: 1500), "MIN": 100, "AUTHOR": ann, "TAGS": ["go", "rust"],
-                                 "TAG": swift, "LINK": URL(string: "https://example.com/2")!, "LOW": Int64(50), "HIGH": Int64(150)]
+                                 "TAG": swift, "LINK": URL(string: "https://example.com/2")!, "LOW": Int64(50), "HIGH": Int64(150), "NAME": "Der"]
             if container === sqlite {
                 // The store answers it as SQL (no in-memory fallback).
                 let query = StoreQuery(entityNames: ["Post"], entityName: "Post", predicate: request.predicate?.predicate,

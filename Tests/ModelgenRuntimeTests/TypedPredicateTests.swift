@@ -30,6 +30,10 @@ import Testing
         Case(format: "tags.@count >= 1", predicate: #Predicate<Post> { $0.tags.count >= 1 }),
         Case(format: "ANY tags.name == 'go'", predicate: #Predicate<Post> { $0.tags.contains { $0.name == "go" } }),
         Case(format: "ALL comments.text != 'comment on 0'", predicate: #Predicate<Post> { $0.comments.allSatisfy { $0.text != "comment on 0" } }),
+        Case(format: "SUBQUERY(tags, $t, $t.name == 'go' OR $t.name == 'rust').@count > 0",
+             predicate: #Predicate<Post> { $0.tags.contains { $0.name == "go" || $0.name == "rust" } }),
+        Case(format: "SUBQUERY(comments, $c, NOT ($c.text CONTAINS '0' OR $c.reader.lastName == 'Nobody')).@count == 0",
+             predicate: #Predicate<Post> { $0.comments.allSatisfy { $0.text.contains("0") || $0.reader?.lastName == "Nobody" } }),
         Case(format: "title IN {'Post 0', 'Post 2'}", predicate: #Predicate<Post> { ["Post 0", "Post 2"].contains($0.title) }),
         Case(format: "likes BETWEEN {50, 150}", predicate: #Predicate<Post> { (50...150).contains($0.likes) }),
         Case(format: "likes >= 50 AND likes < 150", predicate: #Predicate<Post> { (50..<150).contains($0.likes) }),
@@ -98,7 +102,8 @@ import Testing
         let notModeled = FetchRequest(predicate: #Predicate<Post> { $0.hasChanges })
         let second = try #require(throws: UnsupportedPredicateError.self) { try context.count(for: notModeled) }
         #expect(second.message.contains("names no modeled attribute or relationship of entity 'Post'"), "\(second)")
-        let compound = FetchRequest(predicate: #Predicate<Post> { $0.tags.contains { $0.name == "go" && $0.name != "x" } })
-        #expect(throws: UnsupportedPredicateError.self) { try context.fetch(compound) }
+        let length = FetchRequest(predicate: #Predicate<Post> { $0.title.count > 3 })
+        let third = try #require(throws: UnsupportedPredicateError.self) { try context.fetch(length) }
+        #expect(third.message.contains("a key path of String cannot be translated"), "\(third)")
     }
 }

@@ -13,7 +13,10 @@ struct PredicateChecker {
     }
 
     private let validator: ModelValidator
-    private let entity: String
+    /// The entity bare key paths start from: the fetched entity, or a SUBQUERY's element entity inside it.
+    private var entity: String
+    /// SUBQUERY variables in scope, by name: the element entity each names.
+    private var scopes: [String: String] = [:]
     private let source: EmbeddedSource
     private let policy: VariablePolicy
     private(set) var variables: [(name: String, type: PredicateValueType)] = []
@@ -156,6 +159,46 @@ struct PredicateChecker {
             return resolveKeyPath(components, from: entity, purpose: .predicate).map(Operand.typed) ?? .invalid
         case .evaluatedObject:
             return .typed(.object(entity: entity))
+        case .variable(let name) where scopes[name] != nil:
+            return .typed(.object(entity: scopes[name]!))
+        case .variableKeyPath(let name, let components):
+            let start: String
+            if let scoped = scopes[name] {
+                start = scoped
+            } else if case .fetchSource(let owner) = policy, name == "FETCH_SOURCE" {
+                start = owner
+            } else {
+                error("a key path on $\(name): key paths start at SUBQUERY variables and $FETCH_SOURCE; compare a key path with $\(name) instead", at: expression.range)
+                return .invalid
+            }
+            return resolveKeyPath(components, from: start, purpose: .predicate).map(Operand.typed) ?? .invalid
+        case .subquery(let collection, let variable, let predicate, let suffix):
+            guard case .keyPath(let components) = collection.kind,
+                  let type = resolveKeyPath(components, from: entity, purpose: .predicate) else {
+                if case .keyPath = collection.kind { return .invalid }
+                error("SUBQUERY takes a to-many key path first, as in SUBQUERY(tags, $t, $t.name == 'x')", at: collection.range)
+                return .invalid
+            }
+            guard case .collection(.object(let element)) = type else {
+                error("SUBQUERY needs a to-many relationship first; '\(collection)' is \(type)", at: collection.range)
+                return .invalid
+            }
+            if scopes[variable] != nil || ["FETCH_SOURCE", "FETCHED_PROPERTY"].contains(variable) {
+                error("SUBQUERY variable $\(variable) is already in use here; choose another name", at: expression.range)
+                return .invalid
+            }
+            let (outerEntity, outerScopes) = (entity, scopes)
+            entity = element
+            scopes[variable] = element
+            check(predicate)
+            (entity, scopes) = (outerEntity, outerScopes)
+            switch suffix.map(\.kind) {
+            case []: return .typed(.collection(.object(entity: element)))
+            case [.collectionOperator("count")]: return .typed(.attribute(.int64, swiftType: nil))
+            default:
+                error("after SUBQUERY(…) only .@count can follow", at: suffix.first?.range ?? expression.range)
+                return .invalid
+            }
         case .variable(let name):
             switch policy {
             case .fetchSource(let owner):

@@ -24,8 +24,10 @@ struct FoundationPredicateTranslator {
     private var boundValues = 0
     /// The predicate's own argument (`$0`): the evaluated object.
     fileprivate var argument: PredicateExpressions.VariableID?
-    /// Variables of closures (`contains { … }`) and of optional chaining, by the key path they stand for.
-    fileprivate var bound: [PredicateExpressions.VariableID: [KeyPathComponent]] = [:]
+    /// Variables of closures (`contains { … }`) and of optional chaining: the key path each stands for,
+    /// or the SUBQUERY variable naming each element.
+    fileprivate var bound: [PredicateExpressions.VariableID: ModelgenPredicate.Expression] = [:]
+    private var subqueries = 0
 
     static let range = SourceRange(0, 0)
 
@@ -67,8 +69,10 @@ struct FoundationPredicateTranslator {
                 variables[name] = nil
                 return .constant(flag, Self.range)
             }
-            guard case .keyPath = expression.kind else { throw unsupported(node, "a value used as a condition") }
-            return comparison(expression, .equal, Expression(.bool(true), range: Self.range))
+            switch expression.kind {
+            case .keyPath, .variableKeyPath: return comparison(expression, .equal, Expression(.bool(true), range: Self.range))
+            default: throw unsupported(node, "a value used as a condition")
+            }
         }
     }
 
@@ -84,6 +88,17 @@ struct FoundationPredicateTranslator {
         switch expression.kind {
         case .keyPath(let components): return components
         case .evaluatedObject: return []
+        default: throw unsupported(node, "a key path on a value that is not a modeled property")
+        }
+    }
+
+    /// `base` followed by `components`: a key path from the object, or from a SUBQUERY's element.
+    func appending(_ components: [KeyPathComponent], to base: ModelgenPredicate.Expression, _ node: Any) throws -> ModelgenPredicate.Expression {
+        switch base.kind {
+        case .evaluatedObject: return Self.keyPathExpression(components)
+        case .keyPath(let head): return Self.keyPathExpression(head + components)
+        case .variable(let name): return Expression(.variableKeyPath(name, components), range: Self.range)
+        case .variableKeyPath(let name, let head): return Expression(.variableKeyPath(name, head + components), range: Self.range)
         default: throw unsupported(node, "a key path on a value that is not a modeled property")
         }
     }
@@ -133,7 +148,7 @@ struct FoundationPredicateTranslator {
 
     // MARK: Errors
 
-    static let supported = "==, !=, <, <=, >, >=, &&, ||, !, comparisons with nil, optional chaining (?.) and !, contains and starts(with:) on strings, [values].contains(property), ranges (a...b).contains, count of a to-many relationship, contains(where:) and allSatisfy over a to-many relationship with one comparison"
+    static let supported = "==, !=, <, <=, >, >=, &&, ||, !, comparisons with nil, optional chaining (?.) and !, contains and starts(with:) on strings, [values].contains(property), ranges (a...b).contains, count of a to-many relationship, contains(where:) and allSatisfy over a to-many relationship"
 
     func unsupported(_ node: Any, _ detail: String? = nil) -> UnsupportedPredicateError {
         let type = String(describing: Swift.type(of: node))
@@ -165,20 +180,20 @@ extension Array: ToManyKeyPaths {
 extension PredicateExpressions.Variable: TranslatablePredicateExpression {
     func translate(_ t: inout FoundationPredicateTranslator) throws -> FoundationPredicateTranslator.Term {
         if key == t.argument { return .value(Expression(.evaluatedObject, range: FoundationPredicateTranslator.range)) }
-        guard let path = t.bound[key] else { throw t.unsupported(self, "a variable of an enclosing closure") }
-        return .value(FoundationPredicateTranslator.keyPathExpression(path))
+        guard let expression = t.bound[key] else { throw t.unsupported(self, "a variable of an enclosing closure") }
+        return .value(expression)
     }
 }
 
 extension PredicateExpressions.KeyPath: TranslatablePredicateExpression {
     func translate(_ t: inout FoundationPredicateTranslator) throws -> FoundationPredicateTranslator.Term {
-        let base = try t.keyPath(root)
+        let base = try t.value(root)
         let name = try t.name(of: keyPath)
         let components = name.split(separator: ".").map { part -> KeyPathComponent in
             part.hasPrefix("@") ? KeyPathComponent(.collectionOperator(String(part.dropFirst())), range: FoundationPredicateTranslator.range)
                 : KeyPathComponent(.key(String(part)), range: FoundationPredicateTranslator.range)
         }
-        return .value(FoundationPredicateTranslator.keyPathExpression(base + components))
+        return .value(try t.appending(components, to: base, self))
     }
 }
 
@@ -204,7 +219,11 @@ extension PredicateExpressions.ForcedUnwrap: TranslatablePredicateExpression {
 /// key path through a nil to-one relationship.
 extension PredicateExpressions.OptionalFlatMap: TranslatablePredicateExpression {
     func translate(_ t: inout FoundationPredicateTranslator) throws -> FoundationPredicateTranslator.Term {
-        t.bound[variable.key] = try t.keyPath(wrapped)
+        let base = try t.value(wrapped)
+        switch base.kind {
+        case .keyPath, .evaluatedObject, .variable, .variableKeyPath: t.bound[variable.key] = base
+        default: throw t.unsupported(self, "optional chaining on a value that is not a modeled property")
+        }
         return try t.term(transform)
     }
 }
@@ -338,15 +357,27 @@ extension PredicateExpressions.SequenceAllSatisfy: TranslatablePredicateExpressi
 }
 
 extension FoundationPredicateTranslator {
-    /// The test of `contains(where:)` / `allSatisfy` over a to-many key path, as ANY or ALL of one comparison.
+    /// The test of `contains(where:)` / `allSatisfy` over a to-many key path: ANY or ALL of one comparison
+    /// of the element's property, else a SUBQUERY counting the elements that pass (or fail) the test.
     mutating func elementComparison(_ sequence: Any, _ variable: PredicateExpressions.VariableID, _ test: Any,
                                     modifier: ComparisonModifier, _ node: Any) throws -> ModelgenPredicate.Predicate {
-        bound[variable] = try keyPath(sequence)
-        let inner = try condition(test)
-        guard case .comparison(var comparison) = inner, comparison.modifier == .direct, case .keyPath = comparison.left.kind else {
-            throw unsupported(node, "\(modifier == .any ? "contains(where:)" : "allSatisfy") with other than one comparison of the element's property with a value")
+        let collection = try value(sequence)
+        bound[variable] = collection
+        if case .comparison(var comparison) = try condition(test), comparison.modifier == .direct, case .keyPath = comparison.left.kind {
+            comparison.modifier = modifier
+            return .comparison(comparison)
         }
-        comparison.modifier = modifier
-        return .comparison(comparison)
+        switch collection.kind {
+        case .keyPath, .variableKeyPath: break
+        default: throw unsupported(node, "\(modifier == .any ? "contains(where:)" : "allSatisfy") over other than a to-many relationship")
+        }
+        let name = "_e\(subqueries)"
+        subqueries += 1
+        bound[variable] = Expression(.variable(name), range: Self.range)
+        var inner = try condition(test)
+        if modifier == .all { inner = .not(inner, Self.range) }
+        let count = Expression(.subquery(collection: collection, variable: name, predicate: inner,
+                                         suffix: [KeyPathComponent(.collectionOperator("count"), range: Self.range)]), range: Self.range)
+        return comparison(count, modifier == .all ? .equal : .greaterThan, Expression(.number("0"), range: Self.range))
     }
 }

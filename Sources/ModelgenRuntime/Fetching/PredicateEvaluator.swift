@@ -35,6 +35,30 @@ struct PredicateEvaluator {
         case .bool(let b): return .bool(b)
         case .null: return .null
         case .aggregate(let items): return .collection(try items.map { try value($0, on: object) })
+        case .variableKeyPath(let name, let components):
+            guard let base = variables[name] else { throw RuntimeError.missingVariable(name) }
+            guard case .object(let root) = base else { return .null }
+            return try keyPath(components, on: root)
+        case .subquery(let collection, let variable, let predicate, let suffix):
+            // Each element is the evaluated object of the predicate and the value of its variable.
+            var inner = self
+            var matching: [EvaluatedValue] = []
+            let elements: [EvaluatedValue]
+            switch try value(collection, on: object) {
+            case .collection(let items): elements = items
+            case .null: elements = []
+            case let single: elements = [single]
+            }
+            for element in elements {
+                guard case .object(let candidate) = element else { continue }
+                inner.variables[variable] = element
+                if try inner.evaluate(predicate, on: candidate) { matching.append(element) }
+            }
+            switch suffix.map(\.kind) {
+            case []: return .collection(matching)
+            case [.collectionOperator("count")]: return .int(Int64(matching.count))
+            default: throw RuntimeError.invalidPredicate("after SUBQUERY(…) only .@count can follow")
+            }
         case .function(let name, let arguments):
             switch expression.castValue {
             case .date(let seconds)?: return .date(Date(timeIntervalSinceReferenceDate: seconds))

@@ -51,6 +51,8 @@ package final class SQLQueryTranslator {
     private let dialect: any SQLDialect
     private var bindings: [QueryBinding] = []
     private var aliases = 0
+    /// SUBQUERY variables in scope: the alias and entity of the element each names.
+    private var scopes: [String: (alias: String, entity: SQLiteLayout.Entity)] = [:]
 
     package init(layout: SQLiteLayout, query: StoreQuery, dialect: any SQLDialect) {
         self.layout = layout
@@ -251,6 +253,33 @@ package final class SQLQueryTranslator {
         switch expression.kind {
         case .keyPath(let components): return try keyPath(components, alias: alias, entity: entity)
         case .evaluatedObject: return .object(key: "\(alias).\"Z_PK\"", entity: "\(alias).\"Z_ENT\"")
+        case .variable(let name) where scopes[name] != nil:
+            let scope = scopes[name]!
+            return .object(key: "\(scope.alias).\"Z_PK\"", entity: "\(scope.alias).\"Z_ENT\"")
+        case .variableKeyPath(let name, let components):
+            guard let scope = scopes[name] else { throw Unsupported(reason: "a key path on $\(name)") }
+            return try keyPath(components, alias: scope.alias, entity: scope.entity)
+        case .subquery(let collection, let variable, let predicate, let suffix):
+            // SUBQUERY(toMany, $x, predicate).@count: a counting sub-select over the relationship's
+            // elements, the predicate's bare key paths and $x naming each element.
+            // The collection: a to-many relationship of the object, or of an enclosing SUBQUERY's element.
+            var (base, baseEntity, components) = (alias, entity, [KeyPathComponent]())
+            switch collection.kind {
+            case .keyPath(let path): components = path
+            case .variableKeyPath(let name, let path):
+                guard let scope = scopes[name] else { throw Unsupported(reason: "a key path on $\(name)") }
+                (base, baseEntity, components) = (scope.alias, scope.entity, path)
+            default: break
+            }
+            guard components.count == 1, case .key(let key) = components[0].kind, let slot = baseEntity.description.slot(of: key),
+                  let (from, inner, destination) = try toMany(slot, alias: base, entity: baseEntity) else {
+                throw Unsupported(reason: "SUBQUERY over other than a to-many relationship of the object or of a SUBQUERY's element")
+            }
+            guard suffix.map(\.kind) == [.collectionOperator("count")] else { throw Unsupported(reason: "SUBQUERY without .@count") }
+            let outer = scopes[variable]
+            scopes[variable] = (inner, destination)
+            defer { scopes[variable] = outer }
+            return .scalar("(SELECT count(*) \(from) AND (\(try translate(predicate, alias: inner, entity: destination))))", .int64)
         case .variable(let name):
             switch query.variables[name] {
             case .value(let value)?: return .constant(value)
@@ -315,17 +344,28 @@ package final class SQLQueryTranslator {
             case .object(let k, let e): return .object(key: "(SELECT \(k) \(from))", entity: "(SELECT \(e) \(from))")
             default: throw Unsupported(reason: "a to-many key path after to-one \(key)")
             }
+        case .toManyByInverse, .toManyByJoin:
+            guard let (from, inner, destination) = try toMany(slot, alias: alias, entity: entity) else { throw Unsupported(reason: key) }
+            return try collection(from: from, alias: inner, destination: destination, rest: rest)
+        }
+    }
+
+    /// The elements of a to-many relationship of the record `alias`: `FROM … WHERE` linking them, the
+    /// alias of each element and its entity (nil for a slot that is no stored to-many relationship).
+    private func toMany(_ slot: Int, alias: String, entity: SQLiteLayout.Entity) throws -> (from: String, alias: String, destination: SQLiteLayout.Entity)? {
+        guard case .relationship(let r) = entity.description.property(at: slot) else { return nil }
+        switch entity.storage[slot] {
         case .toManyByInverse(let table, let inverseColumn, _):
-            guard case .relationship(let r) = entity.description.property(at: slot) else { throw Unsupported(reason: key) }
             let inner = nextAlias()
             let from = "FROM \(Self.quote(table)) \(inner) WHERE \(inner).\(Self.quote(inverseColumn)) = \(alias).\"Z_PK\""
-            return try collection(from: from, alias: inner, destination: try layout.entity(r.destinationName), rest: rest)
+            return (from, inner, try layout.entity(r.destinationName))
         case .toManyByJoin(let table):
-            guard case .relationship(let r) = entity.description.property(at: slot) else { throw Unsupported(reason: key) }
             let destination = try layout.entity(r.destinationName)
             let join = nextAlias(), inner = nextAlias()
             let from = "FROM \(Self.quote(table)) \(join) JOIN \(Self.quote(destination.table)) \(inner) ON \(inner).\"Z_PK\" = \(join).\"target\" WHERE \(join).\"source\" = \(alias).\"Z_PK\""
-            return try collection(from: from, alias: inner, destination: destination, rest: rest)
+            return (from, inner, destination)
+        default:
+            return nil
         }
     }
 

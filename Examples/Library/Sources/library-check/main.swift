@@ -1,0 +1,95 @@
+// Runs every fetch request template of the Library model and a set of #Predicate queries on the
+// in-memory store and on SQLite, prints what each returns, and exits 1 when the stores disagree.
+import Foundation
+import Lending
+import ModelgenRuntime
+
+let day = Date(timeIntervalSinceReferenceDate: 800_000_000)
+
+/// Two branches, five books, three writers, loans: the same on every store.
+func seed(_ container: ManagedContainer) throws {
+    let context = container.newContext()
+    let central = Branch(context: context, name: "Central", city: "Zürich")
+    let north = Branch(context: context, name: "North", city: "zürich")
+    let east = Branch(context: context, name: "East", city: "Basel")
+    let ada = Writer(context: context, name: "Ada"), bo = Writer(context: context, name: "Bo"), cy = Writer(context: context, name: "Cy")
+    ada.country = "CH"; bo.country = "SE"
+    let books: [(String, Int16, String?, Branch, [Writer])] = [
+        ("Café Stories", 120, "fiction", central, [ada]),
+        ("cafe stories II", 180, "fiction", central, [ada, bo]),
+        ("Rivers", 450, "nature", north, [bo]),
+        ("Mountains", 620, "nature", central, [cy]),
+        ("Notes", 40, nil, east, []),
+    ]
+    for (title, pages, genre, branch, writers) in books {
+        let book = Book(context: context, title: title)
+        book.pages = pages
+        book.genre = genre
+        book.branch = branch
+        book.writers = Set(writers)
+    }
+    try context.save()
+    let all = try context.fetch(FetchRequest<Book>(sortBy: [SortDescriptor(\Book.title)]))
+    // Open loans due before `day`: Rivers 2, Mountains 1, Café Stories 1 (returned ones do not count).
+    for (title, returned, offset) in [("Rivers", false, -10.0), ("Rivers", false, -5), ("Rivers", true, -20), ("Mountains", false, -1),
+                                      ("Mountains", false, 30), ("Café Stories", false, -3), ("Notes", true, -8)] {
+        let loan = Loan(context: context, borrower: "reader", due: day.addingTimeInterval(offset * 86_400))
+        loan.returned = returned
+        loan.book = all.first { $0.title == title }
+    }
+    try context.save()
+}
+
+func titles(_ books: [Book]) -> String { books.map(\.title).joined(separator: ", ") }
+
+/// What each query returns on one store, as text.
+func run(_ container: ManagedContainer) throws -> [(String, String)] {
+    let context = container.newContext()
+    var results: [(String, String)] = []
+    func add(_ name: String, _ value: String) { results.append((name, value)) }
+    add("booksOfLength(minPages: 100, maxPages: 500)", titles(try context.fetch(LibraryModel.booksOfLength(minPages: 100, maxPages: 500))))
+    add("booksInGenres([fiction, poetry])", titles(try context.fetch(LibraryModel.booksInGenres(genres: ["fiction", "poetry"]))))
+    add("booksByWritersFrom([SE])", titles(try context.fetch(LibraryModel.booksByWritersFrom(countries: ["SE"]))))
+    add("muchBorrowed(day, overdue: 1)", titles(try context.fetch(LibraryModel.muchBorrowed(day: day, overdue: 1))))
+    add("muchBorrowed(day, overdue: 2)", titles(try context.fetch(LibraryModel.muchBorrowed(day: day, overdue: 2))))
+    add("titled(CAFE STORIES)", titles(try context.fetch(LibraryModel.titled(title: "CAFE STORIES"))))
+    add("branchesIn(ZÜRICH, minBooks: 0)", try context.fetch(LibraryModel.branchesIn(city: "ZÜRICH", minBooks: 0)).map(\.name).joined(separator: ", "))
+    let central = try context.fetch(FetchRequest(predicate: #Predicate<Branch> { $0.name == "Central" })).first!
+    add("Central.longBooks ($FETCH_SOURCE)", titles(try central.longBooks))
+    // #Predicate against the generated classes.
+    add("#Predicate pages > 150 && genre != nil", titles(try context.fetch(FetchRequest(
+        predicate: #Predicate<Book> { $0.pages > 150 && $0.genre != nil }, sortBy: [SortDescriptor(\Book.title)]))))
+    add("#Predicate branch?.city == \"Basel\"", titles(try context.fetch(FetchRequest(
+        predicate: #Predicate<Book> { $0.branch?.city == "Basel" }, sortBy: [SortDescriptor(\Book.title)]))))
+    add("#Predicate writers.contains { country == \"CH\" }", titles(try context.fetch(FetchRequest(
+        predicate: #Predicate<Book> { $0.writers.contains { $0.country == "CH" } }, sortBy: [SortDescriptor(\Book.title)]))))
+    add("#Predicate loans.contains { !returned && due < day }", titles(try context.fetch(FetchRequest(
+        predicate: #Predicate<Book> { $0.loans.contains { !$0.returned && $0.due < day } }, sortBy: [SortDescriptor(\Book.title)]))))
+    add("#Predicate writers.count >= 1, by pages desc", titles(try context.fetch(FetchRequest(
+        predicate: #Predicate<Book> { $0.writers.count >= 1 }, sortBy: [SortDescriptor(\Book.pages, order: .reverse)]))))
+    return results
+}
+
+let directory = FileManager.default.temporaryDirectory.appendingPathComponent("library-check-\(getpid())")
+try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+defer { try? FileManager.default.removeItem(at: directory) }
+let memory = try ManagedContainer(model: LibraryModel.model, store: .inMemory)
+let sqlite = try ManagedContainer(model: LibraryModel.model, store: .sqlite(directory.appendingPathComponent("Library.sqlite")))
+var inMemoryFetches = 0
+sqlite.onInMemoryFetch { fetch in
+    print("evaluated in memory on SQLite: \(fetch)")
+}
+try seed(memory)
+try seed(sqlite)
+let fromMemory = try run(memory)
+let fromSQLite = try run(sqlite)
+var same = true
+for ((name, inMemory), (_, onSQLite)) in zip(fromMemory, fromSQLite) {
+    print("\(name): \(onSQLite)")
+    if inMemory != onSQLite {
+        same = false
+        print("  but in memory: \(inMemory)")
+    }
+}
+print("same results on both stores: \(same)")
+exit(same ? 0 : 1)
