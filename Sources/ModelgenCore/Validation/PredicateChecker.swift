@@ -173,9 +173,12 @@ struct PredicateChecker {
             }
             return resolveKeyPath(components, from: start, purpose: .predicate).map(Operand.typed) ?? .invalid
         case .subquery(let collection, let variable, let predicate, let suffix):
-            guard case .keyPath(let components) = collection.kind,
-                  let type = resolveKeyPath(components, from: entity, purpose: .predicate) else {
-                if case .keyPath = collection.kind { return .invalid }
+            let type: PredicateValueType
+            switch collection.kind {
+            case .keyPath, .variableKeyPath:
+                guard case .typed(let resolved) = operand(collection) else { return .invalid }
+                type = resolved
+            default:
                 error("SUBQUERY takes a to-many key path first, as in SUBQUERY(tags, $t, $t.name == 'x')", at: collection.range)
                 return .invalid
             }
