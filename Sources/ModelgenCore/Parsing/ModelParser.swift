@@ -107,7 +107,7 @@ public struct ModelParser {
         }
         var entities: [Entity] = []
         if let entry = top["entities"] {
-            if case .scalar(let s) = entry.value, s.string.isEmpty, s.style == .plain {
+            if reader.isEmpty(entry.value) {
                 reader.error("'entities' is empty; declare at least one entity under it", at: entry.keyLocation)
             } else if let items = reader.entries(of: entry.value, "'entities'") {
                 entities = items.compactMap { self.entity($0) }
@@ -148,7 +148,7 @@ public struct ModelParser {
     private func entity(_ item: NodeReader.Entry) -> Entity? {
         let what = "entity '\(item.key)'"
         var entity = Entity(name: Located(item.key, at: item.keyLocation))
-        if case .scalar(let s) = item.value, s.string.isEmpty, s.style == .plain {
+        if reader.isEmpty(item.value) {
             return entity // `Tag:` with nothing under it: an entity without properties.
         }
         guard let entries = reader.entries(of: item.value, what, allowedKeys: Keys.entity) else { return nil }
@@ -197,7 +197,7 @@ public struct ModelParser {
     private func composite(_ item: NodeReader.Entry) -> CompositeType? {
         let what = "composite '\(item.key)'"
         var composite = CompositeType(name: Located(item.key, at: item.keyLocation))
-        if case .scalar(let s) = item.value, s.string.isEmpty, s.style == .plain {
+        if reader.isEmpty(item.value) {
             return composite // `Empty:` with nothing under it: a composite without fields.
         }
         guard let entries = reader.entries(of: item.value, what, allowedKeys: Keys.composite) else { return nil }

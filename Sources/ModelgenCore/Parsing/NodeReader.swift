@@ -26,6 +26,12 @@ final class NodeReader {
         budget = 2 * byteCount + 10_000
     }
 
+    /// True for `key:` with nothing after it (an empty plain scalar, not `''`).
+    func isEmpty(_ node: Node) -> Bool {
+        if case .scalar(let s) = node { return s.string.isEmpty && s.style == .plain }
+        return false
+    }
+
     func location(_ node: Node) -> SourceLocation {
         let mark = node.mark
         return SourceLocation(file: file, line: mark?.line ?? 1, column: mark?.column ?? 1)

@@ -256,21 +256,20 @@ extension PredicateExpressions.Comparison: TranslatablePredicateExpression {
 
 extension PredicateExpressions.Conjunction: TranslatablePredicateExpression {
     func translate(_ t: inout FoundationPredicateTranslator) throws -> FoundationPredicateTranslator.Term {
-        var items: [ModelgenPredicate.Predicate] = []
-        for side in [try t.condition(lhs), try t.condition(rhs)] {
-            if case .and(let inner, _) = side { items += inner } else { items.append(side) }
-        }
-        return .condition(.and(items, FoundationPredicateTranslator.range))
+        .condition(.and(try t.flattened(lhs, rhs) { if case .and(let items, _) = $0 { items } else { nil } }, FoundationPredicateTranslator.range))
     }
 }
 
 extension PredicateExpressions.Disjunction: TranslatablePredicateExpression {
     func translate(_ t: inout FoundationPredicateTranslator) throws -> FoundationPredicateTranslator.Term {
-        var items: [ModelgenPredicate.Predicate] = []
-        for side in [try t.condition(lhs), try t.condition(rhs)] {
-            if case .or(let inner, _) = side { items += inner } else { items.append(side) }
-        }
-        return .condition(.or(items, FoundationPredicateTranslator.range))
+        .condition(.or(try t.flattened(lhs, rhs) { if case .or(let items, _) = $0 { items } else { nil } }, FoundationPredicateTranslator.range))
+    }
+}
+
+extension FoundationPredicateTranslator {
+    /// The conditions of both sides of `&&` (`||`), a side of the same operator spliced in: `a && b && c` is one AND of three.
+    mutating func flattened(_ lhs: Any, _ rhs: Any, _ items: (ModelgenPredicate.Predicate) -> [ModelgenPredicate.Predicate]?) throws -> [ModelgenPredicate.Predicate] {
+        try [condition(lhs), condition(rhs)].flatMap { items($0) ?? [$0] }
     }
 }
 
