@@ -335,6 +335,8 @@ let availableKinds: [StoreKind] = StoreKind.postgresURL == nil ? [.inMemory, .sq
         ("Project", "tasks.@count == 3", "title"),
         ("Project", "ALL tasks.summary LIKE '*i*'", "title"),
         ("Project", "lead.name == 'Ada' AND members.@count >= 2", "title"),
+        ("Project", "ANY members.projects.title == 'Apollo' AND NONE members.leads.title BEGINSWITH 'Z'", "title"),
+        ("Employee", "SUBQUERY(projects, $p, $p.tasks.@count >= 1 AND SUBQUERY($p.members, $m, $m.level >= 2).@count > 0).@count >= 1", "name"),
         ("Task", "project.lead.name ==[cd] 'ADA'", "summary"),
         ("Task", "summary IN {'ship', 'build'} AND project != nil", "summary"),
         ("Sample", "real > 0.25 AND amount >= 10.5", "text"),

@@ -124,6 +124,7 @@ func seedBlog(_ container: ManagedContainer) throws {
         "tags CONTAINS $TAG", "link == $LINK", "status == 0", "id != nil", "TRUEPREDICATE", "FALSEPREDICATE",
         "title == 'Post 0' OR (likes > 100 AND ANY tags.name == 'swift')",
         "publishedAt < CAST(1500, \"NSDate\")", "publishedAt BETWEEN {CAST(0, \"NSDate\"), $DATE}", "likes >= CAST(\"100\", \"NSNumber\")",
+        "ANY tags.posts.title == 'Post 4'", "ALL tags.posts.likes >= 150", "NONE tags.posts.likes > 160",
         "SUBQUERY(tags, $t, $t.name == 'swift' OR $t.name == 'go').@count >= 2",
         "SUBQUERY(tags, $t, name BEGINSWITH 'g').@count > 0 AND likes > 0",
         "SUBQUERY(comments, $c, $c.text BEGINSWITH 'comment' AND $c.reader.lastName == $NAME).@count == 1",
@@ -131,7 +132,7 @@ func seedBlog(_ container: ManagedContainer) throws {
         "SUBQUERY(tags, $t, SUBQUERY($t.posts, $p, $p.likes >= $MIN).@count >= 2).@count > 0",
     ]
 
-    /// A predicate the SQL translation cannot express (two to-many steps in one key path) still gets
+    /// A predicate the SQL translation cannot express (an aggregate across two to-many steps) still gets
     /// the in-memory store's answer, evaluated on objects, and never silently: the fetch and the count
     /// report it, with the reason, to the container's handler, and `queryPlan(for:)` says so; fetches
     /// that run as SQL report nothing.
@@ -145,8 +146,9 @@ func seedBlog(_ container: ManagedContainer) throws {
         sqlite.onInMemoryFetch { fetch in heard.withLock { $0.append(fetch) } }
         memory.onInMemoryFetch { fetch in heard.withLock { $0.append(fetch) } }
 
-        // Posts sharing a tag with Post 4 (tags swift and go): Post 3 and Post 4.
-        let format = "ANY tags.posts.title == 'Post 4'"
+        // Posts whose tags have two or more posts between them (counted across both to-many steps):
+        // Post 3 (swift: posts 3 and 4) and Post 4 (swift, and go: post 4).
+        let format = "tags.posts.@count >= 2"
         let request = try FetchRequest<Post>(entityName: "Post", predicate: format, sortDescriptors: [SortDescriptor("title")])
         let context = sqlite.newContext()
         let titles = try context.fetch(request).map(\.title)

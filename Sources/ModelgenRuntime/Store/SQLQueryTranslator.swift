@@ -38,7 +38,8 @@ package struct QueryBinding {
 /// to-many ones `EXISTS` and aggregate subqueries (`ANY`/`ALL`/`NONE`, `@count`, `@sum`, `@avg`,
 /// `@min`, `@max`), string operators and `[c]`/`[d]` call the dialect's functions. What it cannot
 /// translate throws `Unsupported`, and the store answers nil (the context then evaluates on
-/// objects): key paths with two to-many steps, functions other than `now()`.
+/// objects): an aggregate across two to-many steps (`tags.posts.@count`), a SUBQUERY through a to-one
+/// relationship, functions other than `now()`.
 package final class SQLQueryTranslator {
     package struct Unsupported: Error { package let reason: String }
     package struct SQL {
@@ -143,25 +144,31 @@ package final class SQLQueryTranslator {
         let right = try term(c.right, alias: alias, entity: entity)
         switch c.modifier {
         case .any, .all, .none:
-            guard case .collection(let from, let element) = left else {
+            guard case .collection = left else {
                 let direct = try compare(left, c.operator, right, c.options)
                 return c.modifier == .none ? notTrue(direct) : direct
             }
-            let condition = try compare(element, c.operator, right, c.options)
             switch c.modifier {
-            case .any: return "EXISTS (SELECT 1 \(from) AND (\(condition)))"
-            case .none: return "NOT EXISTS (SELECT 1 \(from) AND (\(condition)))"
-            default: return "NOT EXISTS (SELECT 1 \(from) AND \(notTrue(condition)))"
+            case .any: return try exists(left) { try compare($0, c.operator, right, c.options) }
+            case .none: return notTrue(try exists(left) { try compare($0, c.operator, right, c.options) })
+            default: return notTrue(try exists(left) { notTrue(try compare($0, c.operator, right, c.options)) })
             }
         case .direct:
-            if case .collection(let from, let element) = left, c.operator == .contains {
-                return "EXISTS (SELECT 1 \(from) AND (\(try compare(element, .equal, right, c.options))))"
+            if case .collection = left, c.operator == .contains {
+                return try exists(left) { try compare($0, .equal, right, c.options) }
             }
-            if case .collection(let from, let element) = right, c.operator == .in {
-                return "EXISTS (SELECT 1 \(from) AND (\(try compare(element, .equal, left, c.options))))"
+            if case .collection = right, c.operator == .in {
+                return try exists(right) { try compare($0, .equal, left, c.options) }
             }
             return try compare(left, c.operator, right, c.options)
         }
+    }
+
+    /// True when some element of a to-many key path passes `test`: `EXISTS` over its elements, nested
+    /// once per to-many step (`ANY tags.posts.title == …`).
+    private func exists(_ term: Term, _ test: (Term) throws -> String) throws -> String {
+        guard case .collection(let from, let element) = term else { return try test(term) }
+        return "EXISTS (SELECT 1 \(from) AND (\(try exists(element, test))))"
     }
 
     private func compare(_ left: Term, _ op: ComparisonOperator, _ right: Term, _ options: ComparisonOptions) throws -> String {
@@ -382,9 +389,14 @@ package final class SQLQueryTranslator {
             default: throw Unsupported(reason: "@\(op)")
             }
         }
-        let element = try keyPath(rest, alias: alias, entity: destination)
-        if case .collection = element { throw Unsupported(reason: "a key path with two to-many steps") }
-        return .collection(from: from, element: element)
+        // An aggregate after a second to-many step counts across all the first step's elements
+        // (`tags.posts.@count`), which a per-element sub-select does not: evaluated on objects.
+        if rest.contains(where: { if case .collectionOperator = $0.kind { return true } else { return false } }),
+           case .collection = try keyPath(Array(rest.prefix { if case .key = $0.kind { return true } else { return false } }), alias: alias, entity: destination) {
+            throw Unsupported(reason: "an aggregate over two to-many steps")
+        }
+        // A second to-many step (`tags.posts.title`) nests: each element is itself a collection.
+        return .collection(from: from, element: try keyPath(rest, alias: alias, entity: destination))
     }
 
     package static func quote(_ name: String) -> String { SQLiteSchemaPlanner.quote(name) }
