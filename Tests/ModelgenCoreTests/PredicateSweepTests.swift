@@ -97,6 +97,8 @@ import Testing
         Case(predicate: "FALSEPREDICATE OR NOT (pages > 1)", variables: []),
         Case(predicate: "(((pages > 1))) AND (title == 'a' OR (title == 'b' AND NOT available == NO))", variables: []),
         Case(predicate: "pages > 1 && title != 'x' || !(rating < 2)", variables: []),
+        // FUNCTION: a Swift function registered at run time; a variable compared with it is Any.
+        Case(predicate: "FUNCTION(SELF, 'daysSince:', published) > $DAYS AND FUNCTION(title, 'uppercaseString') BEGINSWITH 'A'", variables: ["DAYS: Any"]),
     ]
 
     @Test(arguments: cases)
@@ -142,6 +144,7 @@ import Testing
         ("tags.name == 'x'", "crosses a to-many relationship", 17),
         ("SUBQUERY(tags, $t, $t.weight == 'heavy').@count > 0", "type mismatch: '$t.weight' is int64", 17 + 32),
         ("pages BETWEEN {1, 2, 3}", "BETWEEN takes two bounds", 17 + 14),
+        ("FUNCTION(SELF) > 1", "FUNCTION takes a receiver, a selector in quotes", 17),
     ])
     func typeErrorsAreErrorsAtTheirColumn(predicate: String, message: String, column: Int) {
         let yaml = Self.model + "  sweep:\n    entity: Book\n    predicate: \"\(predicate)\"\n"

@@ -171,6 +171,32 @@ func seedBlog(_ container: ManagedContainer) throws {
         #expect(try context.queryPlan(for: try FetchRequest<Post>(entityName: "Post", predicate: "likes > 1")).sqlPlan != nil)
     }
 
+    /// `FUNCTION(receiver, 'selector:', arguments)` calls the Swift function registered for the
+    /// selector, on objects: the same answer in memory and on SQLite, where it is a reported fallback;
+    /// a selector nobody registered is an error naming it.
+    @Test func functionCallsTheRegisteredSwiftFunction() throws {
+        PredicateFunctions.register("likesTimes:") { receiver, arguments in
+            guard let post = receiver as? Post, let factor = arguments.first as? Int64 else { return nil }
+            return post.likes * factor
+        }
+        defer { PredicateFunctions.unregister("likesTimes:") }
+        let directory = try temporaryDirectory()
+        let memory = try ManagedContainer(model: BlogModel.model, store: .inMemory)
+        let sqlite = try ManagedContainer(model: BlogModel.model, store: .sqlite(directory.appendingPathComponent("function.sqlite")))
+        let reported = Mutex(0)
+        sqlite.onInMemoryFetch { _ in reported.withLock { $0 += 1 } }
+        for container in [memory, sqlite] {
+            try seedBlog(container)
+            let context = container.newContext()
+            let request = try FetchRequest<Post>(entityName: "Post", predicate: "FUNCTION(SELF, 'likesTimes:', 2) > $LIMIT AND FUNCTION(title, 'likesTimes:', 2) == nil",
+                                                 variables: ["LIMIT": 250], sortDescriptors: [SortDescriptor("likes")])
+            #expect(try context.fetch(request).map(\.likes) == [150, 200])
+            let unknown = try FetchRequest<Post>(entityName: "Post", predicate: "FUNCTION(SELF, 'nobody:') == 1")
+            #expect { try context.fetch(unknown) } throws: { "\($0)".contains("no function is registered for 'nobody:'") }
+        }
+        #expect(reported.withLock { $0 } >= 1, "SQLite reports FUNCTION as evaluated on objects")
+    }
+
     /// A `CAST(…, "NSDate")` literal answers as the same instant given as a variable, in memory and as SQL.
     @Test func castDateLiteralsAreTheInstantTheyName() throws {
         let directory = try temporaryDirectory()

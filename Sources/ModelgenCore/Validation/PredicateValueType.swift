@@ -12,6 +12,9 @@ public indirect enum PredicateValueType: Sendable, Hashable, CustomStringConvert
     case integerLiteral, floatLiteral
     /// String and boolean literals.
     case stringLiteral, boolLiteral
+    /// The value of `FUNCTION(…)`: a Swift function's result, known only at run time (compares with
+    /// anything; a `$VARIABLE` compared with it is an `Any` parameter).
+    case functionResult
 
     /// Literal types become the type a variable compared with them gets.
     var concrete: PredicateValueType {
@@ -37,16 +40,17 @@ public indirect enum PredicateValueType: Sendable, Hashable, CustomStringConvert
         case .object: return "object"
         case .collection: return "collection"
         case .null: return "null"
+        case .functionResult: return "any"
         }
     }
 
-    var isString: Bool { family == "string" }
+    var isString: Bool { family == "string" || self == .functionResult }
 
     /// True for values that `<`, `BETWEEN` and sorting can order.
     var isOrderable: Bool {
         switch self {
         case .attribute(let type, _): return type.isNumeric || type == .string || type == .date
-        case .integerLiteral, .floatLiteral, .stringLiteral: return true
+        case .integerLiteral, .floatLiteral, .stringLiteral, .functionResult: return true
         default: return false
         }
     }
@@ -71,6 +75,7 @@ public indirect enum PredicateValueType: Sendable, Hashable, CustomStringConvert
         case .integerLiteral, .floatLiteral: return "a number"
         case .stringLiteral: return "a string"
         case .boolLiteral: return "a boolean"
+        case .functionResult: return "a FUNCTION's value"
         }
     }
 }

@@ -12,11 +12,11 @@ enum RuntimeTypeNames {
         "ManagedTransformable", "ManagedValue", "ManagedValueTransformer", "MergeConflictError", "MergePolicy",
         "MigrationPolicy", "ModelActor", "ModelgenRuntimeAPIVersionCheck", "ModelgenRuntimeAPIVersion_1",
         "ModelgenRuntimeAPIVersion_2", "ObjectID", "ObjectIDList", "ObjectList", "ObservationMode",
-        "PersistentStore", "PropertyDescription", "QueryPlan", "QueryValue", "RelationshipDescription",
-        "ResultsDifference", "ResultsSection", "ResultsSnapshot", "RuntimeError", "SQLiteConfiguration",
-        "SQLiteStore", "SQLiteStoreError", "ScalarCell", "ScalarKind", "SlotValue", "SortDescriptor",
-        "StoreChanges", "StoreCommitResult", "StoreConflict", "StoreDescription", "StoreQuery", "StoreRow",
-        "StoreValue", "TransformableBox", "UniquenessViolationError", "UnsupportedPredicateError",
+        "PersistentStore", "PredicateFunctions", "PropertyDescription", "QueryPlan", "QueryValue",
+        "RelationshipDescription", "ResultsDifference", "ResultsSection", "ResultsSnapshot", "RuntimeError",
+        "SQLiteConfiguration", "SQLiteStore", "SQLiteStoreError", "ScalarCell", "ScalarKind", "SlotValue",
+        "SortDescriptor", "StoreChanges", "StoreCommitResult", "StoreConflict", "StoreDescription", "StoreQuery",
+        "StoreRow", "StoreValue", "TransformableBox", "UniquenessViolationError", "UnsupportedPredicateError",
         "ValidationError", "ValueCodec",
     ]
 }

@@ -60,6 +60,26 @@ enum EvaluatedValue {
 
     var isNull: Bool { if case .null = self { return true } else { return false } }
 
+    /// The value as Swift code sees it (a registered predicate function's receiver and arguments).
+    var anyValue: Any? {
+        switch self {
+        case .null: return nil
+        case .bool(let v): return v
+        case .int(let v): return v
+        case .double(let v): return v
+        case .decimal(let v): return v
+        case .string(let v): return v
+        case .date(let v): return v
+        case .data(let v): return v
+        case .uuid(let v): return v
+        case .url(let v): return v
+        case .object(let v): return v
+        case .objectID(let v): return v
+        case .collection(let items): return items.map(\.anyValue)
+        case .other(let v): return v
+        }
+    }
+
     /// Numbers as Double for mixed comparisons (Decimal kept exact when both sides are Decimal or Int).
     var number: Double? {
         switch self {

@@ -66,6 +66,14 @@ struct PredicateEvaluator {
             case .unsupported(let reason)?: throw RuntimeError.invalidPredicate(reason)
             case nil: break
             }
+            if name.uppercased() == "FUNCTION" {
+                guard arguments.count >= 2, case .string(let selector) = arguments[1].kind else {
+                    throw RuntimeError.invalidPredicate("FUNCTION takes a receiver, a selector in quotes and its arguments, as in FUNCTION(SELF, 'daysSince:', createdAt)")
+                }
+                let receiver = try value(arguments[0], on: object).anyValue
+                let values = try arguments.dropFirst(2).map { try value($0, on: object).anyValue }
+                return EvaluatedValue(any: try PredicateFunctions.call(selector, receiver: receiver, arguments: values))
+            }
             switch name {
             case "now": return .date(Date())
             case "lowercase", "uppercase", "canonical":
