@@ -133,3 +133,36 @@ public indirect enum Predicate: Hashable, Sendable {
         return names
     }
 }
+
+extension Predicate {
+    /// The predicate with every expression replaced by `transform`'s result, innermost first (inside
+    /// aggregates, function arguments and SUBQUERY predicates too).
+    public func mapExpressions(_ transform: (Expression) -> Expression) -> Predicate {
+        switch self {
+        case .constant: return self
+        case .not(let inner, let range): return .not(inner.mapExpressions(transform), range)
+        case .and(let items, let range): return .and(items.map { $0.mapExpressions(transform) }, range)
+        case .or(let items, let range): return .or(items.map { $0.mapExpressions(transform) }, range)
+        case .comparison(var c):
+            c.left = c.left.mapExpressions(transform)
+            c.right = c.right.mapExpressions(transform)
+            return .comparison(c)
+        }
+    }
+}
+
+extension Expression {
+    /// The expression with it and every expression inside it replaced by `transform`'s result, innermost first.
+    public func mapExpressions(_ transform: (Expression) -> Expression) -> Expression {
+        var copy = self
+        switch kind {
+        case .aggregate(let items): copy.kind = .aggregate(items.map { $0.mapExpressions(transform) })
+        case .function(let name, let arguments): copy.kind = .function(name, arguments.map { $0.mapExpressions(transform) })
+        case .subquery(let collection, let variable, let predicate, let suffix):
+            copy.kind = .subquery(collection: collection.mapExpressions(transform), variable: variable,
+                                  predicate: predicate.mapExpressions(transform), suffix: suffix)
+        default: break
+        }
+        return transform(copy)
+    }
+}

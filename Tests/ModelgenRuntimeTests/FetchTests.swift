@@ -83,6 +83,30 @@ import Testing
         let ann = try #require(try context.fetch(try FetchRequest<Author>(entityName: "Author", predicate: "lastName == 'Ann'")).first)
         let popular = try ann.popularPosts
         #expect(popular.map(\.likes) == [200, 100])
+        // $FETCHED_PROPERTY.userInfo.<key>: the fetched property's own entries (minLikes 50, prefix Post).
+        #expect(try ann.chosenPosts.map(\.title) == ["Post 2", "Post 4"])
+    }
+
+    /// `$FETCHED_PROPERTY` is read as `$FETCHED_PROPERTY.userInfo.<key>`; another form is a model error
+    /// naming the fetched property, and a key the userInfo lacks is NIL.
+    @Test func fetchedPropertyVariableReadsTheUserInfo() throws {
+        final class Shelf: ManagedObject {}
+        func model(_ predicate: String) throws -> ManagedObjectModel {
+            try ManagedObjectModel(name: "M", entities: [
+                EntityDescription("Shelf", class: Shelf.self, attributes: [AttributeDescription("label", .string, optional: true)],
+                                  fetchedProperties: [FetchedPropertyDescription("same", destination: "Shelf", predicate: predicate, userInfo: ["kind": "x"])]),
+            ])
+        }
+        #expect(throws: RuntimeError.invalidModel("fetched property Shelf.same: $FETCHED_PROPERTY is read as $FETCHED_PROPERTY.userInfo.<key>, not $FETCHED_PROPERTY.name")) {
+            try model("label == $FETCHED_PROPERTY.name")
+        }
+        let container = try ManagedContainer(model: try model("label == $FETCHED_PROPERTY.userInfo.missing"), store: .inMemory)
+        let context = container.newContext()
+        let shelf = try context.insertObject(entityName: "Shelf")
+        _ = try context.insertObject(entityName: "Shelf")
+        try shelf.setValue("x", forKey: "label")
+        try context.save()
+        #expect(try shelf.fetchedObjects(forProperty: "same").count == 1, "label == NIL: the one without a label")
     }
 
     @Test func fetchedObjectsAreFaultsUntilUsedThenUniqued() throws {

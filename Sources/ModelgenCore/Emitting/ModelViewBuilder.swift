@@ -318,6 +318,7 @@ struct ModelViewBuilder {
         list("fetchedProperties", entity.fetchedProperties.map { f in
             var text = "FetchedPropertyDescription(\(SwiftLiterals.string(f.name.value)), destination: \(SwiftLiterals.string(f.destination.value)), predicate: \(SwiftLiterals.string(f.predicate?.source.text ?? "TRUEPREDICATE"))"
             if !f.sortDescriptors.isEmpty { text += ", sort: [\(f.sortDescriptors.map { SwiftLiterals.string($0.source.text) }.joined(separator: ", "))]" }
+            if !f.userInfo.isEmpty { text += ", userInfo: \(userInfo(f.userInfo))" }
             return text + ")"
         })
         func names(_ lists: [PropertyNameList]) -> String {

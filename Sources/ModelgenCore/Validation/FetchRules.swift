@@ -6,7 +6,7 @@ extension ModelValidator {
         guard requireEntity(property.destination, "destination of fetched property '\(entity.name.value).\(property.name.value)'") else { return }
         if let parsed = property.predicate {
             var checker = PredicateChecker(validator: self, entity: property.destination.value, source: parsed.source,
-                                           policy: .fetchSource(owner: entity.name.value))
+                                           policy: .fetchSource(owner: entity.name.value, userInfo: property.userInfo.map(\.key.value)))
             checker.check(parsed.predicate)
         }
         checkSortDescriptors(property.sortDescriptors, entity: property.destination.value)

@@ -6,8 +6,9 @@ import ModelgenPredicate
 struct PredicateChecker {
     /// Which `$VARIABLES` a predicate may use.
     enum VariablePolicy {
-        /// A fetched property: only `$FETCH_SOURCE`, an object of the owning entity.
-        case fetchSource(owner: String)
+        /// A fetched property: only `$FETCH_SOURCE`, an object of the owning entity, and
+        /// `$FETCHED_PROPERTY.userInfo.<key>` (a string of the property's userInfo).
+        case fetchSource(owner: String, userInfo: [String] = [])
         /// A fetch request template: any variable but `$FETCH_SOURCE`; types are inferred.
         case inferred
     }
@@ -165,8 +166,20 @@ struct PredicateChecker {
             let start: String
             if let scoped = scopes[name] {
                 start = scoped
-            } else if case .fetchSource(let owner) = policy, name == "FETCH_SOURCE" {
+            } else if case .fetchSource(let owner, _) = policy, name == "FETCH_SOURCE" {
                 start = owner
+            } else if case .fetchSource(_, let keys) = policy, name == "FETCHED_PROPERTY" {
+                // Core Data's fetched property description: its userInfo's values.
+                guard components.count == 2, components[0].text == "userInfo", case .key(let key) = components[1].kind else {
+                    error("$FETCHED_PROPERTY is read as $FETCHED_PROPERTY.userInfo.<key> (the fetched property's userInfo)", at: expression.range)
+                    return .invalid
+                }
+                if !keys.contains(key) {
+                    validator.warning("the fetched property has no userInfo entry '\(key)': $FETCHED_PROPERTY.userInfo.\(key) is NIL",
+                                      at: source.location(atOffset: components[1].range.start))
+                }
+                // Strings in the model, numbers where they read as one (as SQLite compares them).
+                return .typed(.functionResult)
             } else {
                 error("a key path on $\(name): key paths start at SUBQUERY variables and $FETCH_SOURCE; compare a key path with $\(name) instead", at: expression.range)
                 return .invalid
@@ -204,7 +217,7 @@ struct PredicateChecker {
             }
         case .variable(let name):
             switch policy {
-            case .fetchSource(let owner):
+            case .fetchSource(let owner, _):
                 if name == "FETCH_SOURCE" { return .typed(.object(entity: owner)) }
                 error("a fetched property's predicate can use only $FETCH_SOURCE, not $\(name); use a fetch request template for parameters", at: expression.range)
                 return .invalid

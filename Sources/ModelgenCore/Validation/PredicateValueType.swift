@@ -12,8 +12,9 @@ public indirect enum PredicateValueType: Sendable, Hashable, CustomStringConvert
     case integerLiteral, floatLiteral
     /// String and boolean literals.
     case stringLiteral, boolLiteral
-    /// The value of `FUNCTION(…)`: a Swift function's result, known only at run time (compares with
-    /// anything; a `$VARIABLE` compared with it is an `Any` parameter).
+    /// The value of `FUNCTION(…)` (a Swift function's result) or of `$FETCHED_PROPERTY.userInfo.<key>`:
+    /// its type is known only at run time, so it compares with anything (a `$VARIABLE` compared with it
+    /// is an `Any` parameter).
     case functionResult
 
     /// Literal types become the type a variable compared with them gets.

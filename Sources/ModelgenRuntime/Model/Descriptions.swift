@@ -120,13 +120,16 @@ public struct FetchedPropertyDescription: Sendable {
     public let destinationName: String
     public let predicate: String
     public let sortDescriptors: [String]
+    /// Free-form entries; the predicate reads them as `$FETCHED_PROPERTY.userInfo.<key>`.
+    public let userInfo: [String: String]
 
     /// Describes a fetched property.
-    public init(_ name: String, destination: String, predicate: String, sort: [String] = []) {
+    public init(_ name: String, destination: String, predicate: String, sort: [String] = [], userInfo: [String: String] = [:]) {
         self.name = name
         self.destinationName = destination
         self.predicate = predicate
         self.sortDescriptors = sort
+        self.userInfo = userInfo
     }
 }
 

@@ -217,8 +217,12 @@ public final class ManagedObjectModel: @unchecked Sendable {
                 }
             }
             for property in entity.fetchedProperties {
-                entity.parsedFetchedProperties[property.name] = try ParsedFetch(
-                    predicate: property.predicate, sort: property.sortDescriptors, owner: "fetched property \(entity.name).\(property.name)")
+                let owner = "fetched property \(entity.name).\(property.name)"
+                var parsed = try ParsedFetch(predicate: property.predicate, sort: property.sortDescriptors, owner: owner)
+                if let predicate = parsed.predicate?.predicate {
+                    parsed.predicate = FetchPredicate(try Self.resolvingFetchedProperty(predicate, property, owner: owner))
+                }
+                entity.parsedFetchedProperties[property.name] = parsed
             }
         }
         var templates: [String: ParsedFetch] = [:]
@@ -248,6 +252,35 @@ public final class ManagedObjectModel: @unchecked Sendable {
 
     /// The entity whose class is `type`.
     public func entity(for type: ManagedObject.Type) -> EntityDescription? { entitiesByClass[ObjectIdentifier(type)] }
+
+    /// A fetched property's predicate with `$FETCHED_PROPERTY.userInfo.<key>` replaced by the property's
+    /// userInfo value (a number when it reads as one; NIL when there is no such entry), as Core Data
+    /// reads the fetched property description.
+    static func resolvingFetchedProperty(_ predicate: ModelgenPredicate.Predicate, _ property: FetchedPropertyDescription,
+                                         owner: String) throws -> ModelgenPredicate.Predicate {
+        var problem: String?
+        let resolved = predicate.mapExpressions { expression in
+            switch expression.kind {
+            case .variableKeyPath("FETCHED_PROPERTY", let path):
+                guard path.count == 2, path[0].text == "userInfo" else {
+                    problem = "$FETCHED_PROPERTY is read as $FETCHED_PROPERTY.userInfo.<key>, not $FETCHED_PROPERTY.\(path.map(\.text).joined(separator: "."))"
+                    return expression
+                }
+                // userInfo values are text; one that reads as a number compares as one (as SQLite's
+                // affinity compares '400' with an integer column).
+                guard let text = property.userInfo[path[1].text] else { return Expression(.null, range: expression.range) }
+                let number = Double(text).flatMap { $0.isFinite && !text.contains(where: \.isLetter) ? text : nil }
+                return Expression(number.map { .number($0) } ?? .string(text), range: expression.range)
+            case .variable("FETCHED_PROPERTY"):
+                problem = "$FETCHED_PROPERTY is read as $FETCHED_PROPERTY.userInfo.<key>"
+                return expression
+            default:
+                return expression
+            }
+        }
+        if let problem { throw RuntimeError.invalidModel("\(owner): \(problem)") }
+        return resolved
+    }
 
     static func fnv1a(_ text: String) -> String {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325

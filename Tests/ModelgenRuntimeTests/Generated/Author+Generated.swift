@@ -27,6 +27,10 @@ extension Author {
     var popularPosts: [Post] {
         get throws { try fetchedObjects(forProperty: "popularPosts") }
     }
+    /// Fetched: `author == $FETCH_SOURCE AND likes >= $FETCHED_PROPERTY.userInfo.minLikes AND title BEGINSWITH $FETCHED_PROPERTY.userInfo.prefix`.
+    var chosenPosts: [Post] {
+        get throws { try fetchedObjects(forProperty: "chosenPosts") }
+    }
 
     /// Adds `value` to `posts`; the inverse relationship follows.
     func addToPosts(_ value: Post) {
@@ -55,6 +59,7 @@ extension Author {
         static var avatar: String { "avatar" }
         static var posts: String { "posts" }
         static var popularPosts: String { "popularPosts" }
+        static var chosenPosts: String { "chosenPosts" }
     }
 }
 

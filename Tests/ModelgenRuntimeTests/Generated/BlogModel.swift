@@ -64,6 +64,7 @@ enum BlogModel {
             ],
             fetchedProperties: [
                 FetchedPropertyDescription("popularPosts", destination: "Post", predicate: "author == $FETCH_SOURCE AND likes >= 100", sort: ["likes desc"]),
+                FetchedPropertyDescription("chosenPosts", destination: "Post", predicate: "author == $FETCH_SOURCE AND likes >= $FETCHED_PROPERTY.userInfo.minLikes AND title BEGINSWITH $FETCHED_PROPERTY.userInfo.prefix", sort: ["likes"], userInfo: ["minLikes": "50", "prefix": "Post"]),
             ],
             keyPaths: [
                 \Author.firstName: "firstName",
