@@ -458,6 +458,26 @@ func temporaryDirectory() throws -> URL {
         #expect(broken.stderr.contains(": error: template does not parse"))
         #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("Out").path))
     }
+
+    /// Partials that include each other (directly, or hidden behind changed delimiters) are refused at
+    /// the tag that closes the cycle, quickly, instead of recursing until the stack overflows (exit 139).
+    @Test func recursivePartialsAreRefusedAtTheirTag() throws {
+        let dir = try temporaryDirectory()
+        try "model: S\nentities:\n  I:\n    attributes: { n: string }\n".write(to: dir.appendingPathComponent("S.model.yaml"), atomically: true, encoding: .utf8)
+        let templates = dir.appendingPathComponent("t")
+        try FileManager.default.createDirectory(at: templates, withIntermediateDirectories: true)
+        try "// entity\n  {{> entity}}\n".write(to: templates.appendingPathComponent("entity.mustache"), atomically: true, encoding: .utf8)
+        let start = Date()
+        let direct = try modelgen(["generate", "S.model.yaml", "--output", "Out", "--templates", "t"], in: dir)
+        #expect(direct.status == 2, "\(direct.stderr)")
+        #expect(direct.stderr.hasPrefix("t/entity.mustache:2:3: error: partials include each other in a cycle (entity → entity)"), "\(direct.stderr)")
+        try "{{=<% %>=}}\n<%> model-file %>\n".write(to: templates.appendingPathComponent("entity.mustache"), atomically: true, encoding: .utf8)
+        try "{{> header}}\n{{#isSingleFile}}{{> entity}}{{/isSingleFile}}\n".write(to: templates.appendingPathComponent("model-file.mustache"), atomically: true, encoding: .utf8)
+        let hidden = try modelgen(["generate", "S.model.yaml", "--output", "Out", "--templates", "t"], in: dir)
+        #expect(hidden.status == 2 && hidden.stderr.contains("(entity → model-file → entity)"), "\(hidden.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("Out").path))
+        #expect(Date().timeIntervalSince(start) < 30, "refused quickly (two process runs)")
+    }
 }
 
 @Suite struct GraphCommandTests {

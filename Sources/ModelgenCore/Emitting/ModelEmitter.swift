@@ -50,6 +50,22 @@ public struct ModelEmitter: Sendable {
                 paths[name] = path
             }
         }
+        try self.init(sources: sources, paths: paths)
+    }
+
+    /// The built-in templates with some replaced by text (`templates`: name → template), as a library
+    /// user or a test passes them without files.
+    public init(templates: [String: String]) throws {
+        var sources = BuiltinTemplates.all
+        for (name, text) in templates where Self.templateNames.contains(name) { sources[name] = text }
+        try self.init(sources: sources, paths: [:])
+    }
+
+    private init(sources: [String: String], paths: [String: String]) throws {
+        if let cycle = TemplatePartials.cycle(in: sources) {
+            let file = paths[cycle.template] ?? cycle.template + ".mustache"
+            throw EmitError(message: "\(file):\(cycle.line):\(cycle.column): error: partials include each other in a cycle (\(cycle.path.joined(separator: " → "))), which would never end; a template cannot include itself, directly or through other templates")
+        }
         var library = MustacheLibrary()
         for (name, text) in sources.sorted(by: { $0.key < $1.key }) {
             do {

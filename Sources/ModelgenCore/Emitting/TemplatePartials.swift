@@ -1,0 +1,65 @@
+/// The partials templates include (`{{> entity}}`), read as mustache reads tags, set-delimiter tags
+/// (`{{=<% %>=}}`) included, so that a template including itself, directly or through others, is refused
+/// before rendering: mustache would recurse until the stack overflows (the context modelgen renders
+/// has no recursive data that could end such a recursion).
+enum TemplatePartials {
+    /// Each partial a template includes, with the 1-based line and column of its tag.
+    static func references(in text: String) -> [(name: String, line: Int, column: Int)] {
+        var result: [(String, Int, Int)] = []
+        var open = Array("{{"), close = Array("}}")
+        let characters = Array(text)
+        var index = 0, line = 1, lineStart = 0
+        func matches(_ delimiter: [Character], at position: Int) -> Bool {
+            position + delimiter.count <= characters.count && Array(characters[position..<position + delimiter.count]) == delimiter
+        }
+        while index < characters.count {
+            if characters[index] == "\n" { line += 1; lineStart = index + 1 }
+            guard matches(open, at: index) else { index += 1; continue }
+            let tagStart = index
+            var end = index + open.count
+            while end < characters.count, !matches(close, at: end) { end += 1 }
+            guard end < characters.count else { break }
+            var tag = String(characters[(tagStart + open.count)..<end])
+            // `{{{name}}}`: the third brace belongs to the tag.
+            if tag.hasPrefix("{"), matches(Array("}"), at: end + close.count) { end += 1; tag.removeFirst() }
+            let trimmed = tag.trimmingCharacters(in: .whitespaces)
+            if trimmed.hasPrefix("="), trimmed.hasSuffix("="), trimmed.count > 2 {
+                let parts = trimmed.dropFirst().dropLast().split(separator: " ", omittingEmptySubsequences: true)
+                if parts.count == 2 { open = Array(parts[0]); close = Array(parts[1]) }
+            } else if trimmed.hasPrefix(">") || trimmed.hasPrefix("<") {
+                let name = trimmed.dropFirst().trimmingCharacters(in: .whitespaces)
+                result.append((name, line, tagStart - lineStart + 1))
+            }
+            for position in tagStart..<min(end + close.count, characters.count) where characters[position] == "\n" {
+                line += 1
+                lineStart = position + 1
+            }
+            index = end + close.count
+        }
+        return result
+    }
+
+    /// The first cycle of partials among `sources` (template name → text), as the names along it and
+    /// the position, in the template that closes it, of the tag that does; nil without one.
+    static func cycle(in sources: [String: String]) -> (path: [String], template: String, line: Int, column: Int)? {
+        let edges = sources.mapValues(references)
+        var finished: Set<String> = []
+        var stack: [String] = []
+        func visit(_ name: String) -> (path: [String], template: String, line: Int, column: Int)? {
+            if finished.contains(name) { return nil }
+            stack.append(name)
+            defer { stack.removeLast(); finished.insert(name) }
+            for reference in edges[name] ?? [] where sources[reference.name] != nil {
+                if let start = stack.firstIndex(of: reference.name) {
+                    return (Array(stack[start...]) + [reference.name], name, reference.line, reference.column)
+                }
+                if let found = visit(reference.name) { return found }
+            }
+            return nil
+        }
+        for name in sources.keys.sorted() {
+            if let found = visit(name) { return found }
+        }
+        return nil
+    }
+}
