@@ -98,6 +98,7 @@ reference: build
 	.build/debug/modelgen generate Tests/Models/RuntimeFixture.model.yaml --output Tests/ModelgenRuntimeTests/Generated
 	rm -rf Tests/ModelgenRuntimeTests/GeneratedShop
 	.build/debug/modelgen generate Tests/Models/Shop.model.yaml --output Tests/ModelgenRuntimeTests/GeneratedShop
+	.build/debug/modelgen generate Examples/Inventory/Sources/Inventory/Inventory.model.yaml --output Examples/Inventory/Sources/Inventory/Generated
 	.build/debug/modelgen generate Examples/Blog/Blog.model.yaml --output Tests/Reference/SingleFile/Blog --single-file
 	.build/debug/modelgen generate Examples/Graphics/Graphics.model.yaml --output Tests/Reference/SingleFile/Graphics --single-file
 	.build/debug/modelgen generate Examples/Staff/Staff.model.yaml --output Tests/Reference/SingleFile/Staff --single-file

@@ -12,7 +12,9 @@ import Testing
     /// run by GeneratedCodeTests) and the runtime tests' model (compiled and run by ModelgenRuntimeTests).
     static let references = models.map { ("Examples/\($0)/\($0).model.yaml", "Tests/GeneratedCodeTests/Reference/\($0)") }
         + [("Tests/Models/RuntimeFixture.model.yaml", "Tests/ModelgenRuntimeTests/Generated"),
-           ("Tests/Models/Shop.model.yaml", "Tests/ModelgenRuntimeTests/GeneratedShop")]
+           ("Tests/Models/Shop.model.yaml", "Tests/ModelgenRuntimeTests/GeneratedShop"),
+           // The example that commits its generated code (make examples also runs its --check).
+           ("Examples/Inventory/Sources/Inventory/Inventory.model.yaml", "Examples/Inventory/Sources/Inventory/Generated")]
 
     @Test(arguments: references)
     func generatedCodeMatchesTheReference(path: String, referenceFolder: String) throws {

@@ -219,6 +219,15 @@ import Testing
         ])
     }
 
+    /// A byte that is not UTF-8 inside an attribute name made FoundationXML's parser trap (found by
+    /// fuzz-xml, minimized in Tests/Fixtures/Fuzz/): it is refused at its position before parsing.
+    @Test func invalidUTF8IsRefusedAtItsPosition() throws {
+        let data = try Data(contentsOf: packageRoot.appendingPathComponent("Tests/Fixtures/Fuzz/xml-invalid-utf8-attribute-name.xml"))
+        let result = XcodeModelImport.convert(data: data, contentsPath: "m/contents", modelName: "M", source: "m")
+        #expect(result.text == nil)
+        #expect(result.diagnostics.map(\.description) == ["m/contents:2:28: error: not well-formed XML: the bytes here are not UTF-8 (Xcode writes model files in UTF-8)"])
+    }
+
     /// What Xcode accepts and Core Data reads leniently imports with a warning at its XML position:
     /// booleans as numeric defaults (1/0), a fetched property without a predicate (every object of its
     /// destination: TRUEPREDICATE), and templates whose names cannot name a generated function (a

@@ -49,6 +49,9 @@ public final class XMLTreeElement: @unchecked Sendable {
 public enum XMLTreeReader {
     /// The root element, or the diagnostic of the first XML error.
     public static func read(_ data: Data, path: String) -> Result<XMLTreeElement, Diagnostic> {
+        // Xcode writes UTF-8; FoundationXML's parser traps on some invalid UTF-8 in names (found by
+        // fuzzing), so invalid bytes are refused first, at their position.
+        if let invalid = firstInvalidUTF8(in: data, path: path) { return .failure(invalid) }
         let text = String(decoding: data, as: UTF8.self)
         let builder = Builder(path: path, text: text)
         let parser = XMLParser(data: data)
@@ -63,6 +66,24 @@ public enum XMLTreeReader {
         let reason = (parser.parserError as NSError?).map { describe($0) } ?? "the document has no root element"
         return .failure(Diagnostic(.error, "not well-formed XML: \(reason)",
                                    at: SourceLocation(file: path, line: line, column: column)))
+    }
+
+    /// The position of the first byte that is not UTF-8, as an error; nil for valid UTF-8.
+    static func firstInvalidUTF8(in data: Data, path: String) -> Diagnostic? {
+        var decoder = UTF8()
+        var iterator = data.makeIterator()
+        var line = 1, column = 1
+        while true {
+            switch decoder.decode(&iterator) {
+            case .scalarValue(let scalar):
+                if scalar == "\n" { line += 1; column = 1 } else { column += 1 }
+            case .emptyInput:
+                return nil
+            case .error:
+                return Diagnostic(.error, "not well-formed XML: the bytes here are not UTF-8 (Xcode writes model files in UTF-8)",
+                                  at: SourceLocation(file: path, line: line, column: column))
+            }
+        }
     }
 
     private static func describe(_ error: NSError) -> String {

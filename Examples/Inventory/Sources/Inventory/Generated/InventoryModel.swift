@@ -32,6 +32,10 @@ public enum InventoryModel {
             ],
             relationships: [
                 RelationshipDescription("items", destination: "Item", inverse: "warehouse", toMany: true, deleteRule: .cascade),
+            ],
+            keyPaths: [
+                \Warehouse.name: "name",
+                \Warehouse.items: "items",
             ]
         )
         static let item: EntityDescription = EntityDescription("Item", class: Item.self,
@@ -42,7 +46,12 @@ public enum InventoryModel {
             relationships: [
                 RelationshipDescription("warehouse", destination: "Warehouse", inverse: "items", optional: false),
             ],
-            unique: [["sku"]]
+            unique: [["sku"]],
+            keyPaths: [
+                \Item.sku: "sku",
+                \Item.quantity: "quantity",
+                \Item.warehouse: "warehouse",
+            ]
         )
     }
 
