@@ -228,6 +228,25 @@ import Testing
         #expect(result.diagnostics.map(\.description) == ["m/contents:2:28: error: not well-formed XML: the bytes here are not UTF-8 (Xcode writes model files in UTF-8)"])
     }
 
+    /// Whole numbers are imported in their plain form (`060` → `60`), as export writes them, so importing
+    /// an export gives back the same file (found by fuzz-xml: the round trip changed the layout).
+    @Test func wholeNumbersImportInThePlainFormExportWrites() throws {
+        let xml = """
+            <model>
+                <entity name="Shelf" representedClassName="Shelf" codeGenerationType="class">
+                    <attribute name="label" attributeType="String" minValueString="01" maxValueString="060"/>
+                    <attribute name="slots" attributeType="Integer 16" defaultValueString="007" usesScalarValueType="YES"/>
+                </entity>
+            </model>
+            """
+        let first = XcodeModelImport.convert(data: Data(xml.utf8), contentsPath: "m/contents", modelName: "M", source: "m")
+        let text = try #require(first.text, "\(first.diagnostics)")
+        #expect(text.contains("label: { type: string, min: 1, max: 60 }") && text.contains("slots: { type: int16, default: 7 }"), "\(text)")
+        let model = try #require(ModelCheck.run(text: text, path: "M.model.yaml").model)
+        let again = XcodeModelImport.convert(data: Data(XcodeModelExporter.export(model).xml.utf8), contentsPath: "m/contents", modelName: "M", source: "m")
+        #expect(body(again.text) == body(text))
+    }
+
     /// What Xcode accepts and Core Data reads leniently imports with a warning at its XML position:
     /// booleans as numeric defaults (1/0), a fetched property without a predicate (every object of its
     /// destination: TRUEPREDICATE), and templates whose names cannot name a generated function (a

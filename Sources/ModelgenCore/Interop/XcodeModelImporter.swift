@@ -474,7 +474,9 @@ public struct XcodeModelImporter {
             if type == .date, let interval = element[dateName], let iso = Self.isoDate(interval) {
                 mapping.append(key, text: iso, origin: element.location(of: dateName))
             } else if let text = element[xmlName], !text.isEmpty {
-                mapping.append(key, .scalar(type == .date ? .text(text) : .token(text)), origin: element.location(of: xmlName))
+                // A whole number in its plain form (`060` → `60`), as export writes it back.
+                let written = type.isInteger || type.boundsAreLengths ? Int64(text).map(String.init) ?? text : text
+                mapping.append(key, .scalar(type == .date ? .text(written) : .token(written)), origin: element.location(of: xmlName))
             }
         }
         if let regex = element["regularExpressionString"], !regex.isEmpty {
@@ -579,7 +581,7 @@ public struct XcodeModelImporter {
             if Int64(text) == nil, let number = Double(text), number == number.rounded(), abs(number) < 9e15 {
                 return .scalar(.token(String(Int64(number))))
             }
-            return .scalar(.token(text))
+            return .scalar(.token(Int64(text).map(String.init) ?? text))
         case .float, .double, .decimal:
             return .scalar(.token(text))
         case .string, .uuid, .uri:
