@@ -5,7 +5,7 @@ SHARED  ?= ../shared
 PYTHON  ?= python3
 EXAMPLES = Examples/Blog/Blog.model.yaml Examples/Graphics/Graphics.model.yaml Examples/Staff/Staff.model.yaml
 
-.PHONY: all deps deps-postgres build example examples test test-postgres tsan install bench bench-postgres clean templates reference runtime-names
+.PHONY: all deps deps-postgres build example examples test test-postgres tsan fuzz fuzz-long install bench bench-postgres clean templates reference runtime-names
 
 all: build
 
@@ -69,6 +69,16 @@ test-postgres: deps
 
 # The concurrency stress (importer actors, a second process, live results on the main context) built
 # with ThreadSanitizer: fails on a data race TSan reports or on a lost or diverging save.
+# libFuzzer targets for every input surface (Fuzz/, scripts/fuzz.sh): a 30-second smoke each with a
+# fixed seed (CI), or a campaign: make fuzz-long TARGET=fuzz-model SECONDS=3600 (figures: docs/reliability.md).
+fuzz: deps
+	FUZZ_SEED=1 SECONDS_PER_TARGET=30 bash scripts/fuzz.sh
+
+TARGET ?=
+SECONDS ?= 3600
+fuzz-long: deps
+	TARGET="$(TARGET)" SECONDS_PER_TARGET=$(SECONDS) bash scripts/fuzz.sh
+
 tsan: deps
 	$(SWIFT) build --sanitize=thread --product modelgen-store-stress --scratch-path .build-tsan
 	@rm -rf .build-tsan/converge && mkdir -p .build-tsan/converge

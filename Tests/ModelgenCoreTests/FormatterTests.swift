@@ -82,6 +82,16 @@ import Testing
         #expect(comments(String(decoding: original, as: UTF8.self)).sorted() == comments(formatted).sorted())
     }
 
+    /// An entity or composite written with nothing under it (`Tag:`) stays so: it was written `Tag: ''`,
+    /// which the parser refuses (found by fuzz-model: format(format(x)) failed).
+    @Test func emptyEntitiesAndCompositesStayEmpty() throws {
+        let text = "model: M\n\ncomposites:\n  Nothing:\n\nentities:\n  Tag:\n\n  Post:\n    attributes:\n      title: string\n      extra: Nothing?\n"
+        let formatted = try ModelFormatter.format(data: Data(text.utf8), path: "M.model.yaml").get()
+        #expect(formatted == text, "\(formatted)")
+        #expect(try ModelFormatter.format(data: Data(formatted.utf8), path: "M.model.yaml").get() == formatted)
+        #expect(!ModelCheck.run(text: formatted, path: "M.model.yaml").hasErrors)
+    }
+
     @Test func refusesWhatItCannotRewrite() throws {
         let aliased = "model: A\nentities:\n  P: &p\n    attributes: { a: string }\n  Q: *p\n"
         guard case .failure(let problems) = ModelFormatter.format(data: Data(aliased.utf8), path: "a.model.yaml") else {

@@ -34,6 +34,10 @@ public struct YAMLDocumentWriter {
     private mutating func writeValue(_ value: YAMLValue, prefix: String, indent: Int, trailing: String?) {
         let comment = trailing.map { "  #" + $0 } ?? ""
         switch value {
+        case .scalar(let scalar) where scalar.kind == .token && scalar.value.isEmpty:
+            // `Tag:` with nothing after it (an entity or composite without properties) stays so: `''`
+            // would be an empty string, which those places refuse.
+            lines.append(prefix + comment)
         case .scalar(let scalar):
             if scalar.kind == .text, let block = Self.literalBlock(scalar.value) {
                 lines.append(prefix + " " + block.header + comment)
@@ -92,6 +96,7 @@ public struct YAMLDocumentWriter {
     static func flowText(_ value: YAMLValue) -> String? {
         switch value {
         case .scalar(let scalar):
+            if scalar.kind == .token && scalar.value.isEmpty { return nil }   // nothing: written in block layout
             if scalar.value.contains("\n") || scalar.value.contains("\r") {
                 return scalar.kind == .text && literalBlock(scalar.value) != nil ? nil : scalarText(scalar, inFlow: true)
             }

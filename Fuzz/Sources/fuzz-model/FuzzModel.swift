@@ -1,0 +1,30 @@
+import Foundation
+import FuzzSupport
+import ModelgenCore
+
+// A model file: parse, validate, and when it validates, generate (must not throw); format is
+// idempotent (format(format(x)) == format(x)).
+@_cdecl("fuzz_model_main")
+public func main(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> CInt {
+    runFuzzer(argc, argv) { data, count in fuzzModel(data.map(UnsafeRawPointer.init) ?? UnsafeRawPointer(bitPattern: 1)!, count) }
+}
+
+func fuzzModel(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
+    let data = bytes(start, count)
+    let check = ModelCheck.run(data: data, path: "Fuzz.model.yaml")
+    if !check.hasErrors, let model = check.model {
+        do {
+            _ = try ModelEmitter().generate(model, variables: check.templateVariables, options: GenerationOptions())
+        } catch {
+            violated("a model that validates generates", "\(error)")
+        }
+    }
+    if case .success(let once) = ModelFormatter.format(data: data, path: "Fuzz.model.yaml") {
+        switch ModelFormatter.format(data: Data(once.utf8), path: "Fuzz.model.yaml") {
+        case .success(let twice) where twice == once: break
+        case .success(let twice): violated("format(format(x)) == format(x)", "once:\n\(once)\ntwice:\n\(twice)")
+        case .failure(let diagnostics): violated("formatted text formats again", "\(once)\n\(diagnostics.all)")
+        }
+    }
+    return 0
+}
