@@ -172,6 +172,21 @@ import Testing
         #expect(result.diagnostics.count < 10)
     }
 
+    /// Keys that are themselves mappings or lists (YAML complex keys) are refused before the document is
+    /// composed: composing nested ones took Yams minutes (its duplicate check compares them recursively;
+    /// an 850-byte file found by fuzz-config, kept in Tests/Fixtures/Fuzz/).
+    @Test func complexKeysAreRefusedAtTheirPosition() throws {
+        let explicit = ModelParser.parse(text: "model: M\nentities:\n  ? [A]\n  : { attributes: { a: string } }\n", path: "m.yaml")
+        #expect(explicit.diagnostics.map(\.description) == ["m.yaml:3:5: error: a mapping key here is itself a mapping or a list (a YAML complex key); keys are plain names"])
+        let flow = ModelParser.parse(text: "model: M\nentities: { {A: 1}: x }\n", path: "m.yaml")
+        #expect(flow.diagnostics.first?.location.column == 13 && flow.diagnostics.first?.message.contains("complex key") == true, "\(flow.diagnostics)")
+        let data = try Data(contentsOf: packageRoot.appendingPathComponent("Tests/Fixtures/Fuzz/config-nested-complex-keys.yml"))
+        #expect(throws: EmitError.self) { try GeneratorConfig.parse(data: data, path: "modelgen-config.yaml") }
+        #expect(ModelParser.parse(data: data, path: "m.yaml").diagnostics.first?.message.contains("complex key") == true)
+        // A `?` that is no key indicator (an optional type) and flow collections as values stay fine.
+        #expect(ModelParser.parse(text: "model: M\nentities:\n  A: { attributes: { a: string?, b: { type: int16, default: 0 } }, unique: [[a]] }\n", path: "m.yaml").diagnostics.isEmpty)
+    }
+
     @Test func aliasesWithinTheBudgetWork() {
         expectClean("""
             model: Shared

@@ -14,6 +14,11 @@ enum YAMLLoader {
     static func load(_ source: SourceText) -> Result<Node, DiagnosticList> {
         var diagnostics = DiagnosticList()
         let file = source.path
+        if YAMLComplexKeys.mayHave(source.text), let (line, column) = YAMLComplexKeys.first(in: source.text) {
+            diagnostics.error("a mapping key here is itself a mapping or a list (a YAML complex key); keys are plain names",
+                              at: SourceLocation(file: file, line: line, column: column))
+            return .failure(diagnostics)
+        }
         do {
             let parser = try Parser(yaml: source.text, resolver: .basic, constructor: .default, encoding: .utf8)
             guard let root = try parser.singleRoot() else {
