@@ -14,6 +14,13 @@ work=.build-fuzz
 shared=${SHARED:-../shared}
 
 mkdir -p "$work"
+# SwiftPM's incremental build of a path dependency misses source files added to it since the last
+# build: start the build afresh (keeping the corpus) whenever the repository's file list changed.
+sources=$(find Sources Fuzz/Sources -name '*.swift' -o -name '*.c' -o -name '*.h' | sort | cksum)
+if [ "$(cat "$work/sources-stamp" 2>/dev/null)" != "$sources" ]; then
+    find "$work" -mindepth 1 -maxdepth 1 ! -name corpus ! -name crashes -exec rm -rf {} +
+    echo "$sources" >"$work/sources-stamp"
+fi
 # lld: gold fails to link the sanitized targets (an internal error in its DWARF reader).
 swift build --package-path Fuzz -c release --scratch-path "$work" \
     -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -use-ld=lld >"$work/build.log" 2>&1 \

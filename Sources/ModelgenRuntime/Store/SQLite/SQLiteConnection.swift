@@ -154,7 +154,10 @@ func withSQLiteText<R>(_ string: String, _ body: (UnsafePointer<CChar>, Int32) -
 
 /// A prepared statement: bind by position (1-based), step, read columns (0-based).
 final class SQLiteStatement {
-    private let connection: SQLiteConnection
+    /// Unowned: the connection caches its statements, and a strong reference back made a cycle that
+    /// kept every connection, and its database files, open after its store was gone (found by
+    /// fuzz-sqlite: "too many open files"). A statement is used only while its connection is.
+    private unowned let connection: SQLiteConnection
     /// Set once (a `let`: every column read and bind uses it, and a `var` would be checked for
     /// exclusive access on each).
     let handle: OpaquePointer?
