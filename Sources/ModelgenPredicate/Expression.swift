@@ -6,6 +6,8 @@ public struct KeyPathComponent: Hashable, Sendable {
         case key(String)
         /// A collection operator, without the `@`: `count`, `sum`, `avg`, `min`, `max`.
         case collectionOperator(String)
+        /// An index into the collection before it: `[FIRST]`, `[LAST]`, `[SIZE]` (its count), `[2]`.
+        case index(CollectionIndex)
     }
 
     /// The key or operator.
@@ -19,12 +21,43 @@ public struct KeyPathComponent: Hashable, Sendable {
         self.range = range
     }
 
-    /// The text as written in a key path (`name`, `@count`).
+    /// The text as written in a key path (`name`, `@count`, `[FIRST]`).
     public var text: String {
         switch kind {
         case .key(let name): return name
         case .collectionOperator(let name): return "@" + name
+        case .index(let index): return "[" + index.text + "]"
         }
+    }
+}
+
+/// The index of NSPredicate's `array[index]`: a position, or FIRST, LAST or SIZE.
+public enum CollectionIndex: Hashable, Sendable {
+    case first, last, size
+    /// A 0-based position.
+    case position(Int)
+
+    /// As written between the brackets.
+    public var text: String {
+        switch self {
+        case .first: return "FIRST"
+        case .last: return "LAST"
+        case .size: return "SIZE"
+        case .position(let n): return String(n)
+        }
+    }
+}
+
+extension Array where Element == KeyPathComponent {
+    /// The key path as written: components joined by dots, an index right after its collection
+    /// (`posts[FIRST].title`).
+    public var keyPathText: String {
+        var text = ""
+        for component in self {
+            if !text.isEmpty, case .index = component.kind {} else if !text.isEmpty { text += "." }
+            text += component.text
+        }
+        return text
     }
 }
 

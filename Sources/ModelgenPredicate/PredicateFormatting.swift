@@ -3,7 +3,7 @@
 extension Expression: CustomStringConvertible {
     public var description: String {
         switch kind {
-        case .keyPath(let components): return components.map(\.text).joined(separator: ".")
+        case .keyPath(let components): return components.keyPathText
         case .evaluatedObject: return "SELF"
         case .variable(let name): return "$" + name
         case .string(let value):
@@ -24,9 +24,9 @@ extension Expression: CustomStringConvertible {
         case .null: return "NIL"
         case .aggregate(let items): return "{" + items.map(\.description).joined(separator: ", ") + "}"
         case .variableKeyPath(let name, let components):
-            return "$" + name + "." + components.map(\.text).joined(separator: ".")
+            return "$" + name + (components.first.map { if case .index = $0.kind { "" } else { "." } } ?? "") + components.keyPathText
         case .subquery(let collection, let variable, let predicate, let suffix):
-            let tail = suffix.isEmpty ? "" : "." + suffix.map(\.text).joined(separator: ".")
+            let tail = suffix.isEmpty ? "" : (suffix.first.map { if case .index = $0.kind { "" } else { "." } } ?? "") + suffix.keyPathText
             return "SUBQUERY(\(collection), $\(variable), \(predicate))" + tail
         case .function(let name, let arguments):
             let args = arguments.map(\.description).joined(separator: ", ")

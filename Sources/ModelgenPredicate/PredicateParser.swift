@@ -314,6 +314,22 @@ public struct PredicateParser {
                 throw PredicateSyntaxError("expected a key after '.', found \(describe(token))", at: token.range)
             }
             _ = advance()
+            // `posts[FIRST]`, `[LAST]`, `[SIZE]`, `[2]`: an index into the collection before it.
+            while current.isSymbol("[") {
+                let open = advance()
+                let index: CollectionIndex
+                switch current.kind {
+                case .identifier(let word, false) where ["FIRST", "LAST", "SIZE"].contains(word.uppercased()):
+                    index = word.uppercased() == "FIRST" ? .first : word.uppercased() == "LAST" ? .last : .size
+                case .number(let text) where Int(text) != nil && Int(text)! >= 0:
+                    index = .position(Int(text)!)
+                default:
+                    throw PredicateSyntaxError("expected FIRST, LAST, SIZE or a whole number inside '[ ]', found \(describe(current))", at: current.range)
+                }
+                _ = advance()
+                let close = try expect(symbol: "]", "']' after the index")
+                components.append(KeyPathComponent(.index(index), range: open.range.union(close.range)))
+            }
         } while take(symbol: ".") != nil
         return Expression(.keyPath(components), range: start.union(components.last!.range))
     }

@@ -8,7 +8,7 @@ public struct SortDescriptorSyntax: Hashable, Sendable {
     public var range: SourceRange
 
     /// The key path as dotted text.
-    public var keyPathText: String { keyPath.map(\.text).joined(separator: ".") }
+    public var keyPathText: String { keyPath.keyPathText }
 
     /// Parses `KEYPATH [asc|desc]`.
     public static func parse(_ text: String) throws(PredicateSyntaxError) -> SortDescriptorSyntax {

@@ -23,7 +23,7 @@ import Testing
           Shelf:
             attributes: { label: string }
             relationships:
-              books: { destination: Book, toMany: true, inverse: shelf }
+              books: { destination: Book, toMany: true, ordered: true, inverse: shelf }
           Book:
             attributes:
               title: string
@@ -88,6 +88,10 @@ import Testing
         Case(predicate: "tags CONTAINS $TAG", variables: ["TAG: Tag"]),
         Case(predicate: "SUBQUERY(tags, $t, $t.weight > $W AND name BEGINSWITH $P).@count >= $N", variables: ["W: Int64", "P: String", "N: Int64"]),
         Case(predicate: "SUBQUERY(books, $b, SUBQUERY($b.tags, $t, $t.name == $NAME).@count > 0).@count == 0", variables: ["NAME: String"], entity: "Shelf"),
+        // Indexes into an ordered relationship.
+        Case(predicate: "books[FIRST].title == $T OR books[LAST].pages > $P", variables: ["T: String", "P: Int16"], entity: "Shelf"),
+        Case(predicate: "books[SIZE] > $N AND books[2].shelf == SELF", variables: ["N: Int64"], entity: "Shelf"),
+        Case(predicate: "shelf.books[0].title BEGINSWITH 'A'", variables: []),
         // Objects: to-one, SELF.
         Case(predicate: "shelf == $SHELF", variables: ["SHELF: Shelf"]),
         Case(predicate: "shelf.label ==[c] $L", variables: ["L: String"]),
@@ -145,6 +149,8 @@ import Testing
         ("SUBQUERY(tags, $t, $t.weight == 'heavy').@count > 0", "type mismatch: '$t.weight' is int64", 17 + 32),
         ("pages BETWEEN {1, 2, 3}", "BETWEEN takes two bounds", 17 + 14),
         ("FUNCTION(SELF) > 1", "FUNCTION takes a receiver, a selector in quotes", 17),
+        ("tags[FIRST].name == 'x'", "only an ordered relationship has", 17 + 4),
+        ("title[SIZE] > 1", "'[SIZE]' needs a to-many relationship before it", 17 + 5),
     ])
     func typeErrorsAreErrorsAtTheirColumn(predicate: String, message: String, column: Int) {
         let yaml = Self.model + "  sweep:\n    entity: Book\n    predicate: \"\(predicate)\"\n"

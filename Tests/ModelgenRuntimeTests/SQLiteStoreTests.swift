@@ -171,6 +171,32 @@ func seedBlog(_ container: ManagedContainer) throws {
         #expect(try context.queryPlan(for: try FetchRequest<Post>(entityName: "Post", predicate: "likes > 1")).sqlPlan != nil)
     }
 
+    /// `array[index]`: `[FIRST]`, `[LAST]`, `[n]` pick an element of an ordered relationship (the key path
+    /// goes on from it), `[SIZE]` counts; the same answers in memory and on SQLite, where they are a
+    /// reported fallback.
+    @Test func indexesIntoOrderedRelationships() throws {
+        let directory = try temporaryDirectory()
+        let memory = try ManagedContainer(model: BlogModel.model, store: .inMemory)
+        let sqlite = try ManagedContainer(model: BlogModel.model, store: .sqlite(directory.appendingPathComponent("index.sqlite")))
+        let reported = Mutex(0)
+        sqlite.onInMemoryFetch { _ in reported.withLock { $0 += 1 } }
+        var answers: [[String]] = []
+        for container in [memory, sqlite] {
+            try seedBlog(container)
+            let context = container.newContext()
+            func titles(_ format: String) throws -> [String] {
+                try context.fetch(try FetchRequest<Post>(entityName: "Post", predicate: format, sortDescriptors: [SortDescriptor("title")])).map(\.title)
+            }
+            // Ann wrote posts 0, 2, 4 (in that order), Bob posts 1 and 3.
+            let found = [try titles("author.posts[FIRST].title == 'Post 0'"), try titles("author.posts[LAST].likes >= 150"),
+                         try titles("author.posts[1] == SELF"), try titles("author.posts[SIZE] == 2"), try titles("author.posts[7].title == 'x'")]
+            #expect(found == [["Post 0", "Post 2", "Post 4"], ["Café 1", "Post 0", "Post 2", "Post 3", "Post 4"], ["Post 2", "Post 3"], ["Café 1", "Post 3"], []])
+            answers.append(found.map { $0.joined(separator: ",") })
+        }
+        #expect(answers[0] == answers[1])
+        #expect(reported.withLock { $0 } >= 4)
+    }
+
     /// `FUNCTION(receiver, 'selector:', arguments)` calls the Swift function registered for the
     /// selector, on objects: the same answer in memory and on SQLite, where it is a reported fallback;
     /// a selector nobody registered is an error naming it.

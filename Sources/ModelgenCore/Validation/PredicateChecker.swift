@@ -51,10 +51,33 @@ struct PredicateChecker {
         var entityName: String? = start
         var result = PredicateValueType.object(entity: start)
         var crossesToMany = false
+        /// The ordered to-many relationship the previous key named, when it did (`[FIRST]` indexes it).
+        var orderedBefore: Relationship?
         var index = 0
         while index < components.count {
             let component = components[index]
+            let ordered = orderedBefore
+            orderedBefore = nil
             switch component.kind {
+            case .index(let position):
+                guard crossesToMany, let current = entityName else {
+                    error("'\(component.text)' needs a to-many relationship before it", at: component.range)
+                    return nil
+                }
+                if position == .size {
+                    guard index == components.count - 1 else {
+                        error("'[SIZE]' ends a key path", at: components[index + 1].range)
+                        return nil
+                    }
+                    return .attribute(.int64, swiftType: nil)
+                }
+                guard let relationship = ordered, relationship.destination.value == current else {
+                    error("'\(component.text)' picks an element by its position, which only an ordered relationship has, right before it", at: component.range)
+                    return nil
+                }
+                // One element: the key path goes on from that object.
+                crossesToMany = false
+                result = .object(entity: current)
             case .key(let key):
                 guard let current = entityName else {
                     error("key path continues past attribute '\(components[index - 1].text)': attributes have no keys", at: component.range)
@@ -96,6 +119,7 @@ struct PredicateChecker {
                     result = .attribute(attribute.type.value, swiftType: attribute.composite?.value ?? attribute.swiftType?.value)
                     entityName = nil
                 case .relationship(let relationship, _):
+                    if relationship.isToMany && relationship.isOrdered && !crossesToMany { orderedBefore = relationship }
                     if relationship.isToMany {
                         if purpose == .sort {
                             error("sort key path crosses to-many relationship '\(key)'; sort by attributes reached through to-one relationships", at: component.range)

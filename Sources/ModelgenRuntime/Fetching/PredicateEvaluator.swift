@@ -114,6 +114,15 @@ struct PredicateEvaluator {
                 }
                 current = next
                 index = end - 1
+            case .index(let position):
+                // An ordered relationship's elements in order: pick one (the key path goes on from it), or count them.
+                switch position {
+                case .size: return .int(Int64(current.count))
+                case .first: current = [current.first ?? .null]
+                case .last: current = [current.last ?? .null]
+                case .position(let n): current = [n < current.count ? current[n] : .null]
+                }
+                isCollection = false
             case .collectionOperator(let op):
                 if op == "count" { return .int(Int64(current.count)) }
                 var values = current

@@ -326,7 +326,10 @@ package final class SQLQueryTranslator {
 
     private func keyPath(_ components: [KeyPathComponent], alias: String, entity: SQLiteLayout.Entity) throws -> Term {
         guard let first = components.first else { return .object(key: "\(alias).\"Z_PK\"", entity: "\(alias).\"Z_ENT\"") }
-        guard case .key(var key) = first.kind else { throw Unsupported(reason: "a key path starting with an operator") }
+        guard case .key(var key) = first.kind else { throw Unsupported(reason: "a key path starting with an operator or an index") }
+        if components.contains(where: { if case .index = $0.kind { return true } else { return false } }) {
+            throw Unsupported(reason: "an index into a relationship ([FIRST], [LAST], [SIZE], [n])")
+        }
         var end = 1
         // A composite's field (`address.city`) is one column named by several keys.
         if let field = entity.description.compositeKey(components, at: 0) { (key, end) = field }
