@@ -51,6 +51,12 @@ struct ModelFileChecker {
             exitStatus = max(exitStatus, 2)
             return nil
         }
+        if let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int,
+           let tooLarge = SourceText.sizeProblem(size, path: path) {
+            write(DiagnosticRenderer(format: format).render(tooLarge))
+            exitStatus = max(exitStatus, 1)
+            return nil
+        }
         let data: Data
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))

@@ -459,6 +459,22 @@ func temporaryDirectory() throws -> URL {
         #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("Out").path))
     }
 
+    /// A model file over 10 MB (MODELGEN_MAX_FILE_BYTES raises it) is refused by its size, before it is
+    /// read: a clear error at the file, exit status 1, nothing written.
+    @Test func filesOverTheSizeLimitAreRefusedBeforeReading() throws {
+        let dir = try temporaryDirectory()
+        var text = "model: Big\nentities:\n  A:\n    attributes: { a: string }\n"
+        let padding = String(repeating: "# padding, to make the file larger than the limit\n", count: 11 * 1024 * 1024 / 50)
+        text += padding
+        try text.write(to: dir.appendingPathComponent("Big.model.yaml"), atomically: true, encoding: .utf8)
+        let start = Date()
+        let result = try modelgen(["generate", "Big.model.yaml", "--output", "Out"], in: dir)
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stderr.hasPrefix("Big.model.yaml:1:1: error: the file is 11.0 MB, over the 10.0 MB modelgen reads; set MODELGEN_MAX_FILE_BYTES"), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("Out").path))
+        #expect(Date().timeIntervalSince(start) < 30, "refused without reading the file")
+    }
+
     /// Partials that include each other (directly, or hidden behind changed delimiters) are refused at
     /// the tag that closes the cycle, quickly, instead of recursing until the stack overflows (exit 139).
     @Test func recursivePartialsAreRefusedAtTheirTag() throws {

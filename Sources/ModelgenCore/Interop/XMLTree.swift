@@ -51,6 +51,7 @@ public enum XMLTreeReader {
     public static func read(_ data: Data, path: String) -> Result<XMLTreeElement, Diagnostic> {
         // Xcode writes UTF-8; FoundationXML's parser traps on some invalid UTF-8 in names (found by
         // fuzzing), so invalid bytes are refused first, at their position.
+        if let tooLarge = SourceText.sizeProblem(data.count, path: path) { return .failure(tooLarge) }
         if let invalid = firstInvalidUTF8(in: data, path: path) { return .failure(invalid) }
         let text = String(decoding: data, as: UTF8.self)
         let builder = Builder(path: path, text: text)

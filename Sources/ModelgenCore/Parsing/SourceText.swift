@@ -11,9 +11,29 @@ public struct SourceText: Sendable {
     public let byteCount: Int
 
     /// Decodes file bytes, or returns the diagnostics that make the file unusable.
+    /// The largest file modelgen reads: 10 MB, or `MODELGEN_MAX_FILE_BYTES` (a model of 10,000 entities
+    /// is about 9 MB). Past it, a file is refused (by its size, before it is read, where the command
+    /// line reads it), so a runaway or hostile input cannot hold the tool's memory and time.
+    public static let maximumByteCount: Int = {
+        if let text = ProcessInfo.processInfo.environment["MODELGEN_MAX_FILE_BYTES"], let value = Int(text), value > 0 { return value }
+        return 10 * 1024 * 1024
+    }()
+
+    /// The diagnostic for a file over `maximumByteCount`; nil within it.
+    public static func sizeProblem(_ byteCount: Int, path: String) -> Diagnostic? {
+        guard byteCount > maximumByteCount else { return nil }
+        func megabytes(_ n: Int) -> String { String(format: "%.1f MB", Double(n) / 1_048_576) }
+        return Diagnostic(.error, "the file is \(megabytes(byteCount)), over the \(megabytes(maximumByteCount)) modelgen reads; set MODELGEN_MAX_FILE_BYTES to read larger files",
+                          at: SourceLocation(file: path, line: 1, column: 1))
+    }
+
     public static func decode(_ data: Data, path: String) -> Result<SourceText, DiagnosticList> {
         var diagnostics = DiagnosticList()
         let start = SourceLocation(file: path, line: 1, column: 1)
+        if let problem = sizeProblem(data.count, path: path) {
+            diagnostics.append(problem)
+            return .failure(diagnostics)
+        }
         var bytes = [UInt8](data)
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }
 
