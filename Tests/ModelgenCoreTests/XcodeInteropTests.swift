@@ -228,6 +228,22 @@ import Testing
         #expect(result.diagnostics.map(\.description) == ["m/contents:2:28: error: not well-formed XML: the bytes here are not UTF-8 (Xcode writes model files in UTF-8)"])
     }
 
+    /// Entity expansion ("billion laughs": ten levels of ten references) and external entities are refused
+    /// at their position with a reason, without expanding or reading anything.
+    @Test func entityExpansionAndExternalEntitiesAreRefused() {
+        var laughs = "<?xml version=\"1.0\"?>\n<!DOCTYPE model [\n<!ENTITY lol0 \"lol\">\n"
+        for level in 1...9 { laughs += "<!ENTITY lol\(level) \"" + String(repeating: "&lol\(level - 1);", count: 10) + "\">\n" }
+        laughs += "]>\n<model><entity name=\"A\" representedClassName=\"&lol9;\"/></model>\n"
+        let expanded = XcodeModelImport.convert(data: Data(laughs.utf8), contentsPath: "m/contents", modelName: "M", source: "m")
+        #expect(expanded.text == nil)
+        #expect(expanded.diagnostics.first?.description.contains("error: not well-formed XML: entities expand too far") == true, "\(expanded.diagnostics)")
+        let external = "<?xml version=\"1.0\"?>\n<!DOCTYPE model [\n<!ENTITY secret SYSTEM \"file:///etc/passwd\">\n]>\n<model><entity name=\"A\" representedClassName=\"&secret;\"/></model>\n"
+        let read = XcodeModelImport.convert(data: Data(external.utf8), contentsPath: "m/contents", modelName: "M", source: "m")
+        #expect(read.text == nil)
+        #expect(read.diagnostics.first?.severity == .error && read.diagnostics.first?.message.contains("never reads external entities") == true,
+                "\(read.diagnostics)")
+    }
+
     /// Whole numbers are imported in their plain form (`060` → `60`), as export writes them, so importing
     /// an export gives back the same file (found by fuzz-xml: the round trip changed the layout).
     @Test func wholeNumbersImportInThePlainFormExportWrites() throws {

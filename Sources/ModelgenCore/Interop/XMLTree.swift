@@ -88,6 +88,12 @@ public enum XMLTreeReader {
     }
 
     private static func describe(_ error: NSError) -> String {
+        // libxml2's codes for what a hostile document tries (Core Data models declare no entities).
+        switch error.code {
+        case 89: return "entities expand too far (references that loop or multiply, as in a 'billion laughs' document); libxml2 stops them, and Core Data models declare no entities"
+        case 29, 104: return "an external entity (a reference to another file or URL); modelgen never reads external entities"
+        default: break
+        }
         let text = error.localizedDescription
         if text.isEmpty || text.hasPrefix("The operation could not be completed") {
             return "libxml2 error \(error.code)"
