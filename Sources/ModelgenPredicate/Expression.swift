@@ -49,6 +49,15 @@ public enum CollectionIndex: Hashable, Sendable {
 }
 
 extension Array where Element == KeyPathComponent {
+    /// The components of a dotted key path as sort descriptors and key-path tables write it
+    /// (`author.name`, `tags.@count`), without positions.
+    public init(dotted text: String) {
+        self = text.split(separator: ".").map { part in
+            part.hasPrefix("@") ? KeyPathComponent(.collectionOperator(String(part.dropFirst())), range: SourceRange(0, 0))
+                : KeyPathComponent(.key(String(part)), range: SourceRange(0, 0))
+        }
+    }
+
     /// The key path as written: components joined by dots, an index right after its collection
     /// (`posts[FIRST].title`).
     public var keyPathText: String {

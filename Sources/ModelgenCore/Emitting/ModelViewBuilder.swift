@@ -259,12 +259,10 @@ struct ModelViewBuilder {
                 docLines: SwiftLiterals.docComment(field.doc, indent: "    "), isLast: false, access: access)
         }
         if !fields.isEmpty { fields[fields.count - 1].isLast = true }
-        var probe = Attribute(name: Located("value", at: composite.name.location), type: Located(.composite, at: composite.name.location))
-        probe.composite = composite.name
         return CompositeView(
             name: composite.name.value, access: access,
             docLines: SwiftLiterals.docComment(composite.doc, indent: ""),
-            fields: fields, hasFields: !fields.isEmpty, slotCount: model.slotCount(of: probe))
+            fields: fields, hasFields: !fields.isEmpty, slotCount: model.slotCount(ofComposite: composite))
     }
 
     /// A default value as a Swift expression of the field's type.

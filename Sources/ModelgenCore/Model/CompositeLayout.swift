@@ -21,6 +21,17 @@ extension ObjectModel {
         attribute.type.value == .composite ? storedAttributes(of: attribute).count : 1
     }
 
+    /// How many storage slots a value of a composite type takes: its flattened fields (a nested
+    /// optional composite's presence included), as `ManagedComposite.managedSlotCount` says.
+    public func slotCount(ofComposite type: CompositeType) -> Int {
+        var result: [Attribute] = []
+        var visiting: Set<String> = [type.name.value]
+        for field in type.attributes {
+            appendFields(of: field, prefix: "", insideOptional: false, visiting: &visiting, into: &result)
+        }
+        return result.count
+    }
+
     /// A composite attribute's field by dotted path (`address.city`, `address.geo.latitude`), if the
     /// path names a field of a composite attribute `root`.
     public func compositeField(_ path: ArraySlice<String>, of root: Attribute) -> Attribute? {

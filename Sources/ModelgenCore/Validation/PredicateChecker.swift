@@ -283,28 +283,21 @@ struct PredicateChecker {
                 error(reason, at: expression.range)
                 return .invalid
             case nil:
-                if name.uppercased() == "FUNCTION" {
-                    guard let arguments = functionArguments(expression) else { return .invalid }
-                    // FUNCTION(receiver, 'selector:', …): a Swift function registered at run time
-                    // (PredicateFunctions); its value's type is not known here, so it compares with anything.
-                    for argument in arguments { _ = operand(argument) }
+                switch expression.functionCall {
+                case .call(let receiver, _, let arguments)?:
+                    // A Swift function registered at run time (PredicateFunctions): its value's type is
+                    // not known here, so it compares with anything.
+                    for argument in [receiver] + arguments { _ = operand(argument) }
                     return .typed(.functionResult)
+                case .malformed(let reason)?:
+                    error(reason, at: expression.range)
+                    return .invalid
+                case nil: break
                 }
                 error("functions such as '\(name)' are not part of fetch predicates (CAST(…, \"NSDate\") and FUNCTION(receiver, 'selector:', …) are)", at: expression.range)
                 return .invalid
             }
         }
-    }
-
-    /// The receiver and arguments of `FUNCTION(receiver, 'selector:', arguments…)` (the selector left
-    /// out); nil, after reporting, when it is not of that shape.
-    private func functionArguments(_ expression: Expression) -> [Expression]? {
-        guard case .function(_, let arguments) = expression.kind, arguments.count >= 2, case .string(let selector) = arguments[1].kind,
-              !selector.isEmpty else {
-            error("FUNCTION takes a receiver, a selector in quotes and the selector's arguments, as in FUNCTION(SELF, 'daysSince:', createdAt)", at: expression.range)
-            return nil
-        }
-        return [arguments[0]] + arguments.dropFirst(2)
     }
 
     /// `$VARIABLE`s inside the aggregate on the right of IN or BETWEEN take the type of the left side

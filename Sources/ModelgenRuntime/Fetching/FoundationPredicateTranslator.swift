@@ -82,16 +82,6 @@ struct FoundationPredicateTranslator {
         return expression
     }
 
-    /// A node that must be a key path (the left of a comparison, the base of a key).
-    mutating func keyPath(_ node: Any) throws -> [KeyPathComponent] {
-        let expression = try value(node)
-        switch expression.kind {
-        case .keyPath(let components): return components
-        case .evaluatedObject: return []
-        default: throw unsupported(node, "a key path on a value that is not a modeled property")
-        }
-    }
-
     /// `base` followed by `components`: a key path from the object, or from a SUBQUERY's element.
     func appending(_ components: [KeyPathComponent], to base: ModelgenPredicate.Expression, _ node: Any) throws -> ModelgenPredicate.Expression {
         switch base.kind {
@@ -188,12 +178,7 @@ extension PredicateExpressions.Variable: TranslatablePredicateExpression {
 extension PredicateExpressions.KeyPath: TranslatablePredicateExpression {
     func translate(_ t: inout FoundationPredicateTranslator) throws -> FoundationPredicateTranslator.Term {
         let base = try t.value(root)
-        let name = try t.name(of: keyPath)
-        let components = name.split(separator: ".").map { part -> KeyPathComponent in
-            part.hasPrefix("@") ? KeyPathComponent(.collectionOperator(String(part.dropFirst())), range: FoundationPredicateTranslator.range)
-                : KeyPathComponent(.key(String(part)), range: FoundationPredicateTranslator.range)
-        }
-        return .value(try t.appending(components, to: base, self))
+        return .value(try t.appending([KeyPathComponent](dotted: try t.name(of: keyPath)), to: base, self))
     }
 }
 

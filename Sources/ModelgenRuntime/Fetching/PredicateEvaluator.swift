@@ -66,13 +66,12 @@ struct PredicateEvaluator {
             case .unsupported(let reason)?: throw RuntimeError.invalidPredicate(reason)
             case nil: break
             }
-            if name.uppercased() == "FUNCTION" {
-                guard arguments.count >= 2, case .string(let selector) = arguments[1].kind else {
-                    throw RuntimeError.invalidPredicate("FUNCTION takes a receiver, a selector in quotes and its arguments, as in FUNCTION(SELF, 'daysSince:', createdAt)")
-                }
-                let receiver = try value(arguments[0], on: object).anyValue
-                let values = try arguments.dropFirst(2).map { try value($0, on: object).anyValue }
-                return EvaluatedValue(any: try PredicateFunctions.call(selector, receiver: receiver, arguments: values))
+            switch expression.functionCall {
+            case .call(let receiver, let selector, let callArguments)?:
+                let values = try callArguments.map { try value($0, on: object).anyValue }
+                return EvaluatedValue(any: try PredicateFunctions.call(selector, receiver: try value(receiver, on: object).anyValue, arguments: values))
+            case .malformed(let reason)?: throw RuntimeError.invalidPredicate(reason)
+            case nil: break
             }
             switch name {
             case "now": return .date(Date())
@@ -97,11 +96,15 @@ struct PredicateEvaluator {
             switch components[index].kind {
             case .key(var key):
                 var next: [EvaluatedValue] = []
-                var end = index + 1
+                var end = index + 1, joined = false
                 for element in current {
                     guard case .object(let o) = element else { next.append(.null); continue }
-                    // A composite's field (`address.city`) is one attribute named by several keys.
-                    if end == index + 1, let field = o.entity.compositeKey(components, at: index) { (key, end) = field }
+                    // A composite's field (`address.city`) is one attribute named by several keys: looked
+                    // up once per step, on the first object (the step's objects share their entity's names).
+                    if !joined {
+                        joined = true
+                        if let field = o.entity.compositeKey(components, at: index) { (key, end) = field }
+                    }
                     let slot = try o.slot(forKey: key)
                     try o.loadIfFault()
                     let value = EvaluatedValue(o._slots[slot])

@@ -69,11 +69,7 @@ package final class SQLQueryTranslator {
         var text = "SELECT \(columns.map { "t0." + Self.quote($0) }.joined(separator: ", ")) FROM \(Self.quote(table.name)) t0 WHERE \(try whereClause(entity))"
         var order: [String] = []
         for descriptor in query.sortDescriptors {
-            let components = descriptor.keyPath.split(separator: ".").map { part -> KeyPathComponent in
-                part.hasPrefix("@") ? KeyPathComponent(.collectionOperator(String(part.dropFirst())), range: SourceRange(0, 0))
-                    : KeyPathComponent(.key(String(part)), range: SourceRange(0, 0))
-            }
-            guard case .scalar(let sql, _) = try keyPath(components, alias: "t0", entity: entity) else {
+            guard case .scalar(let sql, _) = try keyPath([KeyPathComponent](dotted: descriptor.keyPath), alias: "t0", entity: entity) else {
                 throw Unsupported(reason: "sorting by \(descriptor.keyPath)")
             }
             order.append("\(sql) \(descriptor.ascending ? "ASC" : "DESC")")
@@ -395,11 +391,25 @@ package final class SQLQueryTranslator {
         // An aggregate after a second to-many step counts across all the first step's elements
         // (`tags.posts.@count`), which a per-element sub-select does not: evaluated on objects.
         if rest.contains(where: { if case .collectionOperator = $0.kind { return true } else { return false } }),
-           case .collection = try keyPath(Array(rest.prefix { if case .key = $0.kind { return true } else { return false } }), alias: alias, entity: destination) {
+           Self.crossesToMany(rest, from: destination.description) {
             throw Unsupported(reason: "an aggregate over two to-many steps")
         }
         // A second to-many step (`tags.posts.title`) nests: each element is itself a collection.
         return .collection(from: from, element: try keyPath(rest, alias: alias, entity: destination))
+    }
+
+    /// Whether the keys at the start of `path` cross a to-many relationship, walked on the entity
+    /// descriptions (no SQL made).
+    private static func crossesToMany(_ path: [KeyPathComponent], from entity: EntityDescription) -> Bool {
+        var current = entity
+        for component in path {
+            guard case .key(let key) = component.kind, let slot = current.slot(of: key),
+                  case .relationship(let relationship) = current.property(at: slot) else { return false }
+            if relationship.isToMany { return true }
+            guard let next = current.destinations[slot]?.entity else { return false }
+            current = next
+        }
+        return false
     }
 
     package static func quote(_ name: String) -> String { SQLiteSchemaPlanner.quote(name) }
