@@ -92,6 +92,17 @@ import Testing
         #expect(!ModelCheck.run(text: formatted, path: "M.model.yaml").hasErrors)
     }
 
+    /// A carriage return alone is a line break for YAML but not for the comment scanner: format refuses
+    /// such a file at it (found by fuzz-model: the text after one inside a comment came back as a key).
+    @Test func refusesBareCarriageReturns() {
+        let text = "model: M\nentities:\n  Post:\n    attributes:\n      title: string  # a note\r    indexes: [[title]]\n"
+        guard case .failure(let problems) = ModelFormatter.format(data: Data(text.utf8), path: "M.model.yaml") else {
+            Issue.record("formatted a file with a bare carriage return")
+            return
+        }
+        #expect(problems.all.map(\.description) == ["M.model.yaml:5:30: error: format does not rewrite files with a carriage return that is not followed by a line feed (an old Mac line break): convert the line breaks to LF first"])
+    }
+
     @Test func refusesWhatItCannotRewrite() throws {
         let aliased = "model: A\nentities:\n  P: &p\n    attributes: { a: string }\n  Q: *p\n"
         guard case .failure(let problems) = ModelFormatter.format(data: Data(aliased.utf8), path: "a.model.yaml") else {
