@@ -105,7 +105,9 @@ let package = Package(
         .testTarget(name: "ModelgenPredicateTests", dependencies: ["ModelgenPredicate"]),
         .testTarget(name: "ModelgenCoreTests", dependencies: ["ModelgenCore"]),
         .testTarget(name: "ModelgenCLITests", dependencies: ["modelgen", "ModelgenCore"]),
-        .testTarget(name: "ModelgenRuntimeTests", dependencies: ["ModelgenRuntime"]),
+        .testTarget(name: "ModelgenRuntimeTests", dependencies: ["ModelgenRuntime", "SQLiteFaultInjection"]),
+        // A SQLite VFS that fills the "disk" on demand, for the storage-fault tests (C: a VFS is a C struct of callbacks).
+        .target(name: "SQLiteFaultInjection", dependencies: ["CSQLite"], path: "Tests/Support/SQLiteFaultInjection"),
         // Built empty without the PostgreSQL trait; `make test-postgres` runs it against a real server.
         .testTarget(
             name: "ModelgenPostgresTests",

@@ -70,7 +70,10 @@ for target in $targets; do
     mkdir -p "$work/crashes/$target"
     log="$work/$target.log"
     # LeakSanitizer is off: the Swift runtime and once-initialized globals keep memory on purpose.
-    if ASAN_OPTIONS="detect_leaks=0:${ASAN_OPTIONS:-}" "$bin/$target" "$work/corpus/$target" $seed -max_total_time="$seconds" -timeout=20 -rss_limit_mb=4096 \
+    # GNU time records the target's CPU time (the campaigns' goal is counted in CPU, not wall, time).
+    rm -f "$work/$target.cpu"; timer=()
+    [ -x /usr/bin/time ] && timer=(/usr/bin/time -f '%U %S' -o "$work/$target.cpu")
+    if ASAN_OPTIONS="detect_leaks=0:${ASAN_OPTIONS:-}" "${timer[@]}" "$bin/$target" "$work/corpus/$target" $seed -max_total_time="$seconds" -timeout=20 -rss_limit_mb=4096 \
         -print_final_stats=1 -artifact_prefix="$work/crashes/$target/" >"$log" 2>&1; then
         result=ok
     else
@@ -79,7 +82,8 @@ for target in $targets; do
     runs=$(grep -oE 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -oE '[0-9]+$' || echo 0)
     cov=$(grep -oE 'cov: [0-9]+ ft: [0-9]+' "$log" | tail -1)
     corpus=$(ls "$work/corpus/$target" | wc -l)
-    printf '%-15s %-6s %4ss  %10s runs  %s  corpus %s  (%s)\n' "$target" "$result" "$seconds" "$runs" "$cov" "$corpus" "$(date -u +%Y-%m-%d)"
+    cpu=$(awk '/^[0-9.]+ [0-9.]+$/ { printf "%.0f", $1 + $2 }' "$work/$target.cpu" 2>/dev/null)
+    printf '%-15s %-6s %4ss wall %5ss CPU  %10s runs  %s  corpus %s  (%s)\n' "$target" "$result" "$seconds" "${cpu:-?}" "$runs" "$cov" "$corpus" "$(date -u +%Y-%m-%d)"
     if [ $result = FAILED ]; then
         grep -E 'fuzz property violated|ERROR: (AddressSanitizer|libFuzzer)|Fatal error|Test unit written' "$log" | head -5
         tail -30 "$log"

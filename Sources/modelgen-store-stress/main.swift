@@ -6,6 +6,13 @@
 //   modelgen-store-stress converge PATH       importer actors, a second process and live results (Converge.swift);
 //                                             PATH may be a postgres:// URL in a build with the PostgreSQL trait
 //   modelgen-store-stress writer PATH         the second process of `converge`
+//   modelgen-store-stress race PATH POLICY V  read the counter, print "ready", wait for a line on stdin, set it to V
+//                                             and save under the merge policy (error|objectWins|storeWins); prints
+//                                             "saved value=…" (what the store then holds) or "conflict"
+//   modelgen-store-stress open PATH rw|ro     as an unprivileged user (root drops to nobody, so file permissions
+//                                             apply): open read-write or read-only, count the batches, try a save;
+//                                             prints "opened batches=N", then "saved" or "save failed: …", or
+//                                             "open failed: …"
 import Foundation
 import ModelgenRuntime
 #if PostgreSQL
@@ -49,6 +56,30 @@ guard arguments.count >= 3 else {
     exit(2)
 }
 if arguments[1] == "converge" && !arguments[2].hasPrefix("postgres") { try? FileManager.default.removeItem(atPath: arguments[2]) }
+if arguments[1] == "open" {
+    if getuid() == 0 {   // root writes any file: become nobody, whom the permissions bind
+        guard setgroups(0, nil) == 0, setgid(65534) == 0, setuid(65534) == 0 else { print("cannot drop privileges"); exit(2) }
+    }
+    let readOnly = arguments.count > 3 && arguments[3] == "ro"
+    let store: SQLiteStore
+    do {
+        store = try SQLiteStore(url: URL(fileURLWithPath: arguments[2]), model: model, configuration: SQLiteConfiguration(readOnly: readOnly))
+    } catch {
+        print("open failed: \(error)")
+        exit(0)
+    }
+    let container = ManagedContainer(model: model, store: store)
+    let context = container.newContext()
+    print("opened batches=\(try context.count(for: FetchRequest<ManagedObject>(entityName: "Batch")))")
+    try context.insertObject(entityName: "Batch").setValue(Int64(-1), forKey: "number")
+    do {
+        try context.save()
+        print("saved")
+    } catch {
+        print("save failed: \(error)")
+    }
+    exit(0)
+}
 let container = try makeContainer(arguments[2])
 switch arguments[1] {
 case "saves":
@@ -85,6 +116,24 @@ case "increment":
         }
     }
     print("conflicts=\(conflicts)")
+case "race":
+    let policies: [String: MergePolicy] = ["error": .error, "objectWins": .objectWins, "storeWins": .storeWins]
+    guard arguments.count > 4, let policy = policies[arguments[3]], let value = Int64(arguments[4]) else { exit(2) }
+    let context = container.newContext()
+    context.mergePolicy = policy
+    let c = try counter(context)
+    _ = try c.value(forKey: "value")
+    FileHandle.standardOutput.write(Data("ready\n".utf8))   // unbuffered: the parent waits for it
+    _ = readLine()
+    try c.setValue(value, forKey: "value")
+    do {
+        try context.save()
+        let reader = container.newContext()
+        let stored = try counter(reader).value(forKey: "value") as! Int64
+        FileHandle.standardOutput.write(Data("saved value=\(stored)\n".utf8))
+    } catch is MergeConflictError {
+        FileHandle.standardOutput.write(Data("conflict\n".utf8))
+    }
 case "check":
     let context = container.newContext()
     let batches = try context.fetch(FetchRequest<ManagedObject>(entityName: "Batch", sortDescriptors: [SortDescriptor("number")]))

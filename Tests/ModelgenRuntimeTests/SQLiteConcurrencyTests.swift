@@ -17,7 +17,7 @@ import Testing
         _ = makeAuthor(context, "Ann")
         try context.save()
 
-        let other = try SQLiteConnection(path: url.path, create: false, busyTimeoutMilliseconds: 0)
+        let other = try SQLiteConnection(path: url.path, create: false, configuration: SQLiteConfiguration(busyTimeout: .zero))
         try other.execute("BEGIN IMMEDIATE")
         _ = makeAuthor(context, "Bob")
         let started = ContinuousClock.now

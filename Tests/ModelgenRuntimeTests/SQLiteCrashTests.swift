@@ -25,11 +25,12 @@ func runStress(_ arguments: [String]) throws -> String {
 
 @Suite(.serialized) struct SQLiteCrashTests {
     /// A child process saving batches (50 items and a counter per save) is killed with SIGKILL at random
-    /// moments, 20 times; after each kill every save it reported is in the store, and nothing half-written.
+    /// moments, 100 times; after each kill every save it reported is in the store, and nothing half-written.
     @Test func killedDuringSavesTheStoreKeepsEveryCompletedSave() throws {
         let path = try temporaryDirectory().appendingPathComponent("stress.sqlite").path
         var reported = 0
-        for _ in 0..<20 {
+        var killsAmidSaves = 0   // kills after the run had acknowledged a save: in the save loop, not at start-up
+        for _ in 0..<100 {
             let process = Process()
             process.executableURL = stressBinary()
             process.arguments = ["saves", path]
@@ -41,7 +42,10 @@ func runStress(_ arguments: [String]) throws -> String {
             process.waitUntilExit()
             #expect(process.terminationReason == .uncaughtSignal)
             let lines = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n")
-            if let last = lines.last, let number = Int(last.dropFirst("saved ".count)) { reported = max(reported, number) }
+            if let last = lines.last, let number = Int(last.dropFirst("saved ".count)) {
+                reported = max(reported, number)
+                killsAmidSaves += 1
+            }
             let check = try runStress(["check", path])
             let fields = Dictionary(uniqueKeysWithValues: check.split(separator: " ").map { field in
                 let parts = field.split(separator: "=")
@@ -53,6 +57,7 @@ func runStress(_ arguments: [String]) throws -> String {
             #expect(fields["counter"] == String(batches), "\(check)")
         }
         #expect(reported > 0)
+        #expect(killsAmidSaves >= 50, "\(killsAmidSaves) of 100 kills came after a save")
     }
 
     /// Two processes add 1 to the same counter 100 times each: optimistic locking turns every race
@@ -71,5 +76,36 @@ func runStress(_ arguments: [String]) throws -> String {
         for process in processes { process.waitUntilExit() }
         #expect(processes.allSatisfy { $0.terminationStatus == 0 })
         #expect(try runStress(["check", path]).hasSuffix("counter=201"))
+    }
+
+    /// Two processes read the same record, then save conflicting values one after the other: the second
+    /// saver's merge policy decides: `.error` refuses its save, `.storeWins` drops its change, and only
+    /// `.objectWins`, which says so, overwrites the first process's save.
+    @Test func twoProcessesSavingConflictingChangesAreDecidedByTheMergePolicy() throws {
+        for (policy, expected, stored) in [("error", "conflict", 10), ("storeWins", "saved value=10", 10), ("objectWins", "saved value=20", 20)] {
+            let path = try temporaryDirectory().appendingPathComponent("race.sqlite").path
+            _ = try runStress(["increment", path, "1"])   // the counter, at 1
+            let racers = [("error", 10), (policy, 20)].map { policy, value -> (Process, Pipe, Pipe) in
+                let process = Process()
+                process.executableURL = stressBinary()
+                process.arguments = ["race", path, policy, String(value)]
+                let input = Pipe(), output = Pipe()
+                process.standardInput = input
+                process.standardOutput = output
+                return (process, input, output)
+            }
+            for (process, _, output) in racers {
+                try process.run()
+                #expect(String(decoding: output.fileHandleForReading.availableData, as: UTF8.self) == "ready\n")
+            }
+            var results: [String] = []
+            for (process, input, output) in racers {   // both have read the counter; now they save in turn
+                input.fileHandleForWriting.write(Data("go\n".utf8))
+                process.waitUntilExit()
+                results.append(String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+            }
+            #expect(results == ["saved value=10", expected], "policy \(policy)")
+            #expect(try runStress(["check", path]).hasSuffix("counter=\(stored)"), "policy \(policy)")
+        }
     }
 }

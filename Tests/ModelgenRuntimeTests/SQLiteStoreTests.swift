@@ -589,7 +589,7 @@ final class MigrationFolder: ManagedObject {}
 
     @Test func aFileThatIsNotAStoreIsRefused() throws {
         let url = try temporaryDirectory().appendingPathComponent("other.sqlite")
-        let connection = try SQLiteConnection(path: url.path, create: true, busyTimeoutMilliseconds: 1000)
+        let connection = try SQLiteConnection(path: url.path, create: true, configuration: SQLiteConfiguration(busyTimeout: .seconds(1)))
         try connection.execute("CREATE TABLE things (x)")
         #expect(throws: SQLiteStoreError.self) {
             _ = try ManagedContainer(model: try model([AttributeDescription("title", .string)]), store: .sqlite(url))

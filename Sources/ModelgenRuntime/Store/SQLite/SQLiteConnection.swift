@@ -12,6 +12,16 @@ public enum SQLiteStoreError: Error, Sendable, Hashable, CustomStringConvertible
     case notAStore(path: String, reason: String)
     /// A save held a value SQLite cannot keep as it is (NaN reads back as NULL); it wrote nothing.
     case unstorableValue(entity: String, key: String, record: String, reason: String)
+    /// The file cannot be opened (missing, no permission, its directory not writable for the journal files).
+    case cannotOpen(path: String, reason: String)
+    /// The store cannot be written: the file or its directory is read-only, or the store was opened
+    /// with `SQLiteConfiguration.readOnly`. Nothing was written.
+    case readOnly(path: String, reason: String)
+    /// The disk (or the file system's quota) is full: the statement wrote nothing, a save's transaction
+    /// was rolled back, and the context keeps its changes to save again once there is space.
+    case diskFull(path: String, statement: String)
+    /// SQLite found the file damaged (a corrupted page, a truncated file); the store did not write to it.
+    case corrupted(path: String, reason: String)
     /// Another connection (another process, or another store on the same file) held the database
     /// locked for longer than the busy timeout; the statement did nothing (a save wrote nothing).
     case busy(path: String, timeoutMilliseconds: Int32, statement: String)
@@ -27,6 +37,15 @@ public enum SQLiteStoreError: Error, Sendable, Hashable, CustomStringConvertible
             return "\(path): not a modelgen store: \(reason)"
         case .unstorableValue(let entity, let key, let record, let reason):
             return "\(entity).\(key) (\(record)): \(reason); the save wrote nothing"
+        case .cannotOpen(let path, let reason):
+            return "\(path): cannot open the store: \(reason)"
+        case .readOnly(let path, let reason):
+            return "\(path): the store is read-only: \(reason)"
+        case .diskFull(let path, let statement):
+            return "\(path): the disk is full; nothing was written (the save can be repeated once there is space)"
+                + (statement.isEmpty ? "" : " (in: \(statement))")
+        case .corrupted(let path, let reason):
+            return "\(path): the store file is damaged: \(reason); it was not changed"
         case .busy(let path, let timeout, let statement):
             return "\(path): the database stayed locked by another connection for longer than the busy timeout (\(timeout) ms); "
                 + "nothing was changed" + (statement.isEmpty ? "" : " (in: \(statement))")
@@ -45,18 +64,28 @@ final class SQLiteConnection {
     let busyTimeoutMilliseconds: Int32
     private var statements: [String: SQLiteStatement] = [:]
 
-    /// Opens (creating when asked) the database file.
-    init(path: String, create: Bool, busyTimeoutMilliseconds: Int32) throws {
+    /// Opens (creating when asked) the database file, read-only when the configuration says so. A file
+    /// SQLite can only read (its permissions) is refused for writing here, not at the first save.
+    init(path: String, create: Bool, configuration: SQLiteConfiguration) throws {
         self.path = path
-        self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
-        var flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX
-        if create { flags |= SQLITE_OPEN_CREATE }
-        let code = sqlite3_open_v2(path, &handle, flags, nil)
+        self.busyTimeoutMilliseconds = configuration.busyTimeoutMilliseconds
+        var flags = SQLITE_OPEN_NOMUTEX | (configuration.readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE)
+        if create && !configuration.readOnly { flags |= SQLITE_OPEN_CREATE }
+        let code = sqlite3_open_v2(path, &handle, flags, configuration.vfs)
         guard code == SQLITE_OK else {
-            let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
+            let reason = Self.reason(handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory", handle)
             sqlite3_close_v2(handle)
             handle = nil
-            throw SQLiteStoreError.sqlite(code: code, message: message, statement: "open \(path)")
+            if code & 0xFF == SQLITE_CANTOPEN && !configuration.readOnly && !FileManager.default.isWritableFile(atPath: path)
+                && FileManager.default.fileExists(atPath: path) {
+                throw SQLiteStoreError.readOnly(path: path, reason: "the file is not writable (open it with SQLiteConfiguration(readOnly: true) to read it)")
+            }
+            throw SQLiteStoreError.cannotOpen(path: path, reason: reason)
+        }
+        if !configuration.readOnly && sqlite3_db_readonly(handle, "main") == 1 {
+            sqlite3_close_v2(handle)
+            handle = nil
+            throw SQLiteStoreError.readOnly(path: path, reason: "the file is not writable (open it with SQLiteConfiguration(readOnly: true) to read it)")
         }
         sqlite3_extended_result_codes(handle, 1)
         sqlite3_busy_timeout(handle, busyTimeoutMilliseconds)
@@ -106,13 +135,27 @@ final class SQLiteConnection {
     /// The error of a failed call: `.busy` when another connection's lock outlasted the busy timeout,
     /// `UniquenessViolationError` when a unique index (a uniqueness constraint of the model) refused a row.
     func error(_ code: Int32, _ sql: String, message: String? = nil) -> any Error {
-        if code & 0xFF == SQLITE_BUSY { return SQLiteStoreError.busy(path: path, timeoutMilliseconds: busyTimeoutMilliseconds, statement: sql) }
         let text = message ?? String(cString: sqlite3_errmsg(handle))
+        switch code & 0xFF {
+        case SQLITE_BUSY: return SQLiteStoreError.busy(path: path, timeoutMilliseconds: busyTimeoutMilliseconds, statement: sql)
+        case SQLITE_FULL: return SQLiteStoreError.diskFull(path: path, statement: sql)
+        case SQLITE_CORRUPT: return SQLiteStoreError.corrupted(path: path, reason: text)
+        case SQLITE_NOTADB: return SQLiteStoreError.notAStore(path: path, reason: "it is not a SQLite database (\(text))")
+        case SQLITE_READONLY: return SQLiteStoreError.readOnly(path: path, reason: Self.reason(text, handle))
+        case SQLITE_CANTOPEN: return SQLiteStoreError.cannotOpen(path: path, reason: Self.reason(text, handle) + (sql.isEmpty ? "" : " (in: \(sql))"))
+        default: break
+        }
         if code & 0xFF == SQLITE_CONSTRAINT && sqlite3_extended_errcode(handle) == SQLITE_CONSTRAINT | (8 << 8) {   // SQLITE_CONSTRAINT_UNIQUE
             // SQLite names the columns, not the index: the context checks every constraint again.
             return UniquenessViolationError(entityName: "", constraint: [], message: text)
         }
         return SQLiteStoreError.sqlite(code: code, message: text, statement: sql)
+    }
+
+    /// SQLite's message with the operating system's reason, when a system call failed (`Permission denied`).
+    private static func reason(_ message: String, _ handle: OpaquePointer?) -> String {
+        let number = handle.map { sqlite3_system_errno($0) } ?? 0
+        return number == 0 ? message : "\(message): \(String(cString: strerror(number)))"
     }
 
     /// The functions the predicate translation calls for string operators with [c]/[d] options,

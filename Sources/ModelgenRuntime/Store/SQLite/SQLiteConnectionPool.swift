@@ -12,12 +12,22 @@ public struct SQLiteConfiguration: Sendable, Hashable {
     /// Whether opening the file with a model that removed stored entities, attributes or relationships
     /// drops them with their data (`.dropRemoved`) or refuses (`.additive`, the default).
     public var migration: MigrationPolicy
+    /// Opens the file for reading only: nothing is created, migrated or written, and saves throw
+    /// `SQLiteStoreError.readOnly`. For a store on read-only media or in a directory this process may
+    /// not write; the model must be the one the store was written with (no migration runs).
+    public var readOnly: Bool
+    /// The name of a registered SQLite VFS (`sqlite3_vfs_register`) the connections open the file
+    /// through; nil for SQLite's default. The tests use one to inject storage faults (a full disk).
+    public var vfs: String?
 
-    /// Four readers, a five-second busy timeout, additive migrations.
-    public init(maximumReaderCount: Int = 4, busyTimeout: Duration = .seconds(5), migration: MigrationPolicy = .additive) {
+    /// Four readers, a five-second busy timeout, additive migrations, read-write, SQLite's default VFS.
+    public init(maximumReaderCount: Int = 4, busyTimeout: Duration = .seconds(5), migration: MigrationPolicy = .additive,
+                readOnly: Bool = false, vfs: String? = nil) {
         self.maximumReaderCount = max(1, maximumReaderCount)
         self.busyTimeout = busyTimeout
         self.migration = migration
+        self.readOnly = readOnly
+        self.vfs = vfs
     }
 
     var busyTimeoutMilliseconds: Int32 { Int32(clamping: busyTimeout.wholeMilliseconds) }
@@ -58,7 +68,12 @@ final class SQLiteConnectionPool: @unchecked Sendable {
     init(path: String, configuration: SQLiteConfiguration) throws {
         self.path = path
         self.configuration = configuration
-        writer = try SQLiteConnection(path: path, create: true, busyTimeoutMilliseconds: configuration.busyTimeoutMilliseconds)
+        writer = try SQLiteConnection(path: path, create: !configuration.readOnly, configuration: configuration)
+    }
+
+    /// Throws `SQLiteStoreError.readOnly` when the store was opened read-only.
+    func requireWritable() throws {
+        if configuration.readOnly { throw SQLiteStoreError.readOnly(path: path, reason: "it was opened read-only (SQLiteConfiguration.readOnly); nothing was written") }
     }
 
     /// Runs `body` with the writer, one caller at a time (a write transaction is the body's to begin).
@@ -71,7 +86,8 @@ final class SQLiteConnectionPool: @unchecked Sendable {
     /// Runs `body` in one write transaction on the writer; `afterCommit` runs once no read that could
     /// still see the state before this commit is in progress (at once when none is).
     func writeTransaction<T>(_ body: (SQLiteConnection) throws -> T, afterCommit: (() -> Void)? = nil) throws -> T {
-        try write { connection in
+        try requireWritable()
+        return try write { connection in
             let result = try connection.inTransaction { try body(connection) }
             readers.lock()
             commitCount += 1
@@ -113,7 +129,7 @@ final class SQLiteConnectionPool: @unchecked Sendable {
         openReaderCount += 1
         readers.unlock()
         do {
-            let connection = try SQLiteConnection(path: path, create: false, busyTimeoutMilliseconds: configuration.busyTimeoutMilliseconds)
+            let connection = try SQLiteConnection(path: path, create: false, configuration: configuration)
             try connection.execute("PRAGMA query_only = 1")
             return (connection, readNumber)
         } catch {

@@ -43,6 +43,7 @@ extension SQLiteStore {
     }
 
     public func pruneHistory(through token: Int64) throws {
+        try pool.requireWritable()
         try writing { connection in
             try connection.statement("DELETE FROM \"modelgen.history\" WHERE \"token\" <= ?").run([.integer(token)])
         }

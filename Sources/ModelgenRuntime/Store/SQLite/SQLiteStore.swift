@@ -22,7 +22,7 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
     public var configuration: SQLiteConfiguration { pool.configuration }
 
     /// One writer and a pool of readers (see `SQLiteConnectionPool`).
-    private let pool: SQLiteConnectionPool
+    let pool: SQLiteConnectionPool
     let layout: SQLiteLayout
 
     /// Opens or creates the store at `url` for `model`, migrating the file when the model changed compatibly.
@@ -32,10 +32,18 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
         self.url = url
         self.externalStorageThreshold = externalStorageThreshold
         let path = url.path
+        try Self.checkBeforeOpening(path: path, configuration: configuration)
         pool = try SQLiteConnectionPool(path: path, configuration: configuration)
         layout = try pool.write { connection in
             let previous = try Self.readSchema(connection, path: path)
             let plan = SQLiteSchemaPlanner(model: model, previous: previous).plan()
+            if configuration.readOnly {
+                guard let previous else { throw SQLiteStoreError.notAStore(path: path, reason: "it is empty (a read-only store is not created)") }
+                guard previous == plan.schema else {
+                    throw SQLiteStoreError.readOnly(path: path, reason: "it was written with another model, and a store opened read-only is not migrated")
+                }
+                return SQLiteLayout(schema: plan.schema, model: model)
+            }
             let refusals = plan.refusals(under: configuration.migration)
             if !refusals.isEmpty {
                 throw SQLiteStoreError.incompatibleModel(path: path, problems: refusals)
@@ -58,7 +66,24 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
             try connection.execute(Self.createHistoryTable)
             return SQLiteLayout(schema: plan.schema, model: model)
         }
-        try collectUnreferencedExternalFiles()
+        if !configuration.readOnly { try collectUnreferencedExternalFiles() }
+    }
+
+    /// What the file system says before SQLite opens the file: a directory SQLite cannot create the
+    /// `-wal` and `-shm` files in, and a file shorter than its header says (a truncated copy: SQLite
+    /// would only notice at the first read of a missing page), are refused by name and cause.
+    private static func checkBeforeOpening(path: String, configuration: SQLiteConfiguration) throws {
+        let files = FileManager.default
+        let directory = (path as NSString).deletingLastPathComponent
+        if !configuration.readOnly && !files.isWritableFile(atPath: directory.isEmpty ? "." : directory) {
+            let reason = files.fileExists(atPath: path) ? "its directory is not writable (SQLite keeps the store's -wal and -shm files beside it); "
+                + "open it with SQLiteConfiguration(readOnly: true) to read it" : "its directory is not writable"
+            throw files.fileExists(atPath: path) ? SQLiteStoreError.readOnly(path: path, reason: reason) : SQLiteStoreError.cannotOpen(path: path, reason: reason)
+        }
+        guard let header = try? SQLiteFileHeader(path: path) else { return }
+        if let problem = header.truncation(hasWriteAheadLog: ((try? files.attributesOfItem(atPath: path + "-wal")[.size] as? Int) ?? 0) > 0) {
+            throw SQLiteStoreError.corrupted(path: path, reason: problem)
+        }
     }
 
     /// Drops one thing the model removed (`MigrationPolicy.dropRemoved`). SQLite drops no column an
