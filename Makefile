@@ -100,10 +100,11 @@ templates:
 # Regenerate the reference output of the example models and of the runtime tests' model (tests compare
 # it byte for byte, compile it and run it).
 reference: build
-	rm -rf Tests/GeneratedCodeTests/Reference/Blog Tests/GeneratedCodeTests/Reference/Graphics Tests/GeneratedCodeTests/Reference/Staff
+	rm -rf Tests/GeneratedCodeTests/Reference/Blog Tests/GeneratedCodeTests/Reference/Graphics Tests/GeneratedCodeTests/Reference/Staff Tests/GeneratedCodeTests/Reference/Literals
 	.build/debug/modelgen generate Examples/Blog/Blog.model.yaml --output Tests/GeneratedCodeTests/Reference/Blog
 	.build/debug/modelgen generate Examples/Graphics/Graphics.model.yaml --output Tests/GeneratedCodeTests/Reference/Graphics
 	.build/debug/modelgen generate Examples/Staff/Staff.model.yaml --output Tests/GeneratedCodeTests/Reference/Staff
+	.build/debug/modelgen generate Tests/Models/Literals.model.yaml --output Tests/GeneratedCodeTests/Reference/Literals
 	rm -rf Tests/ModelgenRuntimeTests/Generated
 	.build/debug/modelgen generate Tests/Models/RuntimeFixture.model.yaml --output Tests/ModelgenRuntimeTests/Generated
 	rm -rf Tests/ModelgenRuntimeTests/GeneratedShop

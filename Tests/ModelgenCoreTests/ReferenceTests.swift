@@ -13,6 +13,7 @@ import Testing
     static let references = models.map { ("Examples/\($0)/\($0).model.yaml", "Tests/GeneratedCodeTests/Reference/\($0)") }
         + [("Tests/Models/RuntimeFixture.model.yaml", "Tests/ModelgenRuntimeTests/Generated"),
            ("Tests/Models/Shop.model.yaml", "Tests/ModelgenRuntimeTests/GeneratedShop"),
+           ("Tests/Models/Literals.model.yaml", "Tests/GeneratedCodeTests/Reference/Literals"),
            // The example that commits its generated code (make examples also runs its --check).
            ("Examples/Inventory/Sources/Inventory/Inventory.model.yaml", "Examples/Inventory/Sources/Inventory/Generated")]
 
@@ -130,6 +131,22 @@ import Testing
         #expect(SwiftLiterals.identifier("title") == "title")
         for value in [0.1, 1e300, -2.5e-8, 3.0, Double.leastNonzeroMagnitude] {
             #expect(Double(SwiftLiterals.double(value)) == value)
+        }
+    }
+
+    /// No text ends a comment to become code: every line break Swift or an editor honours (LF, CR,
+    /// CRLF, NEL, the Unicode separators) starts a new `///` line; invisible characters (bidirectional
+    /// overrides, zero-width) are shown escaped in comments and in string literals.
+    @Test func commentsAndLiteralsShowEveryCharacterAndKeepCodeOut() {
+        let hostile = "a\rfunc b() {}\r\nc\u{85}d\u{2028}e\u{2029}f\n\u{202E}g\u{200B}"
+        let lines = SwiftLiterals.docComment(hostile, indent: "  ")
+        #expect(lines == ["  /// a", "  /// func b() {}", "  /// c", "  /// d", "  /// e", "  /// f", "  /// \\u{202e}g\\u{200b}"])
+        #expect(SwiftLiterals.commentText("M\r\nfunc x() {}.model.yaml") == "M\\u{a}func x() {}.model.yaml")
+        #expect(SwiftLiterals.string("\u{202E}\u{200B}\u{85}\u{2028}é🦊") == #""\u{202e}\u{200b}\u{85}\u{2028}é🦊""#)
+        for text in [hostile, "\u{7F}\u{9F}\u{FEFF}"] {
+            #expect(!SwiftLiterals.string(text).unicodeScalars.contains {
+                [.control, .format, .lineSeparator, .paragraphSeparator].contains($0.properties.generalCategory)
+            })
         }
     }
 }

@@ -7,7 +7,9 @@ public enum SwiftLiterals {
         SwiftNames.keywords.contains(name) || name == "Type" || name == "Protocol" ? "`\(name)`" : name
     }
 
-    /// A Swift string literal: quotes, backslashes, control characters and `\(` escaped; non-ASCII kept as is.
+    /// A Swift string literal: quotes, backslashes, control characters and `\(` escaped; invisible
+    /// characters (`isInvisible`: bidirectional overrides, zero-width characters) escaped as `\u{…}`, so
+    /// the source shows what the string holds ("Trojan Source"); other non-ASCII kept as is.
     public static func string(_ value: String) -> String {
         var out = "\""
         for scalar in value.unicodeScalars {
@@ -19,7 +21,7 @@ public enum SwiftLiterals {
             case "\t": out += "\\t"
             case "\0": out += "\\0"
             default:
-                if scalar.value < 0x20 || scalar.value == 0x7F || (0x2028...0x2029).contains(scalar.value) {
+                if isInvisible(scalar) {
                     out += "\\u{\(String(scalar.value, radix: 16))}"
                 } else {
                     out.unicodeScalars.append(scalar)
@@ -35,11 +37,47 @@ public enum SwiftLiterals {
         return text.contains(".") || text.contains("e") || text.contains("n") || text.contains("i") ? text : text + ".0"
     }
 
-    /// Lines of a doc comment (`/// …`) at an indentation.
+    /// Control, format and separator characters (Unicode categories Cc, Cf, Zl, Zp): the ones source
+    /// code should not hold as they are, since they end lines or change how text displays.
+    static func isInvisible(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .control, .format, .lineSeparator, .paragraphSeparator: return true
+        default: return false
+        }
+    }
+
+    /// Lines of a doc comment (`/// …`) at an indentation. Every line break (LF, CR, CRLF, the Unicode
+    /// separators) starts a new `///` line, so no text can end the comment and become code; other
+    /// invisible characters are shown as `\u{…}`.
     public static func docComment(_ text: String?, indent: String) -> [String] {
         guard let text, !text.isEmpty else { return [] }
-        return text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
-            line.isEmpty ? indent + "///" : indent + "/// " + line
+        return commentLines(text).map { line in line.isEmpty ? indent + "///" : indent + "/// " + line }
+    }
+
+    /// Text for a one-line `//` comment (a file name in the header): line breaks and invisible
+    /// characters shown as `\u{…}`.
+    public static func commentText(_ text: String) -> String {
+        commentLines(text).joined(separator: "\\u{a}")
+    }
+
+    /// The text's lines, split at every line break, each with invisible characters shown as `\u{…}`.
+    private static func commentLines(_ text: String) -> [String] {
+        var lines: [String] = [""]
+        var previous: Unicode.Scalar?
+        for scalar in text.unicodeScalars {
+            defer { previous = scalar }
+            switch scalar {
+            case "\n" where previous == "\r": continue
+            case "\n", "\r", "\u{85}", "\u{2028}", "\u{2029}": lines.append("")
+            case "\t": lines[lines.count - 1].unicodeScalars.append(scalar)
+            default:
+                if isInvisible(scalar) {
+                    lines[lines.count - 1] += "\\u{\(String(scalar.value, radix: 16))}"
+                } else {
+                    lines[lines.count - 1].unicodeScalars.append(scalar)
+                }
+            }
         }
+        return lines
     }
 }

@@ -66,6 +66,9 @@ public struct ModelParser {
         case .success(let (source, root)):
             let parser = ModelParser(source: source)
             let model = parser.model(root, path: source.path)
+            // An alias bomb is refused whole: the part read before the budget ran out is not validated
+            // (which would cost memory in proportion to the expansion, not to the file).
+            if parser.reader.budgetExhausted { return ParseResult(model: nil, diagnostics: parser.reader.diagnostics.all) }
             return ParseResult(model: model, diagnostics: parser.reader.diagnostics.all, syntaxTree: SyntaxTree(root))
         }
     }
