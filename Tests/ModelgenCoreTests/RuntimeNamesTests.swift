@@ -21,6 +21,17 @@ import Testing
         #expect(process.terminationStatus == 0, "\(message)")
         #expect(RuntimeTypeNames.all.isSuperset(of: ["ManagedObject", "SQLiteStore", "ValueCodec", "DeleteRule", "ModelgenRuntimeAPIVersionCheck"]))
         #expect(!SwiftNames.reservedTypeNames.contains("SaveError"), "no such runtime type")
+        #expect(RuntimeMemberNames.all.isSuperset(of: ["objectID", "managedObjectContext", "entity", "isFault", "hasChanges"]))
+    }
+
+    /// A property named after any public property of `ManagedObject` (which generated code would
+    /// redeclare) is refused with the member named.
+    @Test(arguments: RuntimeMemberNames.all.sorted())
+    func aPropertyNamedAfterAManagedObjectPropertyIsRefused(_ name: String) {
+        let yaml = "model: M\nentities:\n  Item:\n    attributes: { \(name): string }\n"
+        let diagnostics = check(yaml).diagnostics.filter { $0.severity == .error }
+        #expect(diagnostics.count == 1, "\(diagnostics)")
+        #expect(diagnostics.first?.message.contains("collides with the runtime's own member '\(name)' of ManagedObject") == true, "\(diagnostics)")
     }
 
     @Test(arguments: RuntimeTypeNames.all.sorted())

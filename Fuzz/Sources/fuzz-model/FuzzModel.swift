@@ -2,7 +2,9 @@ import Foundation
 import FuzzSupport
 import ModelgenCore
 
-// A model file: parse, validate, and when it validates, generate (must not throw); format is
+// A model file: parse, validate, and when it validates, generate (must not throw) code that holds no
+// invisible character but line feeds and tabs (a model string reaches the code only escaped, and no
+// line break can end a comment and make code: the security note of docs/reliability.md); format is
 // idempotent (format(format(x)) == format(x)).
 @_cdecl("fuzz_model_main")
 public func main(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> CInt {
@@ -14,7 +16,11 @@ func fuzzModel(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     let check = ModelCheck.run(data: data, path: "Fuzz.model.yaml")
     if !check.hasErrors, let model = check.model {
         do {
-            _ = try ModelEmitter().generate(model, variables: check.templateVariables, options: GenerationOptions())
+            for file in try ModelEmitter().generate(model, variables: check.templateVariables, options: GenerationOptions()) {
+                if let scalar = file.contents.unicodeScalars.first(where: { $0 != "\n" && $0 != "\t" && isInvisible($0) }) {
+                    violated("generated code holds no invisible character", "U+\(String(scalar.value, radix: 16)) in \(file.name):\n\(file.contents)")
+                }
+            }
         } catch {
             violated("a model that validates generates", "\(error)")
         }
@@ -27,4 +33,12 @@ func fuzzModel(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
         }
     }
     return 0
+}
+
+/// Control, format and separator characters (Unicode Cc, Cf, Zl, Zp).
+func isInvisible(_ scalar: Unicode.Scalar) -> Bool {
+    switch scalar.properties.generalCategory {
+    case .control, .format, .lineSeparator, .paragraphSeparator: return true
+    default: return false
+    }
 }

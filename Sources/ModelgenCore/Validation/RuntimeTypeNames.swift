@@ -20,3 +20,11 @@ enum RuntimeTypeNames {
         "ValidationError", "ValueCodec",
     ]
 }
+
+/// The public properties of ModelgenRuntime's `ManagedObject`: names a modeled property may not take.
+enum RuntimeMemberNames {
+    static let all: Set<String> = [
+        "description", "entity", "hasChanges", "isDeleted", "isFault", "isInserted", "isUpdated",
+        "managedObjectContext", "objectID", "slotValue",
+    ]
+}

@@ -10,15 +10,16 @@ public enum SwiftNames {
         "self", "Self", "super", "throws", "true", "try", "_",
     ]
 
-    /// Members of `ManagedObject` (and of Swift/Foundation objects) that a modeled property must not shadow:
-    /// the runtime's behaviour relies on them, as Core Data forbids overriding the same.
-    public static let reservedPropertyNames: Set<String> = [
-        "entity", "objectID", "managedObjectContext", "isInserted", "isUpdated", "isDeleted", "isFault",
-        "hasChanges", "description", "hash", "hashValue", "self", "class", "superclass", "zone", "isProxy",
+    /// Names a modeled property must not take: the public properties of the runtime's `ManagedObject`
+    /// (`RuntimeMemberNames`, read from its sources: a generated property would redeclare them), and the
+    /// methods and Swift/Foundation members that NSManagedObject reserves, which users of Core Data expect
+    /// to keep their meaning (the runtime's behaviour relies on them, as Core Data forbids overriding them).
+    public static let reservedPropertyNames: Set<String> = RuntimeMemberNames.all.union([
+        "hash", "hashValue", "self", "class", "superclass", "zone", "isProxy",
         "primitiveValue", "setPrimitiveValue", "value", "setValue", "changedValues", "committedValues",
         "awakeFromInsert", "awakeFromFetch", "didTurnIntoFault", "willSave", "didSave", "validateForInsert",
         "validateForUpdate", "validateForDelete", "validateValue", "observeDependencies",
-    ]
+    ])
 
     /// Type names an entity or class may not take: the runtime's own types (`RuntimeTypeNames`, read from
     /// its sources) and the Swift and Foundation types generated code names, which a class of that name
