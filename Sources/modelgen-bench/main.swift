@@ -257,7 +257,7 @@ func generatedFile(entities: Int, style: String) throws -> [String] {
 
 // 100 entities: the default @Managed form and the opt-in accessor form, each beside the plain classes
 // (best of three, alternating the three sides); 1,000 entities: the default form, one run each.
-// MODELGEN_BENCH_COMPILE=100 skips the 1,000-entity compile (about 15 minutes: see the README).
+// MODELGEN_BENCH_COMPILE=100 skips the 1,000-entity compile (about 15 minutes: see docs/performance.md).
 let compileSizes = (ProcessInfo.processInfo.environment["MODELGEN_BENCH_COMPILE"] ?? "100,1000").split(separator: ",").compactMap { Int($0) }
 for (entities, runs, styles) in [(100, 3, ["managed", "accessors"]), (1_000, 1, ["managed", "accessors"])] where compileSizes.contains(entities) {
     let files = try styles.map { try generatedFile(entities: entities, style: $0) }
