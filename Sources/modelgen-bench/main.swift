@@ -173,7 +173,7 @@ for n in counts {
     let emitter = try ModelEmitter()
     var files: [GeneratedFile] = []
     let render = try time(runs: runs) {
-        files = try emitter.generate(check.model!, variables: check.templateVariables, options: GenerationOptions())
+        files = try emitter.generate(check.validated!, options: GenerationOptions())
     }
     let dryRun = time(runs: runs) {
         guard spawnAndWait([binary, "generate", file.path, "--output", directory.appendingPathComponent("unused").path, "--dry-run"],

@@ -45,6 +45,18 @@ struct ModelFileChecker {
 
     /// Checks one file, printing its diagnostics; the parsed model when it has no errors.
     mutating func check(path: String) -> ModelCheck? {
+        guard let source = read(path: path) else { return nil }
+        let result = ModelCheck.run(data: source.contents, path: path, strict: strict)
+        emit(result.diagnostics, of: source)
+        if result.hasErrors { exitStatus = max(exitStatus, 1) }
+        // The process ends soon: keep the trees instead of freeing them one node at a time.
+        _ = Unmanaged.passRetained(ResultBox(result))
+        return result.hasErrors ? nil : result
+    }
+
+    /// Reads one model file (refusing directories and files over the size limit, with a message);
+    /// nil, with the exit status raised, when it cannot.
+    mutating func read(path: String) -> ModelSource? {
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
             printLine("error: cannot read '\(path)': it is a directory; name the model files (*.model.yaml)")
@@ -57,26 +69,24 @@ struct ModelFileChecker {
             exitStatus = max(exitStatus, 1)
             return nil
         }
-        let data: Data
         do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
+            return ModelSource(path: path, contents: try Data(contentsOf: URL(fileURLWithPath: path)))
         } catch {
             printLine("error: cannot read '\(path)': \(Self.reason(error))")
             exitStatus = max(exitStatus, 2)
             return nil
         }
-        let result = ModelCheck.run(data: data, path: path, strict: strict)
-        let lines = SourceExcerpt.shown(for: format) ? SourceExcerpt.lines(String(decoding: data, as: UTF8.self)) : []
+    }
+
+    /// Prints one file's diagnostics in the chosen format (text with the source line under each).
+    func emit(_ diagnostics: [Diagnostic], of source: ModelSource) {
+        let lines = SourceExcerpt.shown(for: format) ? SourceExcerpt.lines(String(decoding: source.contents, as: UTF8.self)) : []
         let renderer = DiagnosticRenderer(format: format, sourceLine: { file, line in
-            file == path ? SourceExcerpt.line(line, in: lines) : nil
+            file == source.path ? SourceExcerpt.line(line, in: lines) : nil
         })
-        for diagnostic in result.diagnostics {
+        for diagnostic in diagnostics {
             write(renderer.render(diagnostic))
         }
-        if result.hasErrors { exitStatus = max(exitStatus, 1) }
-        // The process ends soon: keep the trees instead of freeing them one node at a time.
-        _ = Unmanaged.passRetained(ResultBox(result))
-        return result.hasErrors ? nil : result
     }
 
     /// Text diagnostics go to stderr (as compilers do); json and github to stdout, for tools to read.
@@ -99,6 +109,12 @@ struct ModelFileChecker {
         }
         return nsError.localizedDescription
     }
+}
+
+/// Prints what the pipeline (`Modelgen.generate`) reports, as `ModelFileChecker` does.
+struct PrintingCollector: DiagnosticCollector {
+    var checker: ModelFileChecker
+    func emit(_ diagnostics: [Diagnostic], of source: ModelSource) { checker.emit(diagnostics, of: source) }
 }
 
 /// Holds a check result that is deliberately never released (see `SyntaxTree`).

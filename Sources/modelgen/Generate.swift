@@ -121,52 +121,42 @@ struct GenerationJob {
         try apply(plan)
     }
 
-    /// Everything the job would write, computed before anything touches the disk: model errors
-    /// are printed and end the job (exit 1) here.
+    /// Everything the job would write, computed before anything touches the disk (by
+    /// `Modelgen.generate`): model errors are printed and end the job (exit 1) here.
     func plan() throws -> GenerationPlan {
-        let checks = try ModelInputOptions.checkAll(files, format: format, strict: strict)
-        let emitter: ModelEmitter
-        do {
-            emitter = try ModelEmitter(templatesDirectory: templates)
-        } catch {
-            FileHandle.standardError.write(Data("\(error)\n".utf8))
-            throw ExitCode(2)
-        }
-        var options = GenerationOptions()
-        options.singleFile = singleFile || singleFileName != nil
-        options.access = access
-        options.propertyStyle = propertyStyle ?? .managed
+        var reader = ModelFileChecker(format: format, strict: strict)
+        let sources = files.compactMap { reader.read(path: $0) }
+        var configuration = GenerationConfiguration(outputDirectory: output)
+        configuration.singleFileName = singleFileName
+        configuration.templatesDirectory = templates
+        configuration.humanDirectory = humanDir
+        configuration.strict = strict
+        configuration.processExitsAfterward = true
+        configuration.options.singleFile = singleFile
+        configuration.options.access = access
+        configuration.options.propertyStyle = propertyStyle ?? .managed
         if let config {
             do {
                 let settings = try GeneratorConfig.load(path: config)
-                options.access = access ?? settings.access
-                options.extraImports = settings.imports
-                options.propertyStyle = propertyStyle ?? settings.propertyStyle ?? .managed
+                configuration.options.access = access ?? settings.access
+                configuration.options.extraImports = settings.imports
+                configuration.options.propertyStyle = propertyStyle ?? settings.propertyStyle ?? .managed
             } catch {
                 FileHandle.standardError.write(Data("\(error)\n".utf8))
                 throw ExitCode(1)
             }
         }
-        var plan = GenerationPlan(output: output)
-        for check in checks {
-            guard let model = check.model else { continue }
-            do {
-                var options = options
-                options.headerSourcePath = RelativePath.from(directory: output, to: model.sourcePath)
-                var generated = try emitter.generate(model, variables: check.templateVariables, options: options)
-                if let singleFileName, generated.count == 1 { generated[0].name = singleFileName }
-                plan.files += generated
-                if let humanDir {
-                    var humanOptions = options
-                    humanOptions.headerSourcePath = RelativePath.from(directory: humanDir, to: model.sourcePath)
-                    plan.humanFiles += try emitter.humanFiles(model, variables: check.templateVariables, options: humanOptions)
-                }
-            } catch {
-                FileHandle.standardError.write(Data("error: \(error)\n".utf8))
-                throw ExitCode(2)
-            }
+        let output: GenerationOutput
+        do {
+            output = try ModelgenCore.Modelgen.generate(input: sources, config: configuration, diagnostics: PrintingCollector(checker: reader))
+        } catch .invalidModels {
+            throw ExitCode(max(1, reader.exitStatus))
+        } catch .templates(let message) {
+            FileHandle.standardError.write(Data("\(message)\n".utf8))
+            throw ExitCode(2)
         }
-        return plan
+        if reader.exitStatus != 0 { throw ExitCode(reader.exitStatus) }
+        return GenerationPlan(output: self.output, files: output.files, humanFiles: output.humanFiles)
     }
 
     /// Writes the plan's files (only those that changed), or checks them (`--check`), or prints them (`--dry-run`).

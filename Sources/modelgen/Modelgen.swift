@@ -127,6 +127,7 @@ struct Config: ParsableCommand {
 @main
 enum Main {
     static func main() {
+        PeakMemoryReport.installIfAsked()
         do {
             var command = try Modelgen.parseAsRoot()
             try command.run()

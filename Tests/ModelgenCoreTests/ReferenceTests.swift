@@ -19,13 +19,12 @@ import Testing
 
     @Test(arguments: references)
     func generatedCodeMatchesTheReference(path: String, referenceFolder: String) throws {
-        let data = try Data(contentsOf: packageRoot.appendingPathComponent(path))
-        let check = ModelCheck.run(data: data, path: path)
-        #expect(!check.hasErrors)
-        var options = GenerationOptions()
-        options.headerSourcePath = RelativePath.from(directory: referenceFolder, to: path, base: packageRoot.path)
-        let files = try ModelEmitter().generate(try #require(check.model), variables: check.templateVariables, options: options)
+        // Through the pipeline's one entry point, as `modelgen generate` runs it.
+        let source = ModelSource(path: packageRoot.appendingPathComponent(path).path, contents: try Data(contentsOf: packageRoot.appendingPathComponent(path)))
         let directory = packageRoot.appendingPathComponent(referenceFolder)
+        let diagnostics = CollectedDiagnostics()
+        let files = try Modelgen.generate(input: [source], config: GenerationConfiguration(outputDirectory: directory.path), diagnostics: diagnostics).files
+        #expect(diagnostics.all.isEmpty, "\(diagnostics.all)")
         let onDisk = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".swift") }.sorted()
         #expect(onDisk == files.map(\.name).sorted(), "files differ; run `make reference`")
         for file in files {
@@ -42,7 +41,7 @@ import Testing
         var options = GenerationOptions()
         options.singleFile = true
         options.headerSourcePath = RelativePath.from(directory: "Tests/Reference/SingleFile/\(model)", to: path, base: packageRoot.path)
-        let files = try ModelEmitter().generate(try #require(check.model), variables: check.templateVariables, options: options)
+        let files = try ModelEmitter().generate(try #require(check.validated), options: options)
         let reference = packageRoot.appendingPathComponent("Tests/Reference/SingleFile/\(model)/\(model)Model.swift")
         let text = (try? String(contentsOf: reference, encoding: .utf8)) ?? ""
         let diff = UnifiedDiff.diff(old: text, new: files[0].contents, oldName: "reference", newName: "generated")
@@ -54,12 +53,12 @@ import Testing
         let path = "Examples/\(model)/\(model).model.yaml"
         let check = ModelCheck.run(data: try Data(contentsOf: packageRoot.appendingPathComponent(path)), path: path)
         let emitter = try ModelEmitter()
-        let first = try emitter.generate(check.model!, variables: check.templateVariables, options: GenerationOptions())
-        let second = try emitter.generate(check.model!, variables: check.templateVariables, options: GenerationOptions())
+        let first = try emitter.generate(check.validated!, options: GenerationOptions())
+        let second = try emitter.generate(check.validated!, options: GenerationOptions())
         #expect(first == second)
         var single = GenerationOptions()
         single.singleFile = true
-        let one = try emitter.generate(check.model!, variables: check.templateVariables, options: single)
+        let one = try emitter.generate(check.validated!, options: single)
         #expect(one.count == 1 && one[0].name == "\(model)Model.swift")
         for file in first where file.name != one[0].name {
             let className = String(file.name.prefix { $0 != "." && $0 != "+" })
@@ -72,7 +71,7 @@ import Testing
         let check = check("model: Min\nentities:\n  Empty: {}\n")
         var options = GenerationOptions()
         options.singleFile = true
-        let text = try ModelEmitter().generate(try #require(check.model), variables: check.templateVariables, options: options)[0].contents
+        let text = try ModelEmitter().generate(try #require(check.validated), options: options)[0].contents
         #expect(text.contains("""
                     entities: [Entities.empty],
                     fetchRequestTemplates: [],
@@ -87,15 +86,15 @@ import Testing
         var yaml = "model: Many\nentities:\n"
         for i in 0..<40 { yaml += "  E\(i):\n    attributes: { name\(i): string }\n" }
         let check = ModelCheck.run(data: Data(yaml.utf8), path: "Many.model.yaml")
-        let model = try #require(check.model)
+        let model = try #require(check.validated)
         let emitter = try ModelEmitter()
-        let first = try emitter.generate(model, variables: check.templateVariables, options: GenerationOptions())
+        let first = try emitter.generate(model, options: GenerationOptions())
         #expect(first.map(\.name) == ["ManyModel.swift"] + (0..<40).map { "E\($0).swift" })
         for i in 0..<40 {
             #expect(first[i + 1].contents.contains("final class E\(i): ModelgenRuntime.ManagedObject {\n    @Managed(slot: 0) var name\(i): String\n"))
         }
         for _ in 0..<5 {
-            #expect(try emitter.generate(model, variables: check.templateVariables, options: GenerationOptions()) == first)
+            #expect(try emitter.generate(model, options: GenerationOptions()) == first)
         }
     }
 

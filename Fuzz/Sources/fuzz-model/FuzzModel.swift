@@ -14,9 +14,9 @@ public func main(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer
 func fuzzModel(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     let data = bytes(start, count)
     let check = ModelCheck.run(data: data, path: "Fuzz.model.yaml")
-    if !check.hasErrors, let model = check.model {
+    if let model = check.validated {
         do {
-            for file in try ModelEmitter().generate(model, variables: check.templateVariables, options: GenerationOptions()) {
+            for file in try ModelEmitter().generate(model, options: GenerationOptions()) {
                 if let scalar = file.contents.unicodeScalars.first(where: { $0 != "\n" && $0 != "\t" && isInvisible($0) }) {
                     violated("generated code holds no invisible character", "U+\(String(scalar.value, radix: 16)) in \(file.name):\n\(file.contents)")
                 }

@@ -49,9 +49,9 @@ func fuzzPredicate(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     // A JSON string is a YAML double-quoted scalar: the predicate reaches the checker as written.
     guard let quoted = try? String(data: JSONEncoder().encode(text), encoding: .utf8) else { return 0 }
     let check = ModelCheck.run(text: model + quoted + "\n", path: "Fuzz.model.yaml")
-    if !check.hasErrors, let checked = check.model {
+    if let checked = check.validated {
         do {
-            _ = try ModelEmitter().generate(checked, variables: check.templateVariables, options: GenerationOptions())
+            _ = try ModelEmitter().generate(checked, options: GenerationOptions())
         } catch {
             violated("a template that validates generates", "\(text)\n\(error)")
         }

@@ -82,9 +82,10 @@ public struct ModelEmitter: Sendable {
         self.library = library
     }
 
-    /// The files for a model that has no errors.
-    public func generate(_ model: ObjectModel, variables: [String: [TemplateVariable]], options: GenerationOptions) throws -> [GeneratedFile] {
-        let view = ModelViewBuilder(model: model, variables: variables, options: options).build()
+    /// The files of a validated model.
+    public func generate(_ validated: ValidatedModel, options: GenerationOptions) throws -> [GeneratedFile] {
+        let model = validated.model
+        let view = ModelViewBuilder(model: model, variables: validated.templateVariables, options: options).build()
         // The model file (the largest) and the entity files render side by side.
         let entities = options.singleFile ? [] : view.entities
         let contents = try renderInParallel(1 + entities.count) { index in
@@ -109,8 +110,8 @@ public struct ModelEmitter: Sendable {
     }
 
     /// Starter classes for extension-mode entities (the user's side), for `--human-dir`.
-    public func humanFiles(_ model: ObjectModel, variables: [String: [TemplateVariable]], options: GenerationOptions) throws -> [GeneratedFile] {
-        let view = ModelViewBuilder(model: model, variables: variables, options: options).build()
+    public func humanFiles(_ validated: ValidatedModel, options: GenerationOptions) throws -> [GeneratedFile] {
+        let view = ModelViewBuilder(model: validated.model, variables: validated.templateVariables, options: options).build()
         return try view.entities.filter(\.isExtensionMode).map { entity in
             GeneratedFile(name: "\(entity.className).swift", contents: try render("human-class", FileView(model: view, entity: entity)),
                           origin: entity.origin)

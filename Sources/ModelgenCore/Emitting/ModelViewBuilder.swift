@@ -6,8 +6,6 @@ public struct GenerationOptions: Sendable {
     public var singleFile = false
     /// Overrides the model's access level.
     public var access: AccessLevel?
-    /// A directory of `.mustache` files replacing built-in templates of the same name.
-    public var templatesDirectory: String?
     /// How class-mode properties are declared (`@Managed` wrappers unless set to `.accessors`).
     public var propertyStyle: PropertyStyle = .managed
     /// Modules to import beyond the model's `options.imports` (from modelgen-config.yaml).

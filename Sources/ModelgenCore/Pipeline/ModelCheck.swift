@@ -14,6 +14,12 @@ public struct ModelCheck: Sendable {
     /// True when an error was found.
     public var hasErrors: Bool { diagnostics.hasErrors }
 
+    /// The model, validated, when it has no errors: what `ModelEmitter` generates code from.
+    public var validated: ValidatedModel? {
+        guard !hasErrors, let model else { return nil }
+        return ValidatedModel(model: model, templateVariables: templateVariables, warnings: diagnostics)
+    }
+
     /// Parses and validates model bytes; with `strict`, warnings count as errors.
     public static func run(data: Data, path: String, strict: Bool = false) -> ModelCheck {
         let parsed = ModelParser.parse(data: data, path: path)
