@@ -128,6 +128,7 @@ install:
 # taken of both binaries: the one `swift build` makes (shared Swift libraries, as the plugin runs it)
 # and the one `make install` installs.
 bench:
+	@[ -f /usr/include/yaml.h ] || [ "$$(uname)" = Darwin ] || { echo "installing libyaml-dev (the bench's libyaml floor, ../shared/tools/yaml_floor.c)"; apt-get update -qq && apt-get install -y -qq libyaml-dev >/dev/null; }
 	$(SWIFT) build -c release
 	$(STATIC_BUILD)
 	.build/release/modelgen-bench .build/release/modelgen --installed .build-static/release/modelgen

@@ -94,6 +94,48 @@ guard let binary = arguments.first else {
     exit(2)
 }
 let counts = arguments.count > 1 ? arguments.dropFirst().compactMap { Int($0) } : [100, 1_000, 5_000]
+/// Times `a` and `b` alternately, `runs` times each (so both see the same machine), and returns their medians.
+func alternating(runs: Int, _ a: () -> Void, _ b: () -> Void) -> (Double, Double) {
+    var first: [Double] = [], second: [Double] = []
+    for _ in 0..<runs {
+        var start = DispatchTime.now().uptimeNanoseconds
+        a()
+        first.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+        start = DispatchTime.now().uptimeNanoseconds
+        b()
+        second.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+    }
+    return (median(first), median(second))
+}
+
+/// The floor of the speed goals: libyaml's C API loading the same file (`../shared/tools/yaml_floor.c`,
+/// built here with `cc -O2 … -lyaml`; `MODELGEN_YAML_FLOOR` names another source), as a whole process.
+/// Nil, with a note, when the source or libyaml is missing (`make bench` installs libyaml-dev).
+let floorBinary: String? = {
+    let root = URL(fileURLWithPath: binary).resolvingSymlinksInPath()
+    var directory = root.deletingLastPathComponent()
+    while directory.path != "/", !FileManager.default.fileExists(atPath: directory.appendingPathComponent("Package.swift").path) { directory.deleteLastPathComponent() }
+    let source = ProcessInfo.processInfo.environment["MODELGEN_YAML_FLOOR"] ?? directory.appendingPathComponent("../shared/tools/yaml_floor.c").standardized.path
+    let output = FileManager.default.temporaryDirectory.appendingPathComponent("yaml_floor-\(getpid())").path
+    guard FileManager.default.fileExists(atPath: source), spawnAndWait(["/usr/bin/env", "cc", "-O2", source, "-lyaml", "-o", output]) == 0 else {
+        print("note: no libyaml floor (\(source) with cc and libyaml-dev); ratios to it are left out")
+        return nil
+    }
+    return output
+}()
+defer { floorBinary.map { try? FileManager.default.removeItem(atPath: $0) } }
+
+/// One load of `file` by the floor program, as a whole process.
+func runFloor(_ file: String) {
+    guard let floorBinary, spawnAndWait([floorBinary, file, "1", "load-only"], discardingOutput: true) == 0 else { fatalError("the libyaml floor failed on \(file)") }
+}
+
+/// A ratio right-aligned in its column (a dash without a floor).
+func ratioColumn(_ value: Double, _ floor: Double?, width: Int = 12) -> String {
+    let figure = floor.map { String(format: "%.1fx", value / $0) } ?? "-"
+    return String(repeating: " ", count: max(0, width - figure.count)) + figure
+}
+
 /// A whole-process figure of the installed binary, right-aligned in its column (a dash when none was given).
 func installedColumn(_ body: (String) -> Double) -> String {
     let figure = installedBinary.map { String(format: "%.1f", body($0)) } ?? "-"
@@ -105,9 +147,9 @@ try FileManager.default.createDirectory(at: directory, withIntermediateDirectori
 let keep = ProcessInfo.processInfo.environment["MODELGEN_BENCH_KEEP"] == "1"
 defer { if keep { print("models kept in \(directory.path)") } else { try? FileManager.default.removeItem(at: directory) } }
 
-print("modelgen validate, release build, median of runs (ms)")
-print("entities   size      parse-only  parse+model   parse+validate  modelgen validate  validate/parse   installed binary")
-print("                     (Yams)      (in process)  (in process)    (whole process)                    (whole process)")
+print("modelgen validate, release build, median of runs (ms); the libyaml floor and modelgen run alternately")
+print("entities   size      parse-only  parse+model   parse+validate  libyaml floor    modelgen validate  validate/floor  validate/parse   installed binary")
+print("                     (Yams)      (in process)  (in process)    (whole process)  (whole process)                                   (whole process)")
 for n in counts {
     let text = syntheticModel(entities: n)
     let file = directory.appendingPathComponent("Bench\(n).model.yaml")
@@ -131,13 +173,22 @@ for n in counts {
             guard spawnAndWait([binary, "validate", file.path]) == 0 else { fatalError("\(binary) validate failed on \(file.path)") }
         }
     }
-    let endToEnd = validate(with: binary)
+    var floor: Double?
+    var endToEnd = 0.0
+    if floorBinary != nil {
+        (floor, endToEnd) = alternating(runs: runs, { runFloor(file.path) }, {
+            guard spawnAndWait([binary, "validate", file.path]) == 0 else { fatalError("\(binary) validate failed on \(file.path)") }
+        })
+    } else {
+        endToEnd = validate(with: binary)
+    }
     let installed = installedColumn(validate(with:))
     let size = String(format: "%.1f MB", Double(data.count) / 1e6)
-    print(String(format: "%8d   %-8@  %10.1f  %12.1f  %14.1f  %17.1f  %14.2f   %@",
-                 n, size as NSString, parseOnly, parseModel, inProcess, endToEnd, endToEnd / parseOnly, installed as NSString))
+    print(String(format: "%8d   %-8@  %10.1f  %12.1f  %14.1f  %15@  %17.1f  %@  %14.2f   %@",
+                 n, size as NSString, parseOnly, parseModel, inProcess, (floor.map { String(format: "%.1f", $0) } ?? "-") as NSString,
+                 endToEnd, ratioColumn(endToEnd, floor, width: 14) as NSString, endToEnd / parseOnly, installed as NSString))
 }
-print("goal: modelgen validate of 1,000 entities <= 200 ms, most of it parsing")
+print("goals: modelgen validate of 1,000 entities <= 200 ms; validate <= 3x the libyaml floor")
 print("")
 
 /// Creates `files` in a new directory as modelgen does (temporary file, write, rename), without
@@ -158,9 +209,9 @@ func createAlone(_ files: [GeneratedFile], in directory: URL) {
 // Creating many files on this machine's ext4 costs anywhere from 0.04 to 0.35 ms each, depending on
 // how many files were deleted in the last seconds (the kernel's inode allocator skips recently freed
 // inodes): the same files created without modelgen are timed beside it.
-print("modelgen generate, release build, median (ms)")
-print("entities   parse-only   render        generate --dry-run   generate          same files created   generate/parse   installed binary")
-print("           (Yams)       (in process)  (whole process)      (whole process)   without modelgen                    generate")
+print("modelgen generate, release build, median (ms); the libyaml floor and modelgen run alternately")
+print("entities   parse-only   render        generate --dry-run   libyaml floor    generate          generate/floor  regenerate       regenerate/floor  same files created   generate/parse   installed binary")
+print("           (Yams)       (in process)  (whole process)      (whole process)  (fresh directory)                 (nothing changed)                    without modelgen                    generate")
 for n in counts {
     let file = directory.appendingPathComponent("Bench\(n).model.yaml")
     let data = try Data(contentsOf: file)
@@ -180,24 +231,41 @@ for n in counts {
                            discardingOutput: true) == 0 else { fatalError("modelgen generate --dry-run failed") }
     }
     var run = 0
+    func generateOnce(_ binary: String, into out: String) {
+        guard spawnAndWait([binary, "generate", file.path, "--output", out]) == 0 else { fatalError("\(binary) generate failed") }
+    }
     func generate(with binary: String) -> Double {
         time(runs: runs) {
             run += 1
-            let out = directory.appendingPathComponent("out-\(n)-\(run)").path
-            guard spawnAndWait([binary, "generate", file.path, "--output", out]) == 0 else { fatalError("\(binary) generate failed") }
+            generateOnce(binary, into: directory.appendingPathComponent("out-\(n)-\(run)").path)
         }
     }
-    let generate = generate(with: binary)
+    var floor: Double?
+    var fresh = 0.0
+    if floorBinary != nil {
+        (floor, fresh) = alternating(runs: runs, { runFloor(file.path) }, {
+            run += 1
+            generateOnce(binary, into: directory.appendingPathComponent("out-\(n)-\(run)").path)
+        })
+    } else {
+        fresh = generate(with: binary)
+    }
+    // Regenerating into a directory that already holds the same files (what a build script does on every build).
+    let (_, regenerate) = alternating(runs: runs, { if floorBinary != nil { runFloor(file.path) } }, {
+        generateOnce(binary, into: directory.appendingPathComponent("out-\(n)-1").path)
+    })
     let installed = installedColumn(generate(with:))
     run = 0
     let alone = time(runs: runs) {
         run += 1
         createAlone(files, in: directory.appendingPathComponent("alone-\(n)-\(run)"))
     }
-    print(String(format: "%8d   %10.1f   %12.1f  %19.1f   %15.1f   %18.1f   %14.2f   %@",
-                 n, parseOnly, render, dryRun, generate, alone, generate / parseOnly, installed as NSString))
+    print(String(format: "%8d   %10.1f   %12.1f  %19.1f   %14@  %16.1f  %@  %16.1f  %@  %18.1f   %14.2f   %@",
+                 n, parseOnly, render, dryRun, (floor.map { String(format: "%.1f", $0) } ?? "-") as NSString, fresh,
+                 ratioColumn(fresh, floor, width: 14) as NSString, regenerate, ratioColumn(regenerate, floor, width: 16) as NSString,
+                 alone, fresh / parseOnly, installed as NSString))
 }
-print("goals: 100 entities <= 100 ms end to end; 1,000 entities <= 10x the parse")
+print("goals: 100 entities <= 100 ms end to end; generate of 1,000 entities <= 10x the libyaml floor, regenerate <= 3x")
 print("")
 
 // Compile time of the generated code beside plain classes of the same shape: 100 entities (the

@@ -11,6 +11,10 @@ public enum SwiftLiterals {
     /// characters (`isInvisible`: bidirectional overrides, zero-width characters) escaped as `\u{…}`, so
     /// the source shows what the string holds ("Trojan Source"); other non-ASCII kept as is.
     public static func string(_ value: String) -> String {
+        // The usual case, printable ASCII without quotes or backslashes, needs no scalar-by-scalar copy.
+        if value.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) {
+            return "\"" + value + "\""
+        }
         var out = "\""
         for scalar in value.unicodeScalars {
             switch scalar {
@@ -40,6 +44,7 @@ public enum SwiftLiterals {
     /// Control, format and separator characters (Unicode categories Cc, Cf, Zl, Zp): the ones source
     /// code should not hold as they are, since they end lines or change how text displays.
     static func isInvisible(_ scalar: Unicode.Scalar) -> Bool {
+        if scalar.value >= 0x20 && scalar.value < 0x7F { return false }   // printable ASCII: no table lookup
         switch scalar.properties.generalCategory {
         case .control, .format, .lineSeparator, .paragraphSeparator: return true
         default: return false
@@ -62,6 +67,9 @@ public enum SwiftLiterals {
 
     /// The text's lines, split at every line break, each with invisible characters shown as `\u{…}`.
     private static func commentLines(_ text: String) -> [String] {
+        if text.utf8.allSatisfy({ ($0 >= 0x20 && $0 < 0x7F) || $0 == 0x0A }) {   // the usual case: split at line feeds only
+            return text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        }
         var lines: [String] = [""]
         var previous: Unicode.Scalar?
         for scalar in text.unicodeScalars {
