@@ -129,6 +129,7 @@ install:
 # and the one `make install` installs.
 bench:
 	@[ -f /usr/include/yaml.h ] || [ "$$(uname)" = Darwin ] || { echo "installing libyaml-dev (the bench's libyaml floor, ../shared/tools/yaml_floor.c)"; apt-get update -qq && apt-get install -y -qq libyaml-dev >/dev/null; }
+	@[ -x /usr/bin/time ] || [ "$$(uname)" = Darwin ] || { echo "installing time (GNU time: the bench's peak-memory figures)"; apt-get update -qq && apt-get install -y -qq time >/dev/null; }
 	$(SWIFT) build -c release
 	$(STATIC_BUILD)
 	.build/release/modelgen-bench .build/release/modelgen --installed .build-static/release/modelgen

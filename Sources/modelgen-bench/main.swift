@@ -268,6 +268,63 @@ for n in counts {
 print("goals: 100 entities <= 100 ms end to end; generate of 1,000 entities <= 10x the libyaml floor, regenerate <= 3x")
 print("")
 
+// Scaling: validate and generate of a lighter model (three attributes and a relationship with its
+// inverse per entity) at 1,000, 10,000 and 100,000 entities, beside the libyaml floor of the same file,
+// each a whole process under GNU time (wall seconds and peak resident memory: `ru_maxrss` of a process
+// spawned from this one would include this process's own peak, inherited through vfork; GNU time forks
+// from its small self). The slope is the cost per 1,000 entities between the two largest sizes.
+// MODELGEN_BENCH_SCALE=0 skips the section; MODELGEN_BENCH_SCALE=1000,10000 picks the sizes.
+func scalingModel(entities n: Int) -> String {
+    var out = "model: Scale\nentities:\n"
+    for i in 0..<n {
+        out += "  E\(i):\n    attributes: { name: string, rank: { type: int64, default: 0 }, seen: date? }\n"
+        out += "    relationships:\n      next: { destination: E\((i + 1) % n), inverse: previous }\n      previous: { destination: E\((i + n - 1) % n), toMany: true, inverse: next }\n"
+    }
+    return out
+}
+
+/// Wall seconds and peak resident MB of one whole-process run under GNU time (nil without it).
+func measured(_ argv: [String]) -> (seconds: Double, megabytes: Double)? {
+    guard FileManager.default.isExecutableFile(atPath: "/usr/bin/time") else { return nil }
+    let report = directory.appendingPathComponent("time-report").path
+    guard spawnAndWait(["/usr/bin/time", "-f", "%e %M", "-o", report] + argv, discardingOutput: true) == 0,
+          let fields = (try? String(contentsOfFile: report, encoding: .utf8))?.split(whereSeparator: \.isWhitespace),
+          fields.count >= 2, let seconds = Double(fields[0]), let kibibytes = Double(fields[1]) else { return nil }
+    return (seconds, kibibytes / 1024)
+}
+
+let scaleSetting = ProcessInfo.processInfo.environment["MODELGEN_BENCH_SCALE"] ?? "1000,10000,100000"
+let scaleCounts = scaleSetting == "0" ? [] : scaleSetting.split(separator: ",").compactMap { Int($0) }
+if !scaleCounts.isEmpty && floorBinary != nil && FileManager.default.isExecutableFile(atPath: "/usr/bin/time") {
+    setenv("MODELGEN_MAX_FILE_BYTES", "1000000000", 1)   // the largest model is over the default 10 MB
+    print("scaling: whole processes under GNU time (s, peak MB); ratios to the libyaml floor of the same file")
+    print("entities   size       floor s   floor MB   validate s  ratio   MB   ratio   generate s  ratio   MB   ratio")
+    var previous: (n: Int, validate: Double, generate: Double)?
+    for n in scaleCounts {
+        let file = directory.appendingPathComponent("Scale\(n).model.yaml")
+        try scalingModel(entities: n).write(to: file, atomically: true, encoding: .utf8)
+        let size = Double((try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int) ?? 0) / 1e6
+        guard let floor = measured([floorBinary!, file.path, "1", "load-only"]),
+              let validate = measured([binary, "validate", file.path]),
+              let generate = measured([binary, "generate", file.path, "--output", directory.appendingPathComponent("scale-out-\(n)").path]) else {
+            print("\(n): a run failed"); continue
+        }
+        print(String(format: "%8d   %6.1f MB  %7.2f   %8.0f   %10.2f  %5.1fx %5.0f  %4.1fx   %10.2f  %5.1fx %5.0f  %4.1fx",
+                     n, size, floor.seconds, floor.megabytes, validate.seconds, validate.seconds / max(floor.seconds, 0.005),
+                     validate.megabytes, validate.megabytes / floor.megabytes, generate.seconds, generate.seconds / max(floor.seconds, 0.005),
+                     generate.megabytes, generate.megabytes / floor.megabytes))
+        try? FileManager.default.removeItem(at: directory.appendingPathComponent("scale-out-\(n)"))
+        if let previous {
+            let thousands = Double(n - previous.n) / 1000
+            print(String(format: "           slope %d→%d: validate %.1f ms, generate %.1f ms per 1,000 entities",
+                         previous.n, n, (validate.seconds - previous.validate) * 1000 / thousands, (generate.seconds - previous.generate) * 1000 / thousands))
+        }
+        previous = (n, validate.seconds, generate.seconds)
+    }
+    print("goals: at every size validate <= 3x the floor's time and <= 2x its memory; cost linear in the size")
+    print("")
+}
+
 // Compile time of the generated code beside plain classes of the same shape: 100 entities (the
 // goal's size, best of three runs), then 1,000 entities (one run each: about four minutes in all),
 // where both sides grow faster than the entity count and the ratio changes.

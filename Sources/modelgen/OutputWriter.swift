@@ -37,7 +37,7 @@ struct OutputWriter {
         for file in files {
             let url = directory.appendingPathComponent(file.name)
             let data = Data(file.contents.utf8)
-            if let current = try? Data(contentsOf: url), current == data { continue }
+            if let current = Self.contentsIfPresent(url.path), current == data { continue }
             try Self.writeAtomically(data, to: url)
             written.append(file.name)
         }
@@ -58,6 +58,28 @@ struct OutputWriter {
             let firstLine = String(decoding: start.prefix { $0 != UInt8(ascii: "\n") }, as: UTF8.self)
             return headers.contains(firstLine)
         }.sorted()
+    }
+
+    /// The file's bytes, nil when it is missing or unreadable, with POSIX calls: `Data(contentsOf:)`
+    /// builds an `NSError` for every missing file, which made generating into a fresh directory take
+    /// twice as long as regenerating (0.5 ms a file here).
+    static func contentsIfPresent(_ path: String) -> Data? {
+        let descriptor = open(path, O_RDONLY)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { return nil }
+        var data = Data(count: Int(status.st_size))
+        let complete = data.withUnsafeMutableBytes { buffer -> Bool in
+            var offset = 0
+            while offset < buffer.count {
+                let count = read(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                if count <= 0 { return false }
+                offset += count
+            }
+            return true
+        }
+        return complete ? data : nil
     }
 
     /// POSIX writes (Foundation's Data.write fsyncs every file on Linux, three times slower here),
