@@ -5,7 +5,7 @@ SHARED  ?= ../shared
 PYTHON  ?= python3
 EXAMPLES = Examples/Blog/Blog.model.yaml Examples/Graphics/Graphics.model.yaml Examples/Staff/Staff.model.yaml
 
-.PHONY: all deps deps-postgres build example examples test test-postgres tsan fuzz fuzz-long install bench bench-postgres clean templates reference runtime-names
+.PHONY: docs all deps deps-postgres build example examples test test-postgres tsan fuzz fuzz-long install bench bench-postgres clean templates reference runtime-names
 
 all: build
 
@@ -134,6 +134,15 @@ bench:
 	$(STATIC_BUILD)
 	.build/release/modelgen-bench .build/release/modelgen --installed .build-static/release/modelgen
 	.build/release/modelgen-runtime-bench
+
+# DocC documentation of the runtime and the generator (swift-docc-plugin), into .build/docs/<Target>.
+docs:
+	@rm -rf .build/docs && mkdir -p .build/docs
+	for target in ModelgenRuntime ModelgenCore; do \
+		$(SWIFT) package --allow-writing-to-directory .build/docs generate-documentation --target $$target \
+			--output-path .build/docs/$$target --warnings-as-errors || exit 1; \
+	done
+	@echo "docs: .build/docs/ModelgenRuntime, .build/docs/ModelgenCore"
 
 clean:
 	rm -rf .build .build-static
