@@ -1,5 +1,5 @@
 import Foundation
-import ModelgenCore
+@testable import ModelgenCore
 import Testing
 
 /// Every Core Data model in `../shared/realworld/` (real models from public repositories) goes the

@@ -1,5 +1,5 @@
 import Foundation
-import ModelgenCore
+@testable import ModelgenCore
 import Testing
 
 /// The emitter's output for the example models equals the checked-in reference files

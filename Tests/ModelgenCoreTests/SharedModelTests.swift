@@ -1,5 +1,5 @@
 import Foundation
-import ModelgenCore
+@testable import ModelgenCore
 import Testing
 
 /// The models in `../shared/models` (the project's contract): the examples validate cleanly, and every

@@ -1,5 +1,5 @@
 import Foundation
-import ModelgenCore
+@testable import ModelgenCore
 import Testing
 
 /// Parses and validates model text under the name `test.model.yaml`.

@@ -1,5 +1,5 @@
 import Foundation
-import ModelgenCore
+@testable import ModelgenCore
 import Testing
 
 /// `--check` prints these diffs; they must read like `diff -u` and apply with `patch`.

@@ -1,4 +1,4 @@
-import ModelgenCore
+@testable import ModelgenCore
 import Testing
 
 /// One test per validator rule: the model it refuses (with the diagnostic, on the line given by a marker)

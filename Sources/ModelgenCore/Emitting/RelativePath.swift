@@ -2,9 +2,9 @@ import Foundation
 
 /// Paths in generated headers: the model file relative to the output directory, so the header is
 /// the same whether modelgen ran with relative or absolute paths, from any directory, on any machine.
-public enum RelativePath {
+enum RelativePath {
     /// `target` relative to `directory` (both relative to `base` when not absolute), with `/` separators.
-    public static func from(directory: String, to target: String,
+    static func from(directory: String, to target: String,
                             base: String = FileManager.default.currentDirectoryPath) -> String {
         func components(_ path: String) -> [String] {
             let absolute = path.hasPrefix("/") ? path : base + "/" + path

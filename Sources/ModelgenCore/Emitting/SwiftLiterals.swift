@@ -1,16 +1,16 @@
 import Foundation
 
 /// Swift source text for names and literals: keywords escaped, strings escaped, numbers printed to round-trip.
-public enum SwiftLiterals {
+enum SwiftLiterals {
     /// A name as a Swift identifier, in backticks when it is a keyword (`default`, `for`).
-    public static func identifier(_ name: String) -> String {
+    static func identifier(_ name: String) -> String {
         SwiftNames.keywords.contains(name) || name == "Type" || name == "Protocol" ? "`\(name)`" : name
     }
 
     /// A Swift string literal: quotes, backslashes, control characters and `\(` escaped; invisible
     /// characters (`isInvisible`: bidirectional overrides, zero-width characters) escaped as `\u{…}`, so
     /// the source shows what the string holds ("Trojan Source"); other non-ASCII kept as is.
-    public static func string(_ value: String) -> String {
+    static func string(_ value: String) -> String {
         // The usual case, printable ASCII without quotes or backslashes, needs no scalar-by-scalar copy.
         if value.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) {
             return "\"" + value + "\""
@@ -36,7 +36,7 @@ public enum SwiftLiterals {
     }
 
     /// A Double printed so it reads back as the same value (Swift's shortest round-trip form).
-    public static func double(_ value: Double) -> String {
+    static func double(_ value: Double) -> String {
         let text = "\(value)"
         return text.contains(".") || text.contains("e") || text.contains("n") || text.contains("i") ? text : text + ".0"
     }
@@ -54,14 +54,14 @@ public enum SwiftLiterals {
     /// Lines of a doc comment (`/// …`) at an indentation. Every line break (LF, CR, CRLF, the Unicode
     /// separators) starts a new `///` line, so no text can end the comment and become code; other
     /// invisible characters are shown as `\u{…}`.
-    public static func docComment(_ text: String?, indent: String) -> [String] {
+    static func docComment(_ text: String?, indent: String) -> [String] {
         guard let text, !text.isEmpty else { return [] }
         return commentLines(text).map { line in line.isEmpty ? indent + "///" : indent + "/// " + line }
     }
 
     /// Text for a one-line `//` comment (a file name in the header): line breaks and invisible
     /// characters shown as `\u{…}`.
-    public static func commentText(_ text: String) -> String {
+    static func commentText(_ text: String) -> String {
         commentLines(text).joined(separator: "\\u{a}")
     }
 

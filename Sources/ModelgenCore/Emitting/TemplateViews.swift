@@ -1,46 +1,46 @@
 import Mustache
 
-// The context templates receive: public API (documented in docs/templates.md).
+// The context templates receive (documented in docs/templates.md: TemplateContextDocsTests keeps the two in step).
 // Every name, type, literal and flag is computed here, so templates stay logic-less.
 
 /// A generated property: an attribute, a relationship or a fetched property.
-public struct PropertyView: MustacheParent, Sendable {
+struct PropertyView: MustacheParent, Sendable {
     /// The Swift name, in backticks when it is a keyword.
-    public var name: String
+    var name: String
     /// The name as written in the model (for key constants and messages).
-    public var key: String
+    var key: String
     /// The Swift type of the property.
-    public var type: String
+    var type: String
     /// The storage slot.
-    public var slot: Int
+    var slot: Int
     /// `/// …` lines of the `doc` text.
-    public var docLines: [String]
+    var docLines: [String]
     /// Declared as `@Managed(slot: slot) var name: type` (class mode, `propertyStyle: managed`); read-only
     /// ones (derived attributes) get `private(set)`.
-    public var isManaged: Bool
+    var isManaged: Bool
     /// A computed property with `getter` (and `setter` unless read-only): extension mode, `propertyStyle:
     /// accessors`, fetched properties; `getter`/`setter` are filled in for managed properties too.
-    public var isComputed: Bool
+    var isComputed: Bool
     /// No setter (derived attributes, fetched properties).
-    public var isReadOnly: Bool
+    var isReadOnly: Bool
     /// Fetched properties: the getter throws.
-    public var isThrowing: Bool
-    public var getter: String
-    public var setter: String
+    var isThrowing: Bool
+    var getter: String
+    var setter: String
     /// To-many helpers: `addToTags(_:)`, `removeFromTags(_:)`, and for ordered ones `insertIntoPosts(_:at:)`.
-    public var isToMany: Bool
-    public var isOrdered: Bool
-    public var elementType: String
-    public var addName: String
-    public var removeName: String
-    public var insertName: String
+    var isToMany: Bool
+    var isOrdered: Bool
+    var elementType: String
+    var addName: String
+    var removeName: String
+    var insertName: String
     /// Computed properties: the function of the user's code that computes the value (`computeFullName`).
-    public var computeName: String = ""
+    var computeName: String = ""
     /// The entity's `access` again (`public `, `package ` or empty): found here, a template's
     /// `{{access}}` inside `{{#properties}}` or `{{#keys}}` needs no climb up the context stack.
-    public var access: String = ""
+    var access: String = ""
 
-    public func child(named: String) -> Any? {
+    func child(named: String) -> Any? {
         switch named {
         case "name": return name
         case "key": return key
@@ -67,15 +67,15 @@ public struct PropertyView: MustacheParent, Sendable {
 }
 
 /// A parameter of a generated function or initializer.
-public struct ParameterView: MustacheParent, Sendable {
+struct ParameterView: MustacheParent, Sendable {
     /// `title: String` as written in the parameter list.
-    public var declaration: String
+    var declaration: String
     /// The statement storing it (`self.title = title`) or the dictionary entry (`"NAME": name`).
-    public var use: String
+    var use: String
     /// True for the last parameter (no comma after it).
-    public var isLast: Bool
+    var isLast: Bool
 
-    public func child(named: String) -> Any? {
+    func child(named: String) -> Any? {
         switch named {
         case "declaration": return declaration
         case "use": return use
@@ -86,35 +86,35 @@ public struct ParameterView: MustacheParent, Sendable {
 }
 
 /// A generated class (class mode), extension (extension mode), or nothing (none).
-public struct EntityView: MustacheParent, Sendable {
-    public var entityName: String
-    public var className: String
+struct EntityView: MustacheParent, Sendable {
+    var entityName: String
+    var className: String
     /// `ManagedObject`, or the parent entity's class.
-    public var superclassName: String
+    var superclassName: String
     /// `final class` for leaf entities, `class` for entities with subentities.
-    public var classKeyword: String
+    var classKeyword: String
     /// `public `, `package ` or empty, with its trailing space.
-    public var access: String
-    public var docLines: [String]
-    public var isClassMode: Bool
-    public var isExtensionMode: Bool
+    var access: String
+    var docLines: [String]
+    var isClassMode: Bool
+    var isExtensionMode: Bool
     /// Properties the entity declares (inherited ones come from the parent's class).
-    public var properties: [PropertyView]
+    var properties: [PropertyView]
     /// The to-many relationships among `properties` (their add/remove/insert functions).
-    public var toManyProperties: [PropertyView]
+    var toManyProperties: [PropertyView]
     /// Computed properties with dependencies (`computed:`): each reads `compute<Name>()` of the user's code.
-    public var computedProperties: [PropertyView]
+    var computedProperties: [PropertyView]
     /// Key-name constants for every property, inherited included.
-    public var keys: [PropertyView]
+    var keys: [PropertyView]
     /// Required values without defaults (inherited first): the initializer's parameters.
-    public var initParameters: [ParameterView]
-    public var hasInitParameters: Bool
+    var initParameters: [ParameterView]
+    var hasInitParameters: Bool
     /// The file name of the entity's generated file.
-    public var fileName: String
+    var fileName: String
     /// Where the entity's class is named in the model (not a template value).
     var origin: SourceLocation
 
-    public func child(named: String) -> Any? {
+    func child(named: String) -> Any? {
         switch named {
         case "entityName": return entityName
         case "className": return className
@@ -137,17 +137,17 @@ public struct EntityView: MustacheParent, Sendable {
 }
 
 /// A typed function for a fetch request template.
-public struct FetchHelperView: MustacheParent, Sendable {
+struct FetchHelperView: MustacheParent, Sendable {
     /// The Swift function name (the template's name).
-    public var name: String
+    var name: String
     /// The template's name as written in the model.
-    public var templateName: String
-    public var resultClass: String
-    public var parameters: [ParameterView]
-    public var hasParameters: Bool
-    public var docLines: [String]
+    var templateName: String
+    var resultClass: String
+    var parameters: [ParameterView]
+    var hasParameters: Bool
+    var docLines: [String]
 
-    public func child(named: String) -> Any? {
+    func child(named: String) -> Any? {
         switch named {
         case "name": return name
         case "templateName": return templateName
@@ -161,26 +161,26 @@ public struct FetchHelperView: MustacheParent, Sendable {
 }
 
 /// A field of a composite struct.
-public struct CompositeFieldView: MustacheParent, Sendable {
+struct CompositeFieldView: MustacheParent, Sendable {
     /// The Swift name, in backticks when it is a keyword.
-    public var name: String
+    var name: String
     /// The name as written in the model.
-    public var key: String
+    var key: String
     /// The Swift type (`String`, `Int16?`, `GeoPoint`).
-    public var type: String
+    var type: String
     /// The initializer's default for the field (`nil`, a literal), or empty when the caller must pass it.
-    public var defaultValue: String
-    public var hasDefault: Bool
+    var defaultValue: String
+    var hasDefault: Bool
     /// The field holds another composite (read with `fields.composite()`, written with `putComposite`).
-    public var isComposite: Bool
-    public var isOptional: Bool
-    public var docLines: [String]
+    var isComposite: Bool
+    var isOptional: Bool
+    var docLines: [String]
     /// True for the last field (no comma after it).
-    public var isLast: Bool
+    var isLast: Bool
     /// The model's access level again (`public `, `package ` or empty), as in `PropertyView`.
-    public var access: String
+    var access: String
 
-    public func child(named: String) -> Any? {
+    func child(named: String) -> Any? {
         switch named {
         case "name": return name
         case "key": return key
@@ -198,17 +198,17 @@ public struct CompositeFieldView: MustacheParent, Sendable {
 }
 
 /// A composite type: a generated struct and its `ManagedComposite` conformance.
-public struct CompositeView: MustacheParent, Sendable {
+struct CompositeView: MustacheParent, Sendable {
     /// The struct's name.
-    public var name: String
-    public var access: String
-    public var docLines: [String]
-    public var fields: [CompositeFieldView]
-    public var hasFields: Bool
+    var name: String
+    var access: String
+    var docLines: [String]
+    var fields: [CompositeFieldView]
+    var hasFields: Bool
     /// The storage slots a value takes (its flattened fields).
-    public var slotCount: Int
+    var slotCount: Int
 
-    public func child(named: String) -> Any? {
+    func child(named: String) -> Any? {
         switch named {
         case "name": return name
         case "access": return access
@@ -222,35 +222,35 @@ public struct CompositeView: MustacheParent, Sendable {
 }
 
 /// The whole model: what `model.mustache` and the file templates receive.
-public struct ModelView: MustacheParent, Sendable {
-    public var modelName: String
+struct ModelView: MustacheParent, Sendable {
+    var modelName: String
     /// `<Model>Model`, the generated model type.
-    public var typeName: String
+    var typeName: String
     /// The model file's path as given (relative paths stay relative).
-    public var sourcePath: String
+    var sourcePath: String
     /// Extra modules to import.
-    public var imports: [String]
-    public var access: String
+    var imports: [String]
+    var access: String
     /// `static let Name: EntityDescription = EntityDescription(…)` declarations, one per entity, each a list of lines.
-    public var entityDescriptions: [[String]]
+    var entityDescriptions: [[String]]
     /// `Entities.person, Entities.post, …`: the generated `Entities` namespace's members, in declaration order.
-    public var entityList: String
+    var entityList: String
     /// `FetchRequestTemplate(…)` expressions.
-    public var templateDescriptions: [String]
+    var templateDescriptions: [String]
     /// `[name: [entities]]` literal of the configurations.
-    public var configurationsLiteral: String
-    public var fetchHelpers: [FetchHelperView]
+    var configurationsLiteral: String
+    var fetchHelpers: [FetchHelperView]
     /// `extension PostStatus: ModelgenRuntime.ManagedRawValue {}` (with a doc line) for each `swiftType`
     /// held by a `@Managed` property.
-    public var valueConformances: [String]
+    var valueConformances: [String]
     /// Composite types: a struct each, with its conformance.
-    public var composites: [CompositeView]
+    var composites: [CompositeView]
     /// Entities with class or extension code (none-mode entities have no generated Swift).
-    public var entities: [EntityView]
+    var entities: [EntityView]
     /// True when everything goes into one file.
-    public var isSingleFile: Bool
+    var isSingleFile: Bool
 
-    public func child(named: String) -> Any? {
+    func child(named: String) -> Any? {
         switch named {
         case "modelName": return modelName
         case "typeName": return typeName

@@ -2,7 +2,7 @@
 /// write: keys in the format's order, `name: TYPE` / `name: TYPE?` for attributes that say nothing else,
 /// properties as `{ ... }` when they fit on a line, sections and entities separated by blank lines.
 /// Declaration order of entities, properties, templates and userInfo is kept: it is the model's order.
-public enum ModelDocumentCanonicalizer {
+enum ModelDocumentCanonicalizer {
     static let topLevel = ["model", "formatVersion", "options", "composites", "entities", "fetchRequests", "configurations"]
     static let composite = ["doc", "attributes"]
     static let options = ["codegen", "access", "imports"]
@@ -16,7 +16,7 @@ public enum ModelDocumentCanonicalizer {
     static let fetchRequest = ["entity", "predicate", "sort", "limit", "offset", "swiftName", "doc"]
 
     /// The canonical form of a model document.
-    public static func canonical(_ document: YAMLDocument) -> YAMLDocument {
+    static func canonical(_ document: YAMLDocument) -> YAMLDocument {
         var document = document
         var root = ordered(document.root, topLevel, layout: .block)
         root.spacesBlocks = true

@@ -1,16 +1,16 @@
 /// A model file as a tree to write: ordered mappings, sequences and scalars, each entry with the
 /// comments that go with it. `modelgen format` builds one from a parsed file, `modelgen import`
 /// from a Core Data model; `YAMLDocumentWriter` prints both in the one canonical layout.
-public struct YAMLDocument: Sendable {
+struct YAMLDocument: Sendable {
     /// The root mapping.
-    public var root: YAMLMapping
+    var root: YAMLMapping
     /// Comments before the first entry (a file header), kept at the top whatever entry comes first.
-    public var headerComments: [String] = []
+    var headerComments: [String] = []
     /// Comments after the last entry.
-    public var trailingComments: [String] = []
+    var trailingComments: [String] = []
 
     /// A document with this root.
-    public init(root: YAMLMapping, headerComments: [String] = [], trailingComments: [String] = []) {
+    init(root: YAMLMapping, headerComments: [String] = [], trailingComments: [String] = []) {
         self.root = root
         self.headerComments = headerComments
         self.trailingComments = trailingComments
@@ -18,16 +18,16 @@ public struct YAMLDocument: Sendable {
 }
 
 /// A node of a `YAMLDocument`.
-public indirect enum YAMLValue: Sendable {
+indirect enum YAMLValue: Sendable {
     case scalar(YAMLScalar)
     case mapping(YAMLMapping)
     case sequence(YAMLSequence)
 }
 
 /// A scalar with how it wants to be written.
-public struct YAMLScalar: Sendable, Equatable {
+struct YAMLScalar: Sendable, Equatable {
     /// How the writer chooses the scalar's style.
-    public enum Kind: Sendable, Equatable {
+    enum Kind: Sendable, Equatable {
         /// A token written plain when YAML allows it there (numbers, booleans, names): quoted only when it must be.
         case token
         /// Free text: plain only when it reads as words, otherwise quoted; several lines become a `|` block.
@@ -37,43 +37,43 @@ public struct YAMLScalar: Sendable, Equatable {
     }
 
     /// The scalar's value.
-    public var value: String
+    var value: String
     /// How it is written.
-    public var kind: Kind
+    var kind: Kind
 
     /// A scalar.
-    public init(_ value: String, kind: Kind) {
+    init(_ value: String, kind: Kind) {
         self.value = value
         self.kind = kind
     }
 
     /// A token (`int16`, `true`, `0`, `Post`).
-    public static func token(_ value: String) -> YAMLScalar { YAMLScalar(value, kind: .token) }
+    static func token(_ value: String) -> YAMLScalar { YAMLScalar(value, kind: .token) }
     /// Free text (predicates, docs, default strings).
-    public static func text(_ value: String) -> YAMLScalar { YAMLScalar(value, kind: .text) }
+    static func text(_ value: String) -> YAMLScalar { YAMLScalar(value, kind: .text) }
 }
 
 /// Comments attached to an entry or item: lines before it and one at the end of its line.
-public struct YAMLComments: Sendable, Equatable {
+struct YAMLComments: Sendable, Equatable {
     /// Whole-line comments written before the entry, without their `#`.
-    public var leading: [String] = []
+    var leading: [String] = []
     /// A comment at the end of the entry's first line, without its `#`.
-    public var trailing: String?
+    var trailing: String?
 
     /// No comments.
-    public init(leading: [String] = [], trailing: String? = nil) {
+    init(leading: [String] = [], trailing: String? = nil) {
         self.leading = leading
         self.trailing = trailing
     }
 
     /// True when there is no comment.
-    public var isEmpty: Bool { leading.isEmpty && trailing == nil }
+    var isEmpty: Bool { leading.isEmpty && trailing == nil }
 }
 
 /// A mapping: entries in the order they are written.
-public struct YAMLMapping: Sendable {
+struct YAMLMapping: Sendable {
     /// How the writer lays out a mapping.
-    public enum Layout: Sendable {
+    enum Layout: Sendable {
         /// `key:` lines, indented.
         case block
         /// `{ key: value, ... }` on the parent's line when it fits and holds no comments, else block.
@@ -81,15 +81,15 @@ public struct YAMLMapping: Sendable {
     }
 
     /// One `key: value` entry.
-    public struct Entry: Sendable {
-        public var key: String
-        public var value: YAMLValue
-        public var comments: YAMLComments
+    struct Entry: Sendable {
+        var key: String
+        var value: YAMLValue
+        var comments: YAMLComments
         /// Where the entry comes from (an element of an imported file), to point diagnostics at.
-        public var origin: SourceLocation?
+        var origin: SourceLocation?
 
         /// An entry.
-        public init(_ key: String, _ value: YAMLValue, comments: YAMLComments = YAMLComments(), origin: SourceLocation? = nil) {
+        init(_ key: String, _ value: YAMLValue, comments: YAMLComments = YAMLComments(), origin: SourceLocation? = nil) {
             self.key = key
             self.value = value
             self.comments = comments
@@ -98,70 +98,70 @@ public struct YAMLMapping: Sendable {
     }
 
     /// The entries, in order.
-    public var entries: [Entry]
+    var entries: [Entry]
     /// The layout.
-    public var layout: Layout
+    var layout: Layout
     /// When true, an entry written as a block is preceded by a blank line (sections, entities).
-    public var spacesBlocks: Bool
+    var spacesBlocks: Bool
 
     /// A mapping.
-    public init(_ entries: [Entry] = [], layout: Layout = .block, spacesBlocks: Bool = false) {
+    init(_ entries: [Entry] = [], layout: Layout = .block, spacesBlocks: Bool = false) {
         self.entries = entries
         self.layout = layout
         self.spacesBlocks = spacesBlocks
     }
 
     /// Appends `key: value`.
-    public mutating func append(_ key: String, _ value: YAMLValue, origin: SourceLocation? = nil) {
+    mutating func append(_ key: String, _ value: YAMLValue, origin: SourceLocation? = nil) {
         entries.append(Entry(key, value, origin: origin))
     }
 
     /// Appends `key: token`.
-    public mutating func append(_ key: String, token: String, origin: SourceLocation? = nil) {
+    mutating func append(_ key: String, token: String, origin: SourceLocation? = nil) {
         append(key, .scalar(.token(token)), origin: origin)
     }
 
     /// Appends `key: text`.
-    public mutating func append(_ key: String, text: String, origin: SourceLocation? = nil) {
+    mutating func append(_ key: String, text: String, origin: SourceLocation? = nil) {
         append(key, .scalar(.text(text)), origin: origin)
     }
 
     /// The value of a key.
-    public subscript(_ key: String) -> YAMLValue? {
+    subscript(_ key: String) -> YAMLValue? {
         entries.first { $0.key == key }?.value
     }
 
     /// True when there are no entries.
-    public var isEmpty: Bool { entries.isEmpty }
+    var isEmpty: Bool { entries.isEmpty }
 }
 
 /// A sequence: items in order.
-public struct YAMLSequence: Sendable {
+struct YAMLSequence: Sendable {
     /// One item.
-    public struct Item: Sendable {
-        public var value: YAMLValue
-        public var comments: YAMLComments
+    struct Item: Sendable {
+        var value: YAMLValue
+        var comments: YAMLComments
 
         /// An item.
-        public init(_ value: YAMLValue, comments: YAMLComments = YAMLComments()) {
+        init(_ value: YAMLValue, comments: YAMLComments = YAMLComments()) {
             self.value = value
             self.comments = comments
         }
     }
 
     /// The items.
-    public var items: [Item]
+    var items: [Item]
     /// `[a, b]` when it fits and holds no comments, else `- a` lines.
-    public var layout: YAMLMapping.Layout
+    var layout: YAMLMapping.Layout
 
     /// A sequence.
-    public init(_ items: [Item] = [], layout: YAMLMapping.Layout = .flowIfFits) {
+    init(_ items: [Item] = [], layout: YAMLMapping.Layout = .flowIfFits) {
         self.items = items
         self.layout = layout
     }
 
     /// A flow-if-fits sequence of scalars.
-    public static func of(_ scalars: [YAMLScalar]) -> YAMLSequence {
+    static func of(_ scalars: [YAMLScalar]) -> YAMLSequence {
         YAMLSequence(scalars.map { Item(.scalar($0)) })
     }
 }

@@ -1,12 +1,12 @@
 /// Prints a `YAMLDocument` in modelgen's canonical layout: two-space indentation, block mappings
 /// for sections, `{ ... }` and `[ ... ]` for short collections that fit in `lineWidth` columns,
 /// scalars plain where YAML reads them back unchanged and quoted otherwise, comments where they were.
-public struct YAMLDocumentWriter {
+struct YAMLDocumentWriter {
     /// The longest line a flow collection may make.
-    public static let lineWidth = 120
+    static let lineWidth = 120
 
     /// The text, and for each 1-based output line that starts an entry with an origin, that origin.
-    public static func write(_ document: YAMLDocument) -> (text: String, origins: [Int: SourceLocation]) {
+    static func write(_ document: YAMLDocument) -> (text: String, origins: [Int: SourceLocation]) {
         var writer = YAMLDocumentWriter()
         for comment in document.headerComments { writer.lines.append("#" + comment) }
         writer.writeMapping(document.root, indent: 0, firstLinePrefix: nil)

@@ -5,15 +5,15 @@ import FoundationXML
 
 /// One element of an XML document with where it starts: what the importer reads a Core Data
 /// `contents` file into (FoundationXML's event parser, kept as a small tree).
-public final class XMLTreeElement: @unchecked Sendable {
+final class XMLTreeElement: @unchecked Sendable {
     /// The element name (`entity`, `attribute`, ...).
-    public let name: String
+    let name: String
     /// The attributes by name.
-    public let attributes: [String: String]
+    let attributes: [String: String]
     /// Child elements in document order.
-    public internal(set) var children: [XMLTreeElement] = []
+    var children: [XMLTreeElement] = []
     /// Where the start tag begins (`<`).
-    public let location: SourceLocation
+    let location: SourceLocation
     /// The start tag's text, to find attribute positions in.
     let tagText: Substring
 
@@ -25,16 +25,16 @@ public final class XMLTreeElement: @unchecked Sendable {
     }
 
     /// The attribute's value, nil when absent.
-    public subscript(_ attribute: String) -> String? { attributes[attribute] }
+    subscript(_ attribute: String) -> String? { attributes[attribute] }
 
     /// True when the attribute is `YES` (Core Data's spelling of true).
-    public func flag(_ attribute: String) -> Bool { attributes[attribute] == "YES" }
+    func flag(_ attribute: String) -> Bool { attributes[attribute] == "YES" }
 
     /// The children with this name.
-    public func children(named name: String) -> [XMLTreeElement] { children.filter { $0.name == name } }
+    func children(named name: String) -> [XMLTreeElement] { children.filter { $0.name == name } }
 
     /// Where the attribute is written in the start tag (the element's position when it cannot be found).
-    public func location(of attribute: String) -> SourceLocation {
+    func location(of attribute: String) -> SourceLocation {
         guard let range = tagText.range(of: " \(attribute)=") ?? tagText.range(of: "\n\(attribute)=")
                 ?? tagText.range(of: "\t\(attribute)=") else { return location }
         var line = location.line, column = location.column
@@ -46,9 +46,9 @@ public final class XMLTreeElement: @unchecked Sendable {
 }
 
 /// Reads XML text into `XMLTreeElement`s, with a positioned diagnostic when it is not well-formed XML.
-public enum XMLTreeReader {
+enum XMLTreeReader {
     /// The root element, or the diagnostic of the first XML error.
-    public static func read(_ data: Data, path: String) -> Result<XMLTreeElement, Diagnostic> {
+    static func read(_ data: Data, path: String) -> Result<XMLTreeElement, Diagnostic> {
         // Xcode writes UTF-8; FoundationXML's parser traps on some invalid UTF-8 in names (found by
         // fuzzing), so invalid bytes are refused first, at their position.
         if let tooLarge = SourceText.sizeProblem(data.count, path: path) { return .failure(tooLarge) }

@@ -19,7 +19,7 @@ public struct XcodeModelImporter {
 
     /// The imported document with the diagnostics of the import, located in the XML.
     public struct Result: Sendable {
-        public var document: YAMLDocument?
+        var document: YAMLDocument?
         public var diagnostics: [Diagnostic]
     }
 

@@ -2,19 +2,19 @@ import Foundation
 
 /// Finds the `contents` XML of a Core Data model: a `.xcdatamodeld` (its current version, named by
 /// `.xccurrentversion`, or the one asked for), a `.xcdatamodel` bundle, or a `contents` file itself.
-public enum XcodeModelLocator {
+enum XcodeModelLocator {
     /// A model's XML file and the name the imported model takes.
-    public struct Located: Sendable, Equatable {
+    struct Located: Sendable, Equatable {
         /// The `contents` file to read.
-        public var contentsPath: String
+        var contentsPath: String
         /// The model name derived from the bundle (or file) name: an upper-camel identifier.
-        public var modelName: String
+        var modelName: String
         /// The version bundle read, for a `.xcdatamodeld`.
-        public var versionName: String?
+        var versionName: String?
     }
 
     /// Locates the model at `path`, or a diagnostic saying why it cannot.
-    public static func locate(_ path: String, version: String? = nil) -> Result<Located, Diagnostic> {
+    static func locate(_ path: String, version: String? = nil) -> Result<Located, Diagnostic> {
         let fileManager = FileManager.default
         var isDirectory: ObjCBool = false
         let here = SourceLocation(file: path, line: 1, column: 1)
@@ -91,7 +91,7 @@ public enum XcodeModelLocator {
     }
 
     /// An upper-camel identifier from a bundle or file name: `Simplenote 7` → `Simplenote7`, `core-data_Moody` → `CoreDataMoody`.
-    public static func modelName(from name: String) -> String {
+    static func modelName(from name: String) -> String {
         let parts = name.split { !($0.isLetter || $0.isNumber) }
         var result = parts.map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
         if result.isEmpty { result = "Model" }

@@ -1,7 +1,7 @@
 /// Swift naming rules the validator applies to names that become Swift code.
-public enum SwiftNames {
+enum SwiftNames {
     /// Swift keywords: allowed as property names (the emitter escapes them with backticks), never as type names.
-    public static let keywords: Set<String> = [
+    static let keywords: Set<String> = [
         "associatedtype", "borrowing", "class", "consuming", "deinit", "enum", "extension", "fileprivate", "func",
         "import", "init", "inout", "internal", "let", "nonisolated", "open", "operator", "package", "private",
         "precedencegroup", "protocol", "public", "rethrows", "static", "struct", "subscript", "typealias", "var",
@@ -14,7 +14,7 @@ public enum SwiftNames {
     /// (`RuntimeMemberNames`, read from its sources: a generated property would redeclare them), and the
     /// methods and Swift/Foundation members that NSManagedObject reserves, which users of Core Data expect
     /// to keep their meaning (the runtime's behaviour relies on them, as Core Data forbids overriding them).
-    public static let reservedPropertyNames: Set<String> = RuntimeMemberNames.all.union([
+    static let reservedPropertyNames: Set<String> = RuntimeMemberNames.all.union([
         "hash", "hashValue", "self", "class", "superclass", "zone", "isProxy",
         "primitiveValue", "setPrimitiveValue", "value", "setValue", "changedValues", "committedValues",
         "awakeFromInsert", "awakeFromFetch", "didTurnIntoFault", "willSave", "didSave", "validateForInsert",
@@ -24,7 +24,7 @@ public enum SwiftNames {
     /// Type names an entity or class may not take: the runtime's own types (`RuntimeTypeNames`, read from
     /// its sources) and the Swift and Foundation types generated code names, which a class of that name
     /// would shadow.
-    public static let reservedTypeNames: Set<String> = RuntimeTypeNames.all.union([
+    static let reservedTypeNames: Set<String> = RuntimeTypeNames.all.union([
         "ModelgenRuntime",
         // Swift and Foundation types used by generated code
         "Any", "AnyObject", "Self", "Type", "Protocol", "String", "Bool", "Int", "Int16", "Int32", "Int64",
@@ -34,16 +34,16 @@ public enum SwiftNames {
     ])
 
     /// Members of the generated model type, which a fetch request's function may not be named.
-    public static let modelTypeMembers: Set<String> = ["model", "fetchRequest"]
+    static let modelTypeMembers: Set<String> = ["model", "fetchRequest"]
 
     /// Whether `name` can name a fetch request's generated function: a lower-camel identifier that is
     /// no member of the generated model type.
-    public static func canNameFetchFunction(_ name: String) -> Bool {
+    static func canNameFetchFunction(_ name: String) -> Bool {
         isIdentifier(name) && startsLowerCase(name) && !modelTypeMembers.contains(name)
     }
 
     /// True for a Swift identifier: a letter or `_`, then letters, digits or `_` (no keyword check).
-    public static func isIdentifier(_ name: String) -> Bool {
+    static func isIdentifier(_ name: String) -> Bool {
         // ASCII fast path: the common case, without Unicode property look-ups.
         var ascii = true
         var first = true
@@ -64,17 +64,17 @@ public enum SwiftNames {
     }
 
     /// True when the first character is an upper-case letter.
-    public static func startsUpperCase(_ name: String) -> Bool {
+    static func startsUpperCase(_ name: String) -> Bool {
         name.unicodeScalars.first.map { $0.properties.isUppercase } ?? false
     }
 
     /// True when the first character is a lower-case letter.
-    public static func startsLowerCase(_ name: String) -> Bool {
+    static func startsLowerCase(_ name: String) -> Bool {
         name.unicodeScalars.first.map { $0.properties.isLowercase } ?? false
     }
 
     /// True for a Swift type written as a type name: `Name`, `Module.Name`, `Name<Arg, …>`, `[T]`, `[K: V]`, `T?`.
-    public static func isTypeExpression(_ text: String) -> Bool {
+    static func isTypeExpression(_ text: String) -> Bool {
         var scalars = Array(text.unicodeScalars.filter { $0 != " " })[...]
         func type() -> Bool {
             if scalars.first == "[" {
@@ -108,7 +108,7 @@ public enum SwiftNames {
     }
 
     /// The Swift parameter name of a `$VARIABLE`: `MIN_LIKES` → `minLikes`, `name` → `name`, `tagIDs` → `tagIDs`.
-    public static func parameterName(forVariable variable: String) -> String {
+    static func parameterName(forVariable variable: String) -> String {
         let parts = variable.split(separator: "_").map(String.init)
         guard !parts.isEmpty else { return variable }
         let isScreaming = !variable.contains(where: \.isLowercase)
