@@ -1,7 +1,7 @@
 // `make bench`: ModelgenRuntime costs in a release build, beside plain Swift in the same run.
 import CSQLite
 import Foundation
-import ModelgenRuntime
+@_spi(Generated) import ModelgenRuntime   // it declares classes as generated code does
 
 final class Item: ManagedObject {
     @Managed(slot: 0) var name: String

@@ -1,5 +1,5 @@
 import Foundation
-import ModelgenRuntime
+@_spi(Generated) import ModelgenRuntime   // Circle (codegen: none) writes its accessors as generated code does
 
 // The types the example models name but do not define: the user's side of generated code.
 

@@ -209,7 +209,7 @@ func temporaryDirectory() throws -> URL {
         let dir = try project()
         let templates = dir.appendingPathComponent("templates")
         try FileManager.default.createDirectory(at: templates, withIntermediateDirectories: true)
-        try "// Custom header for {{modelName}} from {{sourcePath}}\nimport ModelgenRuntime\n"
+        try "// Custom header for {{modelName}} from {{sourcePath}}\n@_spi(Generated) import ModelgenRuntime\n"
             .write(to: templates.appendingPathComponent("header.mustache"), atomically: true, encoding: .utf8)
         let run = try modelgen(["generate", "Shop.model.yaml", "--output", "Out", "--templates", templates.path, "--single-file"], in: dir)
         #expect(run.status == 0, "\(run.stderr)")

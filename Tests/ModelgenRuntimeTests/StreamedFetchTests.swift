@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import ModelgenRuntime
+@_spi(Generated) @testable import ModelgenRuntime
 
 /// A sheet of lines (a to-many relationship: fetched rows leave it out, so it loads after the rows).
 final class Sheet: ManagedObject {

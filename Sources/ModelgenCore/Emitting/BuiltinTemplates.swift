@@ -99,7 +99,7 @@ extension {{className}} {
 // swiftformat:disable all
 
 import Foundation
-import ModelgenRuntime
+@_spi(Generated) import ModelgenRuntime
 {{#imports}}
 import {{.}}
 {{/imports}}

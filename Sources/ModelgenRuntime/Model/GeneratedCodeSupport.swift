@@ -40,7 +40,7 @@ extension ManagedObjectModel {
     /// The model of a generated model file. Its descriptions come from a model file modelgen validated,
     /// so the runtime refuses them only when generated code and runtime disagree: that stops the program
     /// with the runtime's reason and the fix (regenerate), instead of a `try!` in generated code.
-    public static func generated(name: String, entities: [EntityDescription], fetchRequestTemplates: [FetchRequestTemplate],
+    @_spi(Generated) public static func generated(name: String, entities: [EntityDescription], fetchRequestTemplates: [FetchRequestTemplate],
                                  configurations: [String: [String]]) -> ManagedObjectModel {
         do {
             return try ManagedObjectModel(name: name, entities: entities, fetchRequestTemplates: fetchRequestTemplates,
@@ -52,7 +52,7 @@ extension ManagedObjectModel {
 
     /// The fetch request of a generated typed template function: every variable the template names is a
     /// parameter of the function, so only a model file edited by hand can make this fail (it stops the program).
-    public func generatedFetchRequest<Result: ManagedObject>(fromTemplate name: String, variables: [String: Any?]) -> FetchRequest<Result> {
+    @_spi(Generated) public func generatedFetchRequest<Result: ManagedObject>(fromTemplate name: String, variables: [String: Any?]) -> FetchRequest<Result> {
         do {
             return try fetchRequest(fromTemplate: name, variables: variables)
         } catch {

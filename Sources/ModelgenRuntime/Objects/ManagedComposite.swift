@@ -30,7 +30,7 @@ public struct CompositeFields {
     /// Reads the next field (a scalar value, optional or not).
     @inlinable public mutating func value<Value: ManagedValue>() -> Value {
         defer { slot += 1 }
-        return object.managedValue(at: slot)
+        return object._managedValue(at: slot)
     }
 
     /// Reads a nested composite field.
@@ -50,7 +50,7 @@ public struct CompositeFields {
 
     /// Writes the next field.
     @inlinable public mutating func put<Value: ManagedValue>(_ value: Value) {
-        object.setManagedValue(value, at: slot)
+        object._setManagedValue(value, at: slot)
         slot += 1
     }
 
@@ -119,21 +119,25 @@ extension ManagedComposite {
 
 extension ManagedObject {
     /// Reads a composite attribute whose fields start at `slot` (extension-mode and accessor-style code).
+    @_spi(Generated)
     public final func compositeValue<Value: ManagedComposite>(at slot: Int) -> Value {
         Value._read(from: self, slot: slot)
     }
 
     /// Reads an optional composite attribute whose presence slot is `slot`.
+    @_spi(Generated)
     public final func optionalCompositeValue<Value: ManagedComposite>(at slot: Int) -> Value? {
         Value._readOptional(from: self, slot: slot)
     }
 
     /// Writes a composite attribute whose fields start at `slot`.
+    @_spi(Generated)
     public final func setCompositeValue<Value: ManagedComposite>(_ value: Value, at slot: Int) {
         Value._write(value, to: self, slot: slot)
     }
 
     /// Writes an optional composite attribute whose presence slot is `slot`.
+    @_spi(Generated)
     public final func setCompositeValue<Value: ManagedComposite>(_ value: Value?, at slot: Int) {
         Value._writeOptional(value, to: self, slot: slot)
     }

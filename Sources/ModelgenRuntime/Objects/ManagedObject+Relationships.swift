@@ -3,6 +3,7 @@
 /// many-to-many, ordered, and relationships that are their own inverse).
 extension ManagedObject {
     /// The object of a to-one relationship.
+    @_spi(Generated)
     public final func relatedObject<T: ManagedObject>(at slot: Int) -> T? {
         fireFaultIfNeeded()
         observeAccess(slot: slot)
@@ -11,6 +12,7 @@ extension ManagedObject {
     }
 
     /// The objects of a to-many relationship, in order (ordered relationships) or insertion order.
+    @_spi(Generated)
     public final func relatedObjects<T: ManagedObject>(at slot: Int) -> [T] {
         fireFaultIfNeeded()
         observeAccess(slot: slot)
@@ -19,11 +21,13 @@ extension ManagedObject {
     }
 
     /// The objects of an unordered to-many relationship as a set.
+    @_spi(Generated)
     public final func relatedSet<T: ManagedObject>(at slot: Int) -> Set<T> {
         Set(relatedObjects(at: slot) as [T])
     }
 
     /// The number of objects in a to-many relationship.
+    @_spi(Generated)
     public final func relatedCount(at slot: Int) -> Int {
         fireFaultIfNeeded()
         observeAccess(slot: slot)
@@ -32,6 +36,7 @@ extension ManagedObject {
     }
 
     /// Sets a to-one relationship; the inverse follows.
+    @_spi(Generated)
     public final func setRelatedObject(_ object: ManagedObject?, at slot: Int) {
         fireFaultIfNeeded()
         let old: ManagedObject?
@@ -45,6 +50,7 @@ extension ManagedObject {
     }
 
     /// Replaces the objects of a to-many relationship; inverses follow.
+    @_spi(Generated)
     public final func setRelatedObjects(_ objects: [ManagedObject], at slot: Int) {
         let current: [ManagedObject] = relatedObjects(at: slot)
         let incoming = Set(objects.map(ObjectIdentifier.init))
@@ -61,11 +67,13 @@ extension ManagedObject {
 
     /// Replaces the objects of an unordered to-many relationship with a set; inverses follow.
     /// The set's objects are applied in object-ID order, so the result never depends on hashing.
+    @_spi(Generated)
     public final func setRelatedSet<T: ManagedObject>(_ objects: Set<T>, at slot: Int) {
         setRelatedObjects(objects.sorted { $0.objectID.key < $1.objectID.key }, at: slot)
     }
 
     /// Adds an object to a to-many relationship (at the end, or at `index` for ordered ones); the inverse follows.
+    @_spi(Generated)
     public final func addRelatedObject(_ object: ManagedObject, at slot: Int, index: Int? = nil) {
         fireFaultIfNeeded()
         guard case .objects(var list) = _slots[slot], !list.contains(object) else { return }
@@ -81,6 +89,7 @@ extension ManagedObject {
     }
 
     /// Removes an object from a to-many relationship; the inverse follows.
+    @_spi(Generated)
     public final func removeRelatedObject(_ object: ManagedObject, at slot: Int) {
         fireFaultIfNeeded()
         guard case .objects(var list) = _slots[slot], list.contains(object) else { return }

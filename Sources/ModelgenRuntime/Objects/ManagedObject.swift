@@ -266,18 +266,30 @@ open class ManagedObject: Hashable, CustomStringConvertible {
 
     // MARK: Typed accessors for generated code
 
-    /// Reads an attribute slot.
+    /// Reads an attribute slot (generated accessors; `@Managed` reads through `_managedValue(at:)`).
+    @_spi(Generated)
     @inlinable @inline(__always)
-    public final func managedValue<Value: ManagedValue>(at slot: Int) -> Value {
+    public final func managedValue<Value: ManagedValue>(at slot: Int) -> Value { _managedValue(at: slot) }
+
+    /// Reads an attribute slot: the implementation behind `managedValue(at:)` and `@Managed`. Public for
+    /// the runtime's inlinable code; the underscore keeps it out of code completion.
+    @inlinable @inline(__always)
+    public final func _managedValue<Value: ManagedValue>(at slot: Int) -> Value {
         // One branch and one out-of-line call for faults and observation: a call on the fast path
         // would make the compiler retain and release the object around every read.
         if _slowPath(_isFault || _observesReads) { return _observedRead(at: slot) }
         return Value._read(from: self, slot: slot)
     }
 
-    /// Writes an attribute slot with change tracking (observers, if the object has any, hear of a changed value).
+    /// Writes an attribute slot with change tracking (generated accessors; `@Managed` writes through `_setManagedValue(_:at:)`).
+    @_spi(Generated)
     @inlinable @inline(__always)
-    public final func setManagedValue<Value: ManagedValue>(_ value: Value, at slot: Int) {
+    public final func setManagedValue<Value: ManagedValue>(_ value: Value, at slot: Int) { _setManagedValue(value, at: slot) }
+
+    /// Writes an attribute slot with change tracking (observers, if the object has any, hear of a changed
+    /// value): the implementation behind `setManagedValue(_:at:)` and `@Managed`.
+    @inlinable @inline(__always)
+    public final func _setManagedValue<Value: ManagedValue>(_ value: Value, at slot: Int) {
         if _slowPath(_isFault || _isObserved || !_isTrackedInCurrentEpoch) {
             _trackedWrite(value, at: slot)
         } else {
@@ -297,9 +309,16 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     }
 
     /// Reads a RawRepresentable attribute (an enum over a string or integer).
+    @_spi(Generated)
     @inlinable
     public final func rawRepresentableValue<Value: RawRepresentable>(at slot: Int) -> Value where Value.RawValue: ManagedValue {
-        let raw: Value.RawValue = managedValue(at: slot)
+        _rawRepresentableValue(at: slot)
+    }
+
+    /// The implementation behind `rawRepresentableValue(at:)` and `@Managed` enum properties.
+    @inlinable
+    public final func _rawRepresentableValue<Value: RawRepresentable>(at slot: Int) -> Value where Value.RawValue: ManagedValue {
+        let raw: Value.RawValue = _managedValue(at: slot)
         guard let value = Value(rawValue: raw) else {
             preconditionFailure("ModelgenRuntime: \(entity.name).\(entity.properties[slot].name) holds \(raw), which \(Value.self) does not accept")
         }
@@ -307,21 +326,36 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     }
 
     /// Reads an optional RawRepresentable attribute.
+    @_spi(Generated)
     @inlinable
     public final func rawRepresentableValue<Value: RawRepresentable>(at slot: Int) -> Value? where Value.RawValue: ManagedValue {
-        let raw: Value.RawValue? = managedValue(at: slot)
+        _rawRepresentableValue(at: slot)
+    }
+
+    /// The implementation behind the optional `rawRepresentableValue(at:)`.
+    @inlinable
+    public final func _rawRepresentableValue<Value: RawRepresentable>(at slot: Int) -> Value? where Value.RawValue: ManagedValue {
+        let raw: Value.RawValue? = _managedValue(at: slot)
         return raw.flatMap(Value.init(rawValue:))
     }
 
     /// Writes a RawRepresentable attribute (its raw value).
+    @_spi(Generated)
     @inlinable
     public final func setRawRepresentableValue<Value: RawRepresentable>(_ value: Value?, at slot: Int) where Value.RawValue: ManagedValue {
+        _setRawRepresentableValue(value, at: slot)
+    }
+
+    /// The implementation behind `setRawRepresentableValue(_:at:)` and `@Managed` enum properties.
+    @inlinable
+    public final func _setRawRepresentableValue<Value: RawRepresentable>(_ value: Value?, at slot: Int) where Value.RawValue: ManagedValue {
         _willWrite()
         let newValue = value.map { $0.rawValue.slotValue } ?? .null
         if _slowPath(_isObserved) { storeSlot(slot, newValue) } else { _slots[slot] = newValue }
     }
 
     /// Reads a transformable attribute.
+    @_spi(Generated)
     public final func transformableValue<Value>(at slot: Int) -> Value {
         fireFaultIfNeeded()
         observeAccess(slot: slot)
@@ -332,6 +366,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     }
 
     /// Reads an optional transformable attribute.
+    @_spi(Generated)
     public final func optionalTransformableValue<Value>(at slot: Int) -> Value? {
         fireFaultIfNeeded()
         observeAccess(slot: slot)
@@ -340,6 +375,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     }
 
     /// Writes a transformable attribute.
+    @_spi(Generated)
     public final func setTransformableValue<Value>(_ value: Value?, at slot: Int) {
         _willWrite()
         storeSlot(slot, value.map { SlotValue.transformable(TransformableBox($0)) } ?? .null)

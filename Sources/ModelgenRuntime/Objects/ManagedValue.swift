@@ -45,16 +45,16 @@ extension ManagedValue {
         object._slots[slot] = value?.slotValue ?? .null
     }
     @inlinable @inline(__always) public static func _get(from object: ManagedObject, slot: Int) -> Self {
-        object.managedValue(at: slot)
+        object._managedValue(at: slot)
     }
     @inlinable @inline(__always) public static func _set(_ value: Self, on object: ManagedObject, slot: Int) {
-        object.setManagedValue(value, at: slot)
+        object._setManagedValue(value, at: slot)
     }
     @inlinable @inline(__always) public static func _getOptional(from object: ManagedObject, slot: Int) -> Self? {
-        object.managedValue(at: slot)
+        object._managedValue(at: slot)
     }
     @inlinable @inline(__always) public static func _setOptional(_ value: Self?, on object: ManagedObject, slot: Int) {
-        object.setManagedValue(value, at: slot)
+        object._setManagedValue(value, at: slot)
     }
 }
 
@@ -251,16 +251,16 @@ extension ManagedRawValue {
     }
     @inlinable public var slotValue: SlotValue { rawValue.slotValue }
     @inlinable public static func _get(from object: ManagedObject, slot: Int) -> Self {
-        object.rawRepresentableValue(at: slot)
+        object._rawRepresentableValue(at: slot)
     }
     @inlinable public static func _set(_ value: Self, on object: ManagedObject, slot: Int) {
-        object.setRawRepresentableValue(value, at: slot)
+        object._setRawRepresentableValue(value, at: slot)
     }
     @inlinable public static func _getOptional(from object: ManagedObject, slot: Int) -> Self? {
-        object.rawRepresentableValue(at: slot)
+        object._rawRepresentableValue(at: slot)
     }
     @inlinable public static func _setOptional(_ value: Self?, on object: ManagedObject, slot: Int) {
-        object.setRawRepresentableValue(value, at: slot)
+        object._setRawRepresentableValue(value, at: slot)
     }
 }
 

@@ -4,7 +4,7 @@
 // swiftformat:disable all
 
 import Foundation
-import ModelgenRuntime
+@_spi(Generated) import ModelgenRuntime
 
 final class Canvas: ModelgenRuntime.ManagedObject {
     @Managed(slot: 0) var title: String

@@ -4,7 +4,7 @@
 // swiftformat:disable all
 
 import Foundation
-import ModelgenRuntime
+@_spi(Generated) import ModelgenRuntime
 
 /// Relationships that are their own inverse.
 final class Member: ModelgenRuntime.ManagedObject {

@@ -4,7 +4,7 @@
 // swiftformat:disable all
 
 import Foundation
-import ModelgenRuntime
+@_spi(Generated) import ModelgenRuntime
 
 final class Reader: Person {
     @Managed(slot: 5) var isSubscribed: Bool

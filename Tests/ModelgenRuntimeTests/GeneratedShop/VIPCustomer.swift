@@ -4,7 +4,7 @@
 // swiftformat:disable all
 
 import Foundation
-import ModelgenRuntime
+@_spi(Generated) import ModelgenRuntime
 
 public final class VIPCustomer: Customer {
     @Managed(slot: 17) public var tier: Int16

@@ -4,7 +4,7 @@
 // swiftformat:disable all
 
 import Foundation
-import ModelgenRuntime
+@_spi(Generated) import ModelgenRuntime
 
 extension Author {
     public var bio: String? {

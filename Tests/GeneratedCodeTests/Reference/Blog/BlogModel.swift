@@ -4,7 +4,7 @@
 // swiftformat:disable all
 
 import Foundation
-import ModelgenRuntime
+@_spi(Generated) import ModelgenRuntime
 
 /// Proves at compile time that the linked ModelgenRuntime speaks the API this code was generated for.
 private struct _ModelgenRuntimeVersionCheck: ModelgenRuntimeAPIVersionCheck {

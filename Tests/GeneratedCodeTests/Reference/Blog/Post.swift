@@ -4,7 +4,7 @@
 // swiftformat:disable all
 
 import Foundation
-import ModelgenRuntime
+@_spi(Generated) import ModelgenRuntime
 
 public final class Post: ModelgenRuntime.ManagedObject {
     @Managed(slot: 0) public var id: UUID

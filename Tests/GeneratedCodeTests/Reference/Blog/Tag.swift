@@ -4,7 +4,7 @@
 // swiftformat:disable all
 
 import Foundation
-import ModelgenRuntime
+@_spi(Generated) import ModelgenRuntime
 
 public final class Tag: ModelgenRuntime.ManagedObject {
     @Managed(slot: 0) public var name: String

@@ -4,7 +4,7 @@
 // swiftformat:disable all
 
 import Foundation
-import ModelgenRuntime
+@_spi(Generated) import ModelgenRuntime
 
 final class Rectangle: Shape {
     @Managed(slot: 4) var color: RGBAColor

@@ -4,7 +4,7 @@
 // swiftformat:disable all
 
 import Foundation
-import ModelgenRuntime
+@_spi(Generated) import ModelgenRuntime
 
 final class Contractor: StaffMember {
     @Managed(slot: 4) var agency: String?
