@@ -1,0 +1,24 @@
+/// What a generation run is asked to do beyond the models: the output layout and the options of
+/// `modelgen generate` and `modelgen.yml`.
+public struct GenerationConfiguration: Sendable {
+    /// The directory the files are meant for: the header names each model by its path from there.
+    public var outputDirectory: String
+    /// Access level, single file, property style, extra imports.
+    public var options = GenerationOptions()
+    /// The one file's name when everything goes into one file (the build-tool plugin names it up front).
+    public var singleFileName: String?
+    /// A directory of `.mustache` files replacing built-in templates of the same name.
+    public var templatesDirectory: String?
+    /// Where starter classes of extension-mode entities go (`--human-dir`); nil for none.
+    public var humanDirectory: String?
+    /// Warnings count as errors.
+    public var strict = false
+    /// The process ends right after the run (the CLI): the pipeline keeps its YAML trees instead of
+    /// freeing them node by node, which would only delay the exit.
+    public var processExitsAfterward = false
+
+    /// Generation into `outputDirectory` with the default options.
+    public init(outputDirectory: String) {
+        self.outputDirectory = outputDirectory
+    }
+}
