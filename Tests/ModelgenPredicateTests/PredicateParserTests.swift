@@ -49,6 +49,18 @@ import Testing
         #expect(p.comparisons[0].left.kind == .keyPath([KeyPathComponent(.key("in"), range: SourceRange(0, 3))]))
     }
 
+    /// A key spelled like a reserved word prints with its `#`, so the text reads back as the same
+    /// predicate (found by fuzz-predicate: `ANY t= #YES || shelf == nil` printed `t == YES`, a Boolean).
+    @Test func escapedKeywordsPrintEscaped() throws {
+        for text in ["ANY t= #YES || shelf == nil", "#in.count > #subquery", "#self == nil AND #no BETWEEN {1, 2}", "#yes.size == $X"] {
+            let printed = try PredicateParser.parsePredicate(text).description
+            let again = try PredicateParser.parsePredicate(printed)
+            #expect(again.description == printed, "\(text) → \(printed) → \(again.description)")
+        }
+        let printed = try PredicateParser.parsePredicate("ANY t= #YES || shelf == nil").description
+        #expect(printed.contains("#YES") && !printed.contains(" YES"), "\(printed)")
+    }
+
     @Test(arguments: [
         ("title ==", 8, "expected a key path"),
         ("title = = 'x'", 8, "expected a key path"),

@@ -15,6 +15,12 @@ enum TemplatePartials {
         while index < characters.count {
             if characters[index] == "\n" { line += 1; lineStart = index + 1 }
             guard matches(open, at: index) else { index += 1; continue }
+            // An opening delimiter at the end of a line opens no tag for mustache: it reads the next line
+            // afresh (found by fuzz-template: `{{` + newline + `{{>entity}}` hid a self-inclusion).
+            if index + open.count < characters.count, characters[index + open.count].isNewline {
+                index += open.count
+                continue
+            }
             let tagStart = index
             var end = index + open.count
             while end < characters.count, !matches(close, at: end) { end += 1 }
