@@ -78,14 +78,14 @@ final class SQLiteConnection {
             handle = nil
             if code & 0xFF == SQLITE_CANTOPEN && !configuration.readOnly && !FileManager.default.isWritableFile(atPath: path)
                 && FileManager.default.fileExists(atPath: path) {
-                throw SQLiteStoreError.readOnly(path: path, reason: "the file is not writable (open it with SQLiteConfiguration(readOnly: true) to read it)")
+                throw SQLiteStoreError.readOnly(path: path, reason: Self.notWritable)
             }
             throw SQLiteStoreError.cannotOpen(path: path, reason: reason)
         }
         if !configuration.readOnly && sqlite3_db_readonly(handle, "main") == 1 {
             sqlite3_close_v2(handle)
             handle = nil
-            throw SQLiteStoreError.readOnly(path: path, reason: "the file is not writable (open it with SQLiteConfiguration(readOnly: true) to read it)")
+            throw SQLiteStoreError.readOnly(path: path, reason: Self.notWritable)
         }
         sqlite3_extended_result_codes(handle, 1)
         sqlite3_busy_timeout(handle, busyTimeoutMilliseconds)
@@ -151,6 +151,9 @@ final class SQLiteConnection {
         }
         return SQLiteStoreError.sqlite(code: code, message: text, statement: sql)
     }
+
+    /// Why a file the process cannot write is refused for writing.
+    static let notWritable = "the file is not writable (open it with SQLiteConfiguration(readOnly: true) to read it)"
 
     /// SQLite's message with the operating system's reason, when a system call failed (`Permission denied`).
     private static func reason(_ message: String, _ handle: OpaquePointer?) -> String {

@@ -76,9 +76,9 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
         let files = FileManager.default
         let directory = (path as NSString).deletingLastPathComponent
         if !configuration.readOnly && !files.isWritableFile(atPath: directory.isEmpty ? "." : directory) {
-            let reason = files.fileExists(atPath: path) ? "its directory is not writable (SQLite keeps the store's -wal and -shm files beside it); "
-                + "open it with SQLiteConfiguration(readOnly: true) to read it" : "its directory is not writable"
-            throw files.fileExists(atPath: path) ? SQLiteStoreError.readOnly(path: path, reason: reason) : SQLiteStoreError.cannotOpen(path: path, reason: reason)
+            guard files.fileExists(atPath: path) else { throw SQLiteStoreError.cannotOpen(path: path, reason: "its directory is not writable") }
+            throw SQLiteStoreError.readOnly(path: path, reason: "its directory is not writable (SQLite keeps the store's -wal and -shm files beside it); "
+                + "open it with SQLiteConfiguration(readOnly: true) to read it")
         }
         guard let header = try? SQLiteFileHeader(path: path) else { return }
         if let problem = header.truncation(hasWriteAheadLog: ((try? files.attributesOfItem(atPath: path + "-wal")[.size] as? Int) ?? 0) > 0) {
