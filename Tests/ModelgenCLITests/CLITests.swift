@@ -80,8 +80,8 @@ func temporaryDirectory() throws -> URL {
         let run = try modelgen(["validate", "bad.model.yaml", "bad2.model.yaml"], in: dir)
         #expect(run.status == 1)
         let lines = run.stderr.split(separator: "\n").map(String.init)
-        #expect(lines.contains("bad.model.yaml:5:38: error: invalid 'default' of attribute 'Item.count': 70000 does not fit in int16 (-32768...32767)"))
-        #expect(lines.contains { $0.hasPrefix("bad.model.yaml:7:35: error: unknown key 'tomany'") })
+        #expect(lines.contains("bad.model.yaml:5:38: error: invalid 'default' of attribute 'Item.count': 70000 does not fit in int16 (-32768...32767) [MG0306]"))
+        #expect(lines.contains { $0.hasPrefix("bad.model.yaml:7:35: error: unknown key 'tomany'") && $0.hasSuffix(" [MG0007]") })
         #expect(lines.contains("bad.model.yaml:7:35: note: did you mean 'toMany'?"))
         #expect(lines.contains { $0.hasPrefix("bad2.model.yaml:7:35: error: unknown key 'tomany'") })
         #expect(run.stdout.isEmpty)
@@ -98,14 +98,15 @@ func temporaryDirectory() throws -> URL {
         #expect(objects[0]["line"] as? Int == 5 && objects[0]["column"] as? Int == 38)
         #expect(objects[0]["severity"] as? String == "error")
         #expect(objects[0]["file"] as? String == "bad.model.yaml")
+        #expect(objects[0]["id"] as? String == "MG0306" && objects[0]["name"] as? String == "invalid-default")
+        #expect(objects[1]["id"] as? String == "MG0007" && objects[1]["name"] as? String == "unknown-key")
         #expect((objects[1]["notes"] as? [[String: Any]])?.first?["message"] as? String == "did you mean 'toMany'?")
     }
 
     @Test func githubDiagnosticsAreWorkflowCommands() throws {
         let dir = try write(Self.bad, "bad.model.yaml")
         let run = try modelgen(["validate", "--diagnostics", "github", "bad.model.yaml"], in: dir)
-        #expect(run.stdout.split(separator: "\n").first == "::error file=bad.model.yaml,line=5,col=38::invalid 'default' of attribute 'Item.count'%3A 70000 does not fit in int16 (-32768...32767)"
-            || run.stdout.split(separator: "\n").first == "::error file=bad.model.yaml,line=5,col=38::invalid 'default' of attribute 'Item.count': 70000 does not fit in int16 (-32768...32767)")
+        #expect(run.stdout.split(separator: "\n").first == "::error file=bad.model.yaml,line=5,col=38,title=MG0306 invalid-default::invalid 'default' of attribute 'Item.count': 70000 does not fit in int16 (-32768...32767)")
         #expect(run.stdout.contains("%0Anote: did you mean 'toMany'?"))
     }
 

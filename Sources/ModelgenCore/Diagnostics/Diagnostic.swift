@@ -25,6 +25,8 @@ public struct Diagnostic: Sendable, Hashable, Error, CustomStringConvertible {
 
     /// Error, warning or note.
     public var severity: Severity
+    /// Which kind of problem this is: a code that stays when the message's wording changes.
+    public var id: DiagnosticID
     /// What is wrong.
     public var message: String
     /// Where.
@@ -33,8 +35,9 @@ public struct Diagnostic: Sendable, Hashable, Error, CustomStringConvertible {
     public var notes: [Note]
 
     /// Creates a diagnostic.
-    public init(_ severity: Severity, _ message: String, at location: SourceLocation, notes: [Note] = []) {
+    public init(_ severity: Severity, _ id: DiagnosticID, _ message: String, at location: SourceLocation, notes: [Note] = []) {
         self.severity = severity
+        self.id = id
         self.message = message
         self.location = location
         self.notes = notes
@@ -53,13 +56,13 @@ public struct DiagnosticList: Sendable, Error {
     public init() {}
 
     /// Adds an error.
-    public mutating func error(_ message: String, at location: SourceLocation, notes: [Diagnostic.Note] = []) {
-        all.append(Diagnostic(.error, message, at: location, notes: notes))
+    public mutating func error(_ id: DiagnosticID, _ message: String, at location: SourceLocation, notes: [Diagnostic.Note] = []) {
+        all.append(Diagnostic(.error, id, message, at: location, notes: notes))
     }
 
     /// Adds a warning.
-    public mutating func warning(_ message: String, at location: SourceLocation, notes: [Diagnostic.Note] = []) {
-        all.append(Diagnostic(.warning, message, at: location, notes: notes))
+    public mutating func warning(_ id: DiagnosticID, _ message: String, at location: SourceLocation, notes: [Diagnostic.Note] = []) {
+        all.append(Diagnostic(.warning, id, message, at: location, notes: notes))
     }
 
     /// Adds an already-built diagnostic.

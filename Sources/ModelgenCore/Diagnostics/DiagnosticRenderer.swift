@@ -2,11 +2,11 @@ import Foundation
 
 /// The output formats of `--diagnostics`.
 public enum DiagnosticFormat: String, CaseIterable, Sendable {
-    /// `FILE:LINE:COL: severity: message`, the form compilers print (with a source excerpt on a terminal).
+    /// `FILE:LINE:COL: severity: message [MG0401]`, the form compilers print (with a source excerpt on a terminal).
     case text
-    /// One JSON object per line: `{"column":…,"file":…,"line":…,"message":…,"notes":[…],"severity":…}`.
+    /// One JSON object per line: `{"column":…,"file":…,"id":"MG0401","line":…,"message":…,"name":"inverse-mismatch","notes":[…],"severity":…}`.
     case json
-    /// GitHub Actions workflow commands: `::error file=…,line=…,col=…::message`.
+    /// GitHub Actions workflow commands: `::error file=…,line=…,col=…,title=MG0401 inverse-mismatch::message`.
     case github
 }
 
@@ -33,7 +33,7 @@ public struct DiagnosticRenderer: Sendable {
     }
 
     private func renderText(_ d: Diagnostic) -> String {
-        var out = "\(d.location): \(d.severity.rawValue): \(d.message)\n"
+        var out = "\(d.location): \(d.severity.rawValue): \(d.message) [\(d.id.code)]\n"
         out += excerpt(at: d.location)
         for note in d.notes {
             let location = note.location ?? d.location
@@ -57,13 +57,13 @@ public struct DiagnosticRenderer: Sendable {
         struct JSONNote: Encodable {
             var file: String, line: Int, column: Int, message: String
         }
-        var file: String, line: Int, column: Int, severity: String, message: String, notes: [JSONNote]
+        var file: String, line: Int, column: Int, severity: String, id: String, name: String, message: String, notes: [JSONNote]
     }
 
     private func renderJSON(_ d: Diagnostic) -> String {
         let value = JSONDiagnostic(
             file: d.location.file, line: d.location.line, column: d.location.column,
-            severity: d.severity.rawValue, message: d.message,
+            severity: d.severity.rawValue, id: d.id.code, name: d.id.name, message: d.message,
             notes: d.notes.map { n in
                 let l = n.location ?? d.location
                 return .init(file: l.file, line: l.line, column: l.column, message: n.message)
@@ -87,6 +87,6 @@ public struct DiagnosticRenderer: Sendable {
         var message = d.message
         for note in d.notes { message += "\nnote: " + note.message }
         let l = d.location
-        return "::\(command) file=\(escapeProperty(l.file)),line=\(l.line),col=\(l.column)::\(escapeData(message))\n"
+        return "::\(command) file=\(escapeProperty(l.file)),line=\(l.line),col=\(l.column),title=\(escapeProperty(d.id.label))::\(escapeData(message))\n"
     }
 }

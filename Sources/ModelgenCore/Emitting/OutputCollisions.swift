@@ -30,12 +30,12 @@ public enum OutputCollisions {
                 let shownPath = (output.directory as NSString).appendingPathComponent(file.name)
                 let diagnostic: Diagnostic
                 if Self.sameFile(first.file.origin.file, file.origin.file) {
-                    diagnostic = Diagnostic(.error, "'\(shownPath)' would be written twice from the same model file; give each model file once per output directory",
+                    diagnostic = Diagnostic(.error, .outputCollision, "'\(shownPath)' would be written twice from the same model file; give each model file once per output directory",
                                             at: file.origin)
                 } else {
                     let caseOnly = first.file.name == file.name ? "" : " (as '\(first.file.name)' there, one file on a case-insensitive file system)"
                     diagnostic = Diagnostic(
-                        .error, "'\(shownPath)' is generated from two models; give the class another name (`class:`) or generate the models into different directories",
+                        .error, .outputCollision, "'\(shownPath)' is generated from two models; give the class another name (`class:`) or generate the models into different directories",
                         at: file.origin, notes: [Diagnostic.Note("the other model generates it from here\(caseOnly)", at: first.file.origin)])
                 }
                 collisions.append(Collision(outputs: [first.output, index], diagnostic: diagnostic))

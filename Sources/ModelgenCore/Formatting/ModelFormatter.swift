@@ -20,7 +20,7 @@ public enum ModelFormatter {
         if let index = bytes.indices.first(where: { bytes[$0] == 0x0D && ($0 + 1 == bytes.count || bytes[$0 + 1] != 0x0A) }) {
             let line = bytes[..<index].filter { $0 == 0x0A }.count + 1
             let column = String(decoding: bytes[(bytes[..<index].lastIndex(of: 0x0A).map { $0 + 1 } ?? 0)..<index], as: UTF8.self).unicodeScalars.count + 1
-            problems.error("format does not rewrite files with a carriage return that is not followed by a line feed (an old Mac line break): convert the line breaks to LF first",
+            problems.error(.cannotFormat, "format does not rewrite files with a carriage return that is not followed by a line feed (an old Mac line break): convert the line breaks to LF first",
                            at: SourceLocation(file: path, line: line, column: column))
             return .failure(problems)
         }
@@ -30,11 +30,11 @@ public enum ModelFormatter {
         case .success(let (source, root)):
             var converter = Converter(source: source)
             guard case .mapping(let mapping) = converter.convert(root) else {
-                problems.error("the model file is not a mapping", at: SourceLocation(file: path, line: 1, column: 1))
+                problems.error(.wrongKind, "the model file is not a mapping", at: SourceLocation(file: path, line: 1, column: 1))
                 return .failure(problems)
             }
             if let alias = converter.aliasLocation {
-                problems.error("format does not rewrite files that use YAML anchors or aliases (&name, *name): write the values out first",
+                problems.error(.cannotFormat, "format does not rewrite files that use YAML anchors or aliases (&name, *name): write the values out first",
                                at: alias)
                 return .failure(problems)
             }

@@ -65,7 +65,7 @@ enum XMLTreeReader {
         if ok, let root = builder.root { return .success(root) }
         let line = max(parser.lineNumber, 1), column = max(parser.columnNumber, 1)
         let reason = (parser.parserError as NSError?).map { describe($0) } ?? "the document has no root element"
-        return .failure(Diagnostic(.error, "not well-formed XML: \(reason)",
+        return .failure(Diagnostic(.error, .xmlSyntax, "not well-formed XML: \(reason)",
                                    at: SourceLocation(file: path, line: line, column: column)))
     }
 
@@ -81,7 +81,7 @@ enum XMLTreeReader {
             case .emptyInput:
                 return nil
             case .error:
-                return Diagnostic(.error, "not well-formed XML: the bytes here are not UTF-8 (Xcode writes model files in UTF-8)",
+                return Diagnostic(.error, .notUTF8, "not well-formed XML: the bytes here are not UTF-8 (Xcode writes model files in UTF-8)",
                                   at: SourceLocation(file: path, line: line, column: column))
             }
         }
@@ -135,7 +135,7 @@ enum XMLTreeReader {
         func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName qName: String?) {
             // FoundationXML on Linux reports some mismatched tags as ends of the open element: check them here.
             if let open = stack.last, open.name != elementName, problem == nil {
-                problem = Diagnostic(.error, "not well-formed XML: </\(elementName)> closes <\(open.name)> (opened at line \(open.location.line))",
+                problem = Diagnostic(.error, .xmlSyntax, "not well-formed XML: </\(elementName)> closes <\(open.name)> (opened at line \(open.location.line))",
                                      at: SourceLocation(file: path, line: max(parser.lineNumber, 1), column: max(parser.columnNumber, 1)))
             }
             if !stack.isEmpty { stack.removeLast() }
@@ -143,7 +143,7 @@ enum XMLTreeReader {
 
         func parserDidEndDocument(_ parser: XMLParser) {
             if let open = stack.last, problem == nil {
-                problem = Diagnostic(.error, "not well-formed XML: <\(open.name)> is never closed", at: open.location)
+                problem = Diagnostic(.error, .xmlSyntax, "not well-formed XML: <\(open.name)> is never closed", at: open.location)
             }
         }
 

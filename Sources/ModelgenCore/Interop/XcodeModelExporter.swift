@@ -23,7 +23,7 @@ public enum XcodeModelExporter {
         var writer = Writer()
         var diagnostics: [Diagnostic] = []
         func warn(_ message: String, at location: SourceLocation) {
-            diagnostics.append(Diagnostic(.warning, message, at: location))
+            diagnostics.append(Diagnostic(.warning, .notExported, message, at: location))
         }
         if let access = model.options.access {
             warn("options.access has no place in a Core Data model and is not exported", at: access.location)

@@ -19,7 +19,7 @@ public enum XcodeModelImport {
         case .success(let value): located = value
         }
         guard let data = FileManager.default.contents(atPath: located.contentsPath) else {
-            return Outcome(text: nil, diagnostics: [Diagnostic(.error, "cannot read the file",
+            return Outcome(text: nil, diagnostics: [Diagnostic(.error, .notAnXcodeModel, "cannot read the file",
                                                                at: SourceLocation(file: located.contentsPath, line: 1, column: 1))])
         }
         var source = URL(fileURLWithPath: path).lastPathComponent

@@ -87,16 +87,16 @@ public struct XcodeModelImporter {
 
     // MARK: Diagnostics
 
-    private mutating func warning(_ message: String, at location: SourceLocation) {
-        diagnostics.append(Diagnostic(.warning, message, at: location))
+    private mutating func warning(_ id: DiagnosticID, _ message: String, at location: SourceLocation) {
+        diagnostics.append(Diagnostic(.warning, id, message, at: location))
     }
 
-    private mutating func error(_ message: String, at location: SourceLocation) {
-        diagnostics.append(Diagnostic(.error, message, at: location))
+    private mutating func error(_ id: DiagnosticID, _ message: String, at location: SourceLocation) {
+        diagnostics.append(Diagnostic(.error, id, message, at: location))
     }
 
-    private mutating func note(_ message: String, at location: SourceLocation) {
-        diagnostics.append(Diagnostic(.note, message, at: location))
+    private mutating func note(_ id: DiagnosticID, _ message: String, at location: SourceLocation) {
+        diagnostics.append(Diagnostic(.note, id, message, at: location))
     }
 
     /// XML attributes the importer does not know: kept in userInfo, reported once per name.
@@ -104,7 +104,7 @@ public struct XcodeModelImporter {
         for name in element.attributes.keys.sorted() where !known.contains(name) {
             userInfo.append("coreData.\(name)", text: element[name] ?? "")
             if !Self.keptInUserInfo.contains(name), reportedUnknown.insert("\(element.name).\(name)").inserted {
-                warning("<\(element.name)> has '\(name)', which modelgen does not know; kept in userInfo as 'coreData.\(name)'",
+                warning(.notImported, "<\(element.name)> has '\(name)', which modelgen does not know; kept in userInfo as 'coreData.\(name)'",
                         at: element.location(of: name))
             }
         }
@@ -119,7 +119,7 @@ public struct XcodeModelImporter {
 
     private mutating func reportUnknownChildren(_ element: XMLTreeElement, known: Set<String>) {
         for child in element.children where !known.contains(child.name) {
-            warning("unknown element <\(child.name)> in <\(element.name)> is not imported", at: child.location)
+            warning(.notImported, "unknown element <\(child.name)> in <\(element.name)> is not imported", at: child.location)
         }
     }
 
@@ -127,12 +127,12 @@ public struct XcodeModelImporter {
 
     private mutating func model(_ root: XMLTreeElement, name: String) -> YAMLDocument? {
         guard root.name == "model" else {
-            error("not a Core Data model: the root element is <\(root.name)>, expected <model>", at: root.location)
+            error(.notAnXcodeModel, "not a Core Data model: the root element is <\(root.name)>, expected <model>", at: root.location)
             return nil
         }
         reportUnknownChildren(root, known: ["entity", "fetchRequest", "configuration", "elements", "composite"])
         if let identifier = root["userDefinedModelVersionIdentifier"], !identifier.isEmpty {
-            warning("the model version identifier '\(identifier)' has no place in a model file and is not imported",
+            warning(.notImported, "the model version identifier '\(identifier)' has no place in a model file and is not imported",
                     at: root.location(of: "userDefinedModelVersionIdentifier"))
         }
 
@@ -145,7 +145,7 @@ public struct XcodeModelImporter {
         } ?? .class
         let manualCount = entityElements.filter { $0["codeGenerationType"] == nil }.count
         if manualCount > 0, options.manualCodegen == .none {
-            note("\(manualCount) of \(entityElements.count) entities use Xcode's Manual/None codegen and are imported as 'codegen: none' (you write their classes against ModelgenRuntime); import with --manual-codegen class to have modelgen generate them",
+            note(.importAdjusted, "\(manualCount) of \(entityElements.count) entities use Xcode's Manual/None codegen and are imported as 'codegen: none' (you write their classes against ModelgenRuntime); import with --manual-codegen class to have modelgen generate them",
                  at: root.location)
         }
 
@@ -157,7 +157,7 @@ public struct XcodeModelImporter {
         var composites = YAMLMapping(spacesBlocks: true)
         for element in root.children(named: "composite") {
             guard let compositeName = element["name"] else {
-                error("a composite without a name", at: element.location)
+                error(.cannotImport, "a composite without a name", at: element.location)
                 continue
             }
             composites.append(compositeName, composite(element, name: compositeName), origin: element.location)
@@ -166,7 +166,7 @@ public struct XcodeModelImporter {
         var entities = YAMLMapping(spacesBlocks: true)
         for (element, mode) in zip(entityElements, modes) {
             guard let entityName = element["name"] else {
-                error("an entity without a name", at: element.location)
+                error(.cannotImport, "an entity without a name", at: element.location)
                 continue
             }
             entities.append(entityName, .mapping(entity(element, mode: mode == defaultMode ? nil : mode)), origin: element.location)
@@ -192,11 +192,11 @@ public struct XcodeModelImporter {
         if !configurations.isEmpty { top.append("configurations", .mapping(configurations)) }
 
         if unscalarCount > 0, let first = unscalarFirst {
-            note("usesScalarValueType=\"NO\" on \(unscalarCount) attribute(s) is not kept: generated properties always have Swift value types (Int16, Bool, Date…), optional where the model says optional",
+            note(.importAdjusted, "usesScalarValueType=\"NO\" on \(unscalarCount) attribute(s) is not kept: generated properties always have Swift value types (Int16, Bool, Date…), optional where the model says optional",
                  at: first)
         }
         if droppedIndexNames > 0 {
-            note("the names of \(droppedIndexNames) fetch index(es) are not kept: a model file lists indexed properties and the SQLite store names its indexes",
+            note(.importAdjusted, "the names of \(droppedIndexNames) fetch index(es) are not kept: a model file lists indexed properties and the SQLite store names its indexes",
                  at: root.location)
         }
         return YAMLDocument(root: top)
@@ -205,7 +205,7 @@ public struct XcodeModelImporter {
     /// Reports every attribute of an element that has no place in the format (elements without userInfo).
     private mutating func keepNothing(_ element: XMLTreeElement, known: Set<String>, what: String) {
         for name in element.attributes.keys.sorted() where !known.contains(name) {
-            warning("\(what): '\(name)=\"\(element[name] ?? "")\"' has no place in a model file and is not imported",
+            warning(.notImported, "\(what): '\(name)=\"\(element[name] ?? "")\"' has no place in a model file and is not imported",
                     at: element.location(of: name))
         }
     }
@@ -237,7 +237,7 @@ public struct XcodeModelImporter {
         if let parent = element["parentEntity"] { entity.append("parent", token: parent, origin: element.location(of: "parentEntity")) }
         if element.flag("isAbstract") { entity.append("abstract", token: "true", origin: element.location(of: "isAbstract")) }
         if let value = element["codeGenerationType"], !["class", "category"].contains(value) {
-            warning("unknown codeGenerationType '\(value)'; imported as Manual/None", at: element.location(of: "codeGenerationType"))
+            warning(.importAdjusted, "unknown codeGenerationType '\(value)'; imported as Manual/None", at: element.location(of: "codeGenerationType"))
         }
         if let represented = element["representedClassName"], let className = Self.className(represented), className != entityName {
             entity.append("class", token: className, origin: element.location(of: "representedClassName"))
@@ -247,7 +247,7 @@ public struct XcodeModelImporter {
         var indexes: [[String]] = []
         var attributes = YAMLMapping()
         for child in element.children(named: "attribute") {
-            guard let name = child["name"] else { error("an attribute without a name", at: child.location); continue }
+            guard let name = child["name"] else { error(.cannotImport, "an attribute without a name", at: child.location); continue }
             checkName(name, of: entityName, at: child.location, isBool: child["attributeType"] == "Boolean")
             let imported = importedName(name, in: entityName)
             if let value = attribute(child, name: name, entity: entityName, renamedFrom: imported == name ? nil : name) {
@@ -259,7 +259,7 @@ public struct XcodeModelImporter {
 
         var relationships = YAMLMapping()
         for child in element.children(named: "relationship") {
-            guard let name = child["name"] else { error("a relationship without a name", at: child.location); continue }
+            guard let name = child["name"] else { error(.cannotImport, "a relationship without a name", at: child.location); continue }
             checkName(name, of: entityName, at: child.location, isBool: false)
             let imported = importedName(name, in: entityName)
             relationships.append(imported, .mapping(relationship(child, name: name, entity: entityName, renamed: imported != name)),
@@ -269,7 +269,7 @@ public struct XcodeModelImporter {
 
         var fetched = YAMLMapping()
         for child in element.children(named: "fetchedProperty") {
-            guard let name = child["name"] else { error("a fetched property without a name", at: child.location); continue }
+            guard let name = child["name"] else { error(.cannotImport, "a fetched property without a name", at: child.location); continue }
             if let value = fetchedProperty(child, name: name, entity: entityName) {
                 fetched.append(importedName(name, in: entityName), value, origin: child.location)
             }
@@ -285,16 +285,16 @@ public struct XcodeModelImporter {
             var properties: [String] = []
             for part in index.children(named: "fetchIndexElement") {
                 guard let property = part["property"] else {
-                    warning("fetch index '\(index["name"] ?? "")' uses an expression, which a model file cannot express; the index is not imported",
+                    warning(.notImported, "fetch index '\(index["name"] ?? "")' uses an expression, which a model file cannot express; the index is not imported",
                             at: part.location)
                     properties = []
                     break
                 }
                 if let type = part["type"], type != "Binary" {
-                    warning("fetch index element '\(property)' of type \(type) is imported as an ordinary (binary) index", at: part.location(of: "type"))
+                    warning(.importAdjusted, "fetch index element '\(property)' of type \(type) is imported as an ordinary (binary) index", at: part.location(of: "type"))
                 }
                 if let order = part["order"], order != "ascending" {
-                    warning("fetch index element '\(property)' is \(order) in Core Data; a model file's indexes are ascending (SQLite reads an index both ways)",
+                    warning(.importAdjusted, "fetch index element '\(property)' is \(order) in Core Data; a model file's indexes are ascending (SQLite reads an index both ways)",
                             at: part.location(of: "order"))
                 }
                 properties.append(importedName(property, in: entityName))
@@ -333,7 +333,7 @@ public struct XcodeModelImporter {
                 var counter = 2
                 while names.contains(renamed) { renamed = "stored\(name.prefix(1).uppercased() + name.dropFirst())\(counter)"; counter += 1 }
                 renames[entityName, default: [:]][name] = renamed
-                warning("'\(entityName).\(name)' collides with ManagedObject's member '\(name)'; imported as '\(renamed)' (renaming identifier '\(name)'): rename it in the model file if you prefer another name",
+                warning(.importAdjusted, "'\(entityName).\(name)' collides with ManagedObject's member '\(name)'; imported as '\(renamed)' (renaming identifier '\(name)'): rename it in the model file if you prefer another name",
                         at: property.location(of: "name"))
             }
         }
@@ -353,7 +353,7 @@ public struct XcodeModelImporter {
     private mutating func checkName(_ name: String, of entity: String, at location: SourceLocation, isBool: Bool) {
         guard Self.coreDataMemberNames.contains(name) else { return }
         let suggestion = name + (isBool ? "Flag" : "Value")
-        warning("'\(entity).\(name)' collides with NSManagedObject's '\(name)' (is\(name.prefix(1).uppercased() + name.dropFirst())) in Core Data; ModelgenRuntime accepts it, but consider renaming it to '\(suggestion)' (renaming identifier '\(name)') before using the model with Core Data again",
+        warning(.importAdjusted, "'\(entity).\(name)' collides with NSManagedObject's '\(name)' (is\(name.prefix(1).uppercased() + name.dropFirst())) in Core Data; ModelgenRuntime accepts it, but consider renaming it to '\(suggestion)' (renaming identifier '\(name)') before using the model with Core Data again",
                 at: location)
     }
 
@@ -404,7 +404,7 @@ public struct XcodeModelImporter {
         reportUnknownChildren(element, known: ["attribute", "userInfo"])
         var fields = YAMLMapping()
         for child in element.children(named: "attribute") {
-            guard let fieldName = child["name"] else { error("a composite field without a name", at: child.location); continue }
+            guard let fieldName = child["name"] else { error(.cannotImport, "a composite field without a name", at: child.location); continue }
             guard let value = attribute(child, name: fieldName, entity: name, renamedFrom: nil) else { continue }
             guard case .mapping(var mapping) = value else {
                 fields.append(fieldName, value, origin: child.location)
@@ -412,7 +412,7 @@ public struct XcodeModelImporter {
             }
             let allowed = Set(ModelParser.Keys.compositeField.ordered)
             for entry in mapping.entries where !allowed.contains(entry.key) {
-                warning("composite field '\(name).\(fieldName)': '\(entry.key)' has no place on a composite's field and is not imported",
+                warning(.notImported, "composite field '\(name).\(fieldName)': '\(entry.key)' has no place on a composite's field and is not imported",
                         at: child.location)
             }
             mapping.entries.removeAll { !allowed.contains($0.key) }
@@ -438,19 +438,19 @@ public struct XcodeModelImporter {
         let typeName = element["attributeType"] ?? "Undefined"
         if typeName == "Undefined" && !element.flag("transient") {
             // Xcode refuses it too: only a transient attribute may have no type.
-            error("\(what) has no type (Core Data's Undefined), which only a transient attribute may have: choose a type in Xcode, or in the imported file",
+            error(.cannotImport, "\(what) has no type (Core Data's Undefined), which only a transient attribute may have: choose a type in Xcode, or in the imported file",
                   at: element.location)
             return nil
         }
         if typeName == "Composite" {
             guard let composite = element["composite"], !composite.isEmpty else {
-                error("\(what) is a composite attribute that names no composite", at: element.location(of: "attributeType"))
+                error(.cannotImport, "\(what) is a composite attribute that names no composite", at: element.location(of: "attributeType"))
                 return nil
             }
             return compositeAttribute(element, composite: composite)
         }
         guard let type = typeName == "Undefined" ? .undefined : Self.attributeTypes[typeName] else {
-            error("\(what) has the Core Data type '\(typeName)', which a model file cannot express", at: element.location(of: "attributeType"))
+            error(.cannotImport, "\(what) has the Core Data type '\(typeName)', which a model file cannot express", at: element.location(of: "attributeType"))
             return nil
         }
         var mapping = YAMLMapping(layout: .flowIfFits)
@@ -463,7 +463,7 @@ public struct XcodeModelImporter {
             if let iso = Self.isoDate(interval) {
                 mapping.append("default", text: iso, origin: element.location(of: "defaultDateTimeInterval"))
             } else {
-                error("\(what): defaultDateTimeInterval '\(interval)' is not a number of seconds", at: element.location(of: "defaultDateTimeInterval"))
+                error(.cannotImport, "\(what): defaultDateTimeInterval '\(interval)' is not a number of seconds", at: element.location(of: "defaultDateTimeInterval"))
             }
         } else if let text = element["defaultValueString"] {
             if let value = defaultValue(text, type: type, what: what, at: element.location(of: "defaultValueString")) {
@@ -490,7 +490,7 @@ public struct XcodeModelImporter {
             if let customClass, let name = Self.className(customClass) {
                 mapping.append("swiftType", text: Self.bridgedClasses[name] ?? name, origin: element.location(of: "customClassName"))
             } else {
-                warning("\(what) has no type (Core Data's Undefined): it holds values code sets and is never stored; imported as 'type: undefined' with swiftType 'Data': set swiftType to the type your code keeps in it",
+                warning(.importAdjusted, "\(what) has no type (Core Data's Undefined): it holds values code sets and is never stored; imported as 'type: undefined' with swiftType 'Data': set swiftType to the type your code keeps in it",
                         at: element.location)
                 mapping.append("swiftType", text: "Data", origin: element.location)
             }
@@ -499,7 +499,7 @@ public struct XcodeModelImporter {
                            origin: element.location(of: customClass == nil ? "attributeType" : "customClassName"))
             if let transformerName {
                 if Self.archivingTransformers.contains(transformerName) {
-                    note("\(what) uses \(transformerName) (NSCoding archives); modelgen stores the value as Codable data instead, so data Core Data wrote is not read back",
+                    note(.importAdjusted, "\(what) uses \(transformerName) (NSCoding archives); modelgen stores the value as Codable data instead, so data Core Data wrote is not read back",
                          at: element.location(of: "valueTransformerName"))
                 } else if let transformer = Self.className(transformerName) {
                     mapping.append("transformer", token: transformer, origin: element.location(of: "valueTransformerName"))
@@ -521,7 +521,7 @@ public struct XcodeModelImporter {
             if let expression = element["derivationExpression"], !expression.isEmpty {
                 mapping.append("derived", text: expression, origin: element.location(of: "derivationExpression"))
             } else {
-                warning("\(what) is marked derived without an expression; imported as an ordinary attribute", at: element.location(of: "derived"))
+                warning(.importAdjusted, "\(what) is marked derived without an expression; imported as an ordinary attribute", at: element.location(of: "derived"))
             }
         }
         if let elementID = element["elementID"], !elementID.isEmpty {
@@ -563,7 +563,7 @@ public struct XcodeModelImporter {
         if numeric.contains(type), ["yes", "no", "true", "false"].contains(text.lowercased()) {
             // Xcode accepts a boolean on a numeric attribute (left over from a type change); Core Data reads 1 or 0.
             let number = ["yes", "true"].contains(text.lowercased()) ? "1" : "0"
-            warning("\(what): the default '\(text)' is a boolean on a \(type.rawValue) attribute; imported as \(number), as Core Data reads it", at: location)
+            warning(.importAdjusted, "\(what): the default '\(text)' is a boolean on a \(type.rawValue) attribute; imported as \(number), as Core Data reads it", at: location)
             return .scalar(.token(number))
         }
         switch type {
@@ -573,7 +573,7 @@ public struct XcodeModelImporter {
             case "no", "false": return .scalar(.token("false"))
             case _ where Double(text) != nil: return .scalar(.token(Double(text) != 0 ? "true" : "false"))
             default:
-                error("\(what): the default '\(text)' is not YES or NO", at: location)
+                error(.cannotImport, "\(what): the default '\(text)' is not YES or NO", at: location)
                 return nil
             }
         case .int16, .int32, .int64:
@@ -588,23 +588,23 @@ public struct XcodeModelImporter {
             return .scalar(.text(text))
         case .date:
             if let date = Self.coreDataDate(text) { return .scalar(.text(date)) }
-            warning("\(what): the default date '\(text)' is not in a form modelgen reads; not imported", at: location)
+            warning(.notImported, "\(what): the default date '\(text)' is not in a form modelgen reads; not imported", at: location)
             return nil
         case .binary, .transformable, .undefined, .composite:
-            warning("\(what): a default for a \(type.rawValue) attribute has no place in a model file; not imported", at: location)
+            warning(.notImported, "\(what): a default for a \(type.rawValue) attribute has no place in a model file; not imported", at: location)
             return nil
         }
     }
 
     private mutating func swiftType(forClass customClass: String?, what: String, element: XMLTreeElement) -> String {
         guard let customClass, let name = Self.className(customClass) else {
-            warning("\(what) names no value class; imported with swiftType 'Data': set swiftType to the Codable type it holds",
+            warning(.importAdjusted, "\(what) names no value class; imported with swiftType 'Data': set swiftType to the Codable type it holds",
                     at: element.location)
             return "Data"
         }
         if let bridged = Self.bridgedClasses[name] { return bridged }
         if let collection = Self.collectionClasses[name] {
-            warning(name.hasSuffix("AttributedString")
+            warning(.importAdjusted, name.hasSuffix("AttributedString")
                     ? "\(what) holds an \(name); imported as 'String' (plain text, attributes not kept): change swiftType to a Codable type that keeps what you need"
                     : "\(what) holds an \(name), whose element type the model does not say; imported as '\(collection)': change swiftType to the type it holds",
                     at: element.location(of: "customClassName"))
@@ -657,13 +657,13 @@ public struct XcodeModelImporter {
         if let destination = element["destinationEntity"] {
             mapping.append("destination", token: destination, origin: element.location(of: "destinationEntity"))
         } else {
-            error("\(what) has no destination entity", at: element.location)
+            error(.cannotImport, "\(what) has no destination entity", at: element.location)
         }
         let toMany = element.flag("toMany")
         if toMany { mapping.append("toMany", token: "true", origin: element.location(of: "toMany")) }
         if element.flag("ordered") {
             if toMany { mapping.append("ordered", token: "true", origin: element.location(of: "ordered")) } else {
-                warning("\(what) is to-one; 'ordered' applies to to-many relationships and is not imported", at: element.location(of: "ordered"))
+                warning(.notImported, "\(what) is to-one; 'ordered' applies to to-many relationships and is not imported", at: element.location(of: "ordered"))
             }
         }
         if let inverse = element["inverseName"], !inverse.isEmpty {
@@ -676,14 +676,14 @@ public struct XcodeModelImporter {
         case "Deny": mapping.append("deleteRule", token: "deny", origin: element.location(of: "deletionRule"))
         case "No Action": mapping.append("deleteRule", token: "noAction", origin: element.location(of: "deletionRule"))
         case let other?:
-            error("\(what): unknown deletion rule '\(other)'", at: element.location(of: "deletionRule"))
+            error(.cannotImport, "\(what): unknown deletion rule '\(other)'", at: element.location(of: "deletionRule"))
         }
         if !element.flag("optional") { mapping.append("optional", token: "false", origin: element.location) }
         if toMany {
             if let min = element["minCount"], min != "0" { mapping.append("min", token: min, origin: element.location(of: "minCount")) }
             if let max = element["maxCount"], max != "0" { mapping.append("max", token: max, origin: element.location(of: "maxCount")) }
         } else if let max = element["maxCount"], max != "1" {
-            warning("\(what) is to-one with maxCount \(max); imported as to-one", at: element.location(of: "maxCount"))
+            warning(.importAdjusted, "\(what) is to-one with maxCount \(max); imported as to-one", at: element.location(of: "maxCount"))
         }
         if element.flag("transient") { mapping.append("transient", token: "true", origin: element.location(of: "transient")) }
         restore(["inverse", "doc"], from: element, into: &mapping)
@@ -696,7 +696,7 @@ public struct XcodeModelImporter {
     private mutating func fetchedProperty(_ element: XMLTreeElement, name: String, entity: String) -> YAMLValue? {
         let what = "fetched property '\(entity).\(name)'"
         guard let request = element.children(named: "fetchRequest").first, let destination = request["entity"] else {
-            error("\(what) has no fetch request naming its destination", at: element.location)
+            error(.cannotImport, "\(what) has no fetch request naming its destination", at: element.location)
             return nil
         }
         var mapping = YAMLMapping(layout: .flowIfFits)
@@ -708,7 +708,7 @@ public struct XcodeModelImporter {
             mapping.append("predicate", text: predicate, origin: request.location(of: "predicateString"))
         } else {
             // Core Data fetches every object of the destination; a model file says so explicitly.
-            warning("\(what) has no predicate: Core Data fetches every \(destination); imported as 'predicate: TRUEPREDICATE'", at: request.location)
+            warning(.importAdjusted, "\(what) has no predicate: Core Data fetches every \(destination); imported as 'predicate: TRUEPREDICATE'", at: request.location)
             mapping.append("predicate", token: "TRUEPREDICATE", origin: request.location)
         }
         restore(["sort", "doc"], from: element, into: &mapping)
@@ -735,7 +735,7 @@ public struct XcodeModelImporter {
 
     private mutating func fetchRequest(_ element: XMLTreeElement, functionNames: inout Set<String>) -> (String, YAMLValue)? {
         guard let name = element["name"], let entity = element["entity"] else {
-            error("a fetch request needs a name and an entity", at: element.location)
+            error(.cannotImport, "a fetch request needs a name and an entity", at: element.location)
             return nil
         }
         var mapping = YAMLMapping(layout: .block)
@@ -752,7 +752,7 @@ public struct XcodeModelImporter {
             let reason = camel == name ? "names a member of the generated model type"
                 : SwiftNames.canNameFetchFunction(camel) ? "is no lower-camel Swift identifier"
                 : "is no lower-camel Swift identifier, and '\(camel)' names a member of the generated model type"
-            warning("fetch request '\(name)' \(reason); its generated function is '\(unique)' (swiftName), and the template keeps the name '\(name)' for fetchRequest(fromTemplate:)",
+            warning(.importAdjusted, "fetch request '\(name)' \(reason); its generated function is '\(unique)' (swiftName), and the template keeps the name '\(name)' for fetchRequest(fromTemplate:)",
                     at: element.location(of: "name"))
         }
         mapping.append("entity", token: entity, origin: element.location(of: "entity"))
@@ -766,11 +766,11 @@ public struct XcodeModelImporter {
             let value = element[key] ?? ""
             if let standard = Self.templateDefaults[key] {
                 if value != standard {
-                    warning("fetch request '\(name)': \(key)=\"\(value)\" has no place in a model file (templates return objects, include subentities and pending changes); not imported",
+                    warning(.notImported, "fetch request '\(name)': \(key)=\"\(value)\" has no place in a model file (templates return objects, include subentities and pending changes); not imported",
                             at: element.location(of: key))
                 }
             } else {
-                warning("fetch request '\(name)': unknown attribute '\(key)' is not imported", at: element.location(of: key))
+                warning(.notImported, "fetch request '\(name)': unknown attribute '\(key)' is not imported", at: element.location(of: key))
             }
         }
         return (name, .mapping(mapping))

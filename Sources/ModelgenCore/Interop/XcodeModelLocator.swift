@@ -19,13 +19,13 @@ enum XcodeModelLocator {
         var isDirectory: ObjCBool = false
         let here = SourceLocation(file: path, line: 1, column: 1)
         guard fileManager.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            return .failure(Diagnostic(.error, "no such file or folder", at: here))
+            return .failure(Diagnostic(.error, .notAnXcodeModel, "no such file or folder", at: here))
         }
         let url = URL(fileURLWithPath: path)
         let base = url.deletingPathExtension().lastPathComponent
         if !isDirectory.boolValue {
             if version != nil {
-                return .failure(Diagnostic(.error, "--version applies to a .xcdatamodeld folder; this is a file", at: here))
+                return .failure(Diagnostic(.error, .notAnXcodeModel, "--version applies to a .xcdatamodeld folder; this is a file", at: here))
             }
             let name = url.lastPathComponent == "contents"
                 ? url.deletingLastPathComponent().deletingPathExtension().lastPathComponent : base
@@ -40,18 +40,18 @@ enum XcodeModelLocator {
             if let version {
                 chosen = version.hasSuffix(".xcdatamodel") ? version : version + ".xcdatamodel"
                 guard versions.contains(chosen) else {
-                    return .failure(Diagnostic(.error, "no version '\(version)' in this model; it has \(list.isEmpty ? "none" : list)", at: here))
+                    return .failure(Diagnostic(.error, .notAnXcodeModel, "no version '\(version)' in this model; it has \(list.isEmpty ? "none" : list)", at: here))
                 }
             } else if let current = currentVersion(in: url) {
                 chosen = current
                 guard versions.contains(chosen) else {
-                    return .failure(Diagnostic(.error, ".xccurrentversion names '\(current)', which is not in the folder (it has \(list.isEmpty ? "no versions" : list))",
+                    return .failure(Diagnostic(.error, .notAnXcodeModel, ".xccurrentversion names '\(current)', which is not in the folder (it has \(list.isEmpty ? "no versions" : list))",
                                                at: SourceLocation(file: url.appendingPathComponent(".xccurrentversion").path, line: 1, column: 1)))
                 }
             } else if versions.count == 1 {
                 chosen = versions[0]
             } else {
-                return .failure(Diagnostic(.error, "no .xccurrentversion says which version is current; pass --version with one of \(list.isEmpty ? "(none found)" : list)",
+                return .failure(Diagnostic(.error, .notAnXcodeModel, "no .xccurrentversion says which version is current; pass --version with one of \(list.isEmpty ? "(none found)" : list)",
                                            at: here))
             }
             let contents = url.appendingPathComponent(chosen).appendingPathComponent("contents").path
@@ -60,18 +60,18 @@ enum XcodeModelLocator {
                                     modelName: modelName(from: base), versionName: String(chosen.dropLast(".xcdatamodel".count))))
         case "xcdatamodel":
             if version != nil {
-                return .failure(Diagnostic(.error, "--version applies to a .xcdatamodeld folder; this is a single .xcdatamodel", at: here))
+                return .failure(Diagnostic(.error, .notAnXcodeModel, "--version applies to a .xcdatamodeld folder; this is a single .xcdatamodel", at: here))
             }
             let contents = url.appendingPathComponent("contents").path
             guard fileManager.fileExists(atPath: contents) else { return .failure(missingContents(path)) }
             return .success(Located(contentsPath: displayPath(contents, under: path), modelName: modelName(from: base), versionName: nil))
         default:
-            return .failure(Diagnostic(.error, "expected a .xcdatamodeld or .xcdatamodel folder, or a contents file", at: here))
+            return .failure(Diagnostic(.error, .notAnXcodeModel, "expected a .xcdatamodeld or .xcdatamodel folder, or a contents file", at: here))
         }
     }
 
     private static func missingContents(_ bundle: String) -> Diagnostic {
-        Diagnostic(.error, "no 'contents' file in this model bundle: models saved before Xcode 4 use a binary format; open and save the model in a current Xcode first",
+        Diagnostic(.error, .notAnXcodeModel, "no 'contents' file in this model bundle: models saved before Xcode 4 use a binary format; open and save the model in a current Xcode first",
                    at: SourceLocation(file: bundle, line: 1, column: 1))
     }
 

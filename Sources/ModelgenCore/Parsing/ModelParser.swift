@@ -89,7 +89,7 @@ public struct ModelParser {
         if let entry = top["model"] {
             if let value = reader.string(entry.value, "'model'") { name = value }
         } else {
-            reader.error("missing required key 'model' (the model name, e.g. 'model: Blog')", at: rootLocation)
+            reader.error(.missingKey, "missing required key 'model' (the model name, e.g. 'model: Blog')", at: rootLocation)
         }
         var formatVersion = 1
         if let entry = top["formatVersion"], let text = reader.string(entry.value, "'formatVersion'") {
@@ -97,7 +97,7 @@ public struct ModelParser {
             if let version = Int(text.value), Self.supportedFormatVersions.contains(version) {
                 formatVersion = version
             } else {
-                reader.error("unsupported formatVersion '\(text.value)'; this modelgen reads format version \(supported)", at: text.location)
+                reader.error(.unsupportedFormatVersion, "unsupported formatVersion '\(text.value)'; this modelgen reads format version \(supported)", at: text.location)
             }
         }
         var options = ModelOptions()
@@ -111,12 +111,12 @@ public struct ModelParser {
         var entities: [Entity] = []
         if let entry = top["entities"] {
             if reader.isEmpty(entry.value) {
-                reader.error("'entities' is empty; declare at least one entity under it", at: entry.keyLocation)
+                reader.error(.noEntities, "'entities' is empty; declare at least one entity under it", at: entry.keyLocation)
             } else if let items = reader.entries(of: entry.value, "'entities'") {
                 entities = items.compactMap { self.entity($0) }
             }
         } else {
-            reader.error("missing required key 'entities' (a mapping of entity names to entities)", at: rootLocation)
+            reader.error(.missingKey, "missing required key 'entities' (a mapping of entity names to entities)", at: rootLocation)
         }
         var fetchRequests: [FetchRequestTemplate] = []
         if let entry = top["fetchRequests"], let items = reader.entries(of: entry.value, "'fetchRequests'") {
@@ -225,7 +225,7 @@ public struct ModelParser {
         let composites = compositeNames.names.sorted()
         let notes = Suggestions.note(for: text.value, in: options + composites).map { [Diagnostic.Note($0)] } ?? []
         let listed = options.joined(separator: ", ") + (composites.isEmpty ? "" : ", or a composite type (\(composites.joined(separator: ", ")))")
-        reader.error("unknown attribute type '\(text.value)'; expected one of: \(listed)", at: text.location, notes: notes)
+        reader.error(.unknownAttributeType, "unknown attribute type '\(text.value)'; expected one of: \(listed)", at: text.location, notes: notes)
         return nil
     }
 
@@ -251,7 +251,7 @@ public struct ModelParser {
 
         guard let entries = reader.entries(of: item.value, what, allowedKeys: allowedKeys) else { return nil }
         guard let typeEntry = entries.first(where: { $0.key == "type" }) else {
-            reader.error("missing required key 'type' in \(what)", at: item.keyLocation)
+            reader.error(.missingKey, "missing required key 'type' in \(what)", at: item.keyLocation)
             return nil
         }
         guard let typeText = reader.string(typeEntry.value, "'type' of \(what)"), let (type, composite) = attributeType(typeText) else {
@@ -282,7 +282,7 @@ public struct ModelParser {
                     do {
                         attribute.derivation = ParsedExpression(source: source, expression: try PredicateParser.parseExpression(text.value))
                     } catch {
-                        reader.error("invalid derivation expression: \(error.message)", at: source.location(atOffset: error.range.start))
+                        reader.error(.predicateSyntax, "invalid derivation expression: \(error.message)", at: source.location(atOffset: error.range.start))
                     }
                 }
             case "renamingIdentifier": attribute.renamingIdentifier = reader.string(entry.value, key)
@@ -300,7 +300,7 @@ public struct ModelParser {
         switch AttributeValueParser.parse(text.value, as: type, isBound: isBound) {
         case .success(let value): return Located(value, at: text.location)
         case .failure(let problem):
-            reader.error("invalid \(what): \(problem.message)", at: text.location)
+            reader.error(.invalidDefault, "invalid \(what): \(problem.message)", at: text.location)
             return nil
         }
     }
@@ -311,7 +311,7 @@ public struct ModelParser {
         let what = "relationship '\(entityName).\(item.key)'"
         guard let entries = reader.entries(of: item.value, what, allowedKeys: Keys.relationship) else { return nil }
         guard let destinationEntry = entries.first(where: { $0.key == "destination" }) else {
-            reader.error("missing required key 'destination' in \(what)", at: item.keyLocation)
+            reader.error(.missingKey, "missing required key 'destination' in \(what)", at: item.keyLocation)
             return nil
         }
         guard let destination = reader.string(destinationEntry.value, "'destination' of \(what)") else { return nil }
@@ -346,7 +346,7 @@ public struct ModelParser {
         do {
             return ParsedPredicate(source: source, predicate: try PredicateParser.parsePredicate(text.value))
         } catch {
-            reader.error("invalid predicate: \(error.message)", at: source.location(atOffset: error.range.start))
+            reader.error(.predicateSyntax, "invalid predicate: \(error.message)", at: source.location(atOffset: error.range.start))
             return nil
         }
     }
@@ -360,7 +360,7 @@ public struct ModelParser {
             do throws(PredicateSyntaxError) {
                 return ParsedSortDescriptor(source: source, descriptor: try SortDescriptorSyntax.parse(text.value))
             } catch {
-                reader.error("invalid sort descriptor: \(error.message)", at: source.location(atOffset: error.range.start))
+                reader.error(.predicateSyntax, "invalid sort descriptor: \(error.message)", at: source.location(atOffset: error.range.start))
                 return nil
             }
         }
@@ -370,7 +370,7 @@ public struct ModelParser {
         let what = "fetched property '\(entityName).\(item.key)'"
         guard let entries = reader.entries(of: item.value, what, allowedKeys: Keys.fetchedProperty) else { return nil }
         guard let destinationEntry = entries.first(where: { $0.key == "destination" }) else {
-            reader.error("missing required key 'destination' in \(what)", at: item.keyLocation)
+            reader.error(.missingKey, "missing required key 'destination' in \(what)", at: item.keyLocation)
             return nil
         }
         guard let destination = reader.string(destinationEntry.value, "'destination' of \(what)") else { return nil }
@@ -389,7 +389,7 @@ public struct ModelParser {
             }
         }
         if !hasPredicate {
-            reader.error("missing required key 'predicate' in \(what) (e.g. 'author == $FETCH_SOURCE')", at: item.keyLocation)
+            reader.error(.missingKey, "missing required key 'predicate' in \(what) (e.g. 'author == $FETCH_SOURCE')", at: item.keyLocation)
         }
         return property
     }
@@ -407,10 +407,10 @@ public struct ModelParser {
             }
         }
         if type == nil && !entries.contains(where: { $0.key == "type" }) {
-            reader.error("missing required key 'type' in \(what) (the Swift type of its value, e.g. 'String')", at: item.keyLocation)
+            reader.error(.missingKey, "missing required key 'type' in \(what) (the Swift type of its value, e.g. 'String')", at: item.keyLocation)
         }
         if dependsOn == nil && !entries.contains(where: { $0.key == "dependsOn" }) {
-            reader.error("missing required key 'dependsOn' in \(what) (the properties its value is computed from)", at: item.keyLocation)
+            reader.error(.missingKey, "missing required key 'dependsOn' in \(what) (the properties its value is computed from)", at: item.keyLocation)
         }
         guard let type, let dependsOn else { return nil }
         return ComputedProperty(name: Located(item.key, at: item.keyLocation), type: type, dependsOn: dependsOn, doc: doc)
@@ -420,7 +420,7 @@ public struct ModelParser {
         let what = "fetch request '\(item.key)'"
         guard let entries = reader.entries(of: item.value, what, allowedKeys: Keys.fetchRequest) else { return nil }
         guard let entityEntry = entries.first(where: { $0.key == "entity" }) else {
-            reader.error("missing required key 'entity' in \(what)", at: item.keyLocation)
+            reader.error(.missingKey, "missing required key 'entity' in \(what)", at: item.keyLocation)
             return nil
         }
         guard let entity = reader.string(entityEntry.value, "'entity' of \(what)") else { return nil }

@@ -37,16 +37,16 @@ final class NodeReader {
         return SourceLocation(file: file, line: mark?.line ?? 1, column: mark?.column ?? 1)
     }
 
-    func error(_ message: String, at node: Node, notes: [Diagnostic.Note] = []) {
-        diagnostics.error(message, at: location(node), notes: notes)
+    func error(_ id: DiagnosticID, _ message: String, at node: Node, notes: [Diagnostic.Note] = []) {
+        diagnostics.error(id, message, at: location(node), notes: notes)
     }
 
-    func error(_ message: String, at location: SourceLocation, notes: [Diagnostic.Note] = []) {
-        diagnostics.error(message, at: location, notes: notes)
+    func error(_ id: DiagnosticID, _ message: String, at location: SourceLocation, notes: [Diagnostic.Note] = []) {
+        diagnostics.error(id, message, at: location, notes: notes)
     }
 
-    func warning(_ message: String, at location: SourceLocation, notes: [Diagnostic.Note] = []) {
-        diagnostics.warning(message, at: location, notes: notes)
+    func warning(_ id: DiagnosticID, _ message: String, at location: SourceLocation, notes: [Diagnostic.Note] = []) {
+        diagnostics.warning(id, message, at: location, notes: notes)
     }
 
     /// Spends one unit of the node budget; false (after one diagnostic) once it is exhausted.
@@ -55,7 +55,7 @@ final class NodeReader {
         budget -= 1
         if budget < 0 {
             budgetExhausted = true
-            error("aliases expand to too many nodes (more than twice the file's size); the document is refused", at: node)
+            error(.yamlTooComplex, "aliases expand to too many nodes (more than twice the file's size); the document is refused", at: node)
             return false
         }
         return true
@@ -84,7 +84,7 @@ final class NodeReader {
     func entries(of node: Node, _ what: @autoclosure () -> String, allowedKeys: KeySet? = nil) -> [Entry]? {
         guard spend(node) else { return nil }
         guard case .mapping(let mapping) = node else {
-            error("expected a mapping for \(what()), found \(kindName(node))", at: node)
+            error(.wrongKind, "expected a mapping for \(what()), found \(kindName(node))", at: node)
             return nil
         }
         var result: [Entry] = []
@@ -93,7 +93,7 @@ final class NodeReader {
             let (keyNode, value) = mapping[index]
             guard spend(keyNode) else { return nil }
             guard case .scalar(let scalar) = keyNode else {
-                error("expected a name as key in \(what()), found \(kindName(keyNode))", at: keyNode)
+                error(.wrongKind, "expected a name as key in \(what()), found \(kindName(keyNode))", at: keyNode)
                 continue
             }
             let key = scalar.string
@@ -104,7 +104,7 @@ final class NodeReader {
                     notes.append(.init("did you mean '\(suggestion)'?"))
                 }
                 let extra = key == "<<" ? " (YAML merge keys are not supported)" : ""
-                error("unknown key '\(key)' in \(what())\(extra); allowed keys: \(allowed)", at: keyNode, notes: notes)
+                error(.unknownKey, "unknown key '\(key)' in \(what())\(extra); allowed keys: \(allowed)", at: keyNode, notes: notes)
                 continue
             }
             result.append(Entry(key: key, value: value, keyLocation: location(keyNode)))
@@ -118,11 +118,11 @@ final class NodeReader {
     func string(_ node: Node, _ what: @autoclosure () -> String, allowEmpty: Bool = false) -> Located<String>? {
         guard spend(node) else { return nil }
         guard case .scalar(let scalar) = node else {
-            error("expected a single value for \(what()), found \(kindName(node))", at: node)
+            error(.wrongKind, "expected a single value for \(what()), found \(kindName(node))", at: node)
             return nil
         }
         if scalar.string.isEmpty && (scalar.style == .plain || !allowEmpty) {
-            error("expected a value for \(what()), found nothing", at: node)
+            error(.wrongKind, "expected a value for \(what()), found nothing", at: node)
             return nil
         }
         return Located(scalar.string, at: location(node))
@@ -139,7 +139,7 @@ final class NodeReader {
             let guess = ["yes", "y", "on", "1", "true"].contains(lowered) ? "true"
                 : ["no", "n", "off", "0", "false"].contains(lowered) ? "false" : nil
             let notes = guess.map { [Diagnostic.Note("did you mean '\($0)'?")] } ?? []
-            error("expected 'true' or 'false' for \(what()), found '\(text.value)'", at: node, notes: notes)
+            error(.invalidValue, "expected 'true' or 'false' for \(what()), found '\(text.value)'", at: node, notes: notes)
             return nil
         }
     }
@@ -148,7 +148,7 @@ final class NodeReader {
     func count(_ node: Node, _ what: @autoclosure () -> String) -> Located<Int>? {
         guard let text = string(node, what()) else { return nil }
         guard !text.value.isEmpty, text.value.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), let value = Int(text.value) else {
-            error("expected a non-negative whole number for \(what()), found '\(text.value)'", at: node)
+            error(.invalidValue, "expected a non-negative whole number for \(what()), found '\(text.value)'", at: node)
             return nil
         }
         return Located(value, at: text.location)
@@ -161,7 +161,7 @@ final class NodeReader {
         if let value = E(rawValue: text.value) { return Located(value, at: text.location) }
         let options = E.allCases.map(\.rawValue)
         let notes = Suggestions.note(for: text.value, in: options).map { [Diagnostic.Note($0)] } ?? []
-        error("unknown \(what()) '\(text.value)'; expected one of: \(options.joined(separator: ", "))", at: node, notes: notes)
+        error(.invalidValue, "unknown \(what()) '\(text.value)'; expected one of: \(options.joined(separator: ", "))", at: node, notes: notes)
         return nil
     }
 
@@ -171,7 +171,7 @@ final class NodeReader {
     func items(of node: Node, _ what: @autoclosure () -> String) -> [Node]? {
         guard spend(node) else { return nil }
         guard case .sequence(let sequence) = node else {
-            error("expected a list for \(what()), found \(kindName(node))", at: node)
+            error(.wrongKind, "expected a list for \(what()), found \(kindName(node))", at: node)
             return nil
         }
         return Array(sequence)

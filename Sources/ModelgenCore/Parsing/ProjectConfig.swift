@@ -80,7 +80,7 @@ public struct ProjectConfig: Sendable {
                             entry.path = resolve(value.value)
                             hasPath = true
                             if !FileManager.default.fileExists(atPath: entry.path) {
-                                reader.error("model file '\(value.value)' does not exist", at: value.location)
+                                reader.error(.missingModelFile, "model file '\(value.value)' does not exist", at: value.location)
                             }
                         }
                     case "output":
@@ -91,12 +91,12 @@ public struct ProjectConfig: Sendable {
                     default: readOptions(field, into: &entry, what)
                     }
                 }
-                if !hasPath { reader.error("missing required key 'path' in \(what)", at: entry.location) }
-                if !hasOutput { reader.error("missing required key 'output' in \(what)", at: entry.location) }
+                if !hasPath { reader.error(.missingKey, "missing required key 'path' in \(what)", at: entry.location) }
+                if !hasOutput { reader.error(.missingKey, "missing required key 'output' in \(what)", at: entry.location) }
                 if hasPath && hasOutput { config.entries.append(entry) }
             }
         } else {
-            reader.error("missing required key 'models' (a list of {path, output} entries)", at: reader.location(root))
+            reader.error(.missingKey, "missing required key 'models' (a list of {path, output} entries)", at: reader.location(root))
         }
         let diagnostics = reader.diagnostics.all.sortedByLocation()
         return (diagnostics.hasErrors ? nil : config, diagnostics)

@@ -22,8 +22,9 @@ public struct SourceText: Sendable {
     /// The diagnostic for a file over `maximumByteCount`; nil within it.
     public static func sizeProblem(_ byteCount: Int, path: String) -> Diagnostic? {
         guard byteCount > maximumByteCount else { return nil }
-        func megabytes(_ n: Int) -> String { String(format: "%.1f MB", Double(n) / 1_048_576) }
-        return Diagnostic(.error, "the file is \(megabytes(byteCount)), over the \(megabytes(maximumByteCount)) modelgen reads; set MODELGEN_MAX_FILE_BYTES to read larger files",
+        // Megabytes with one decimal, or bytes below one (a limit set low for a test reads "40 bytes", not "0.0 MB").
+        func size(_ n: Int) -> String { n < 1_048_576 ? "\(n) bytes" : String(format: "%.1f MB", Double(n) / 1_048_576) }
+        return Diagnostic(.error, .fileTooLarge, "the file is \(size(byteCount)), over the \(size(maximumByteCount)) modelgen reads; set MODELGEN_MAX_FILE_BYTES to read larger files",
                           at: SourceLocation(file: path, line: 1, column: 1))
     }
 
@@ -38,7 +39,7 @@ public struct SourceText: Sendable {
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }
 
         if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) {
-            diagnostics.error("the model file is empty; expected a mapping with 'model:' and 'entities:'", at: start)
+            diagnostics.error(.emptyFile, "the model file is empty; expected a mapping with 'model:' and 'entities:'", at: start)
             return .failure(diagnostics)
         }
         // Walk the bytes once: find the first invalid UTF-8 sequence or control byte, with its line and column.
@@ -51,7 +52,7 @@ public struct SourceText: Sendable {
             case 0x09, 0x0D, 0x20...0x7E: length = 1
             case 0x00...0x1F, 0x7F:
                 let here = SourceLocation(file: path, line: line, column: column)
-                diagnostics.error(String(format: "binary data: control byte 0x%02X; a model file is UTF-8 text", b), at: here)
+                diagnostics.error(.notUTF8, String(format: "binary data: control byte 0x%02X; a model file is UTF-8 text", b), at: here)
                 return .failure(diagnostics)
             case 0xC2...0xDF: length = 2
             case 0xE0...0xEF: length = 3
@@ -69,7 +70,7 @@ public struct SourceText: Sendable {
             }
             if !valid {
                 let here = SourceLocation(file: path, line: line, column: column)
-                diagnostics.error(String(format: "invalid UTF-8 (byte 0x%02X); save the model file as UTF-8", b), at: here)
+                diagnostics.error(.notUTF8, String(format: "invalid UTF-8 (byte 0x%02X); save the model file as UTF-8", b), at: here)
                 return .failure(diagnostics)
             }
             i += length
@@ -88,7 +89,7 @@ public struct SourceText: Sendable {
             var column = 1
             for scalar in line.unicodeScalars {
                 if scalar == "\t" {
-                    result.append(Diagnostic(.error, "tab character in indentation; YAML indents with spaces only",
+                    result.append(Diagnostic(.error, .yamlSyntax, "tab character in indentation; YAML indents with spaces only",
                                              at: SourceLocation(file: path, line: lineNumber, column: column)))
                     break
                 }

@@ -15,14 +15,14 @@ enum YAMLLoader {
         var diagnostics = DiagnosticList()
         let file = source.path
         if YAMLComplexKeys.mayHave(source.text), let (line, column) = YAMLComplexKeys.first(in: source.text) {
-            diagnostics.error("a mapping key here is itself a mapping or a list (a YAML complex key); keys are plain names",
+            diagnostics.error(.wrongKind, "a mapping key here is itself a mapping or a list (a YAML complex key); keys are plain names",
                               at: SourceLocation(file: file, line: line, column: column))
             return .failure(diagnostics)
         }
         do {
             let parser = try Parser(yaml: source.text, resolver: .basic, constructor: .default, encoding: .utf8)
             guard let root = try parser.singleRoot() else {
-                diagnostics.error("the model file is empty; expected a mapping with 'model:' and 'entities:'",
+                diagnostics.error(.emptyFile, "the model file is empty; expected a mapping with 'model:' and 'entities:'",
                                   at: SourceLocation(file: file, line: 1, column: 1))
                 return .failure(diagnostics)
             }
@@ -37,7 +37,7 @@ enum YAMLLoader {
             }
             return .failure(diagnostics)
         } catch {
-            diagnostics.error("cannot read YAML: \(error)", at: SourceLocation(file: file, line: 1, column: 1))
+            diagnostics.error(.yamlSyntax, "cannot read YAML: \(error)", at: SourceLocation(file: file, line: 1, column: 1))
             return .failure(diagnostics)
         }
     }
@@ -56,21 +56,22 @@ enum YAMLLoader {
         case let .scanner(context, problem, mark, _), let .parser(context, problem, mark, _):
             var notes: [Diagnostic.Note] = []
             if let context { notes.append(.init("\(context.text) started here", at: at(context.mark))) }
-            return Diagnostic(.error, message(context, problem), at: at(mark), notes: notes)
+            let id: DiagnosticID = problem.hasPrefix("Maximum nesting level") ? .yamlTooComplex : .yamlSyntax
+            return Diagnostic(.error, id, message(context, problem), at: at(mark), notes: notes)
         case let .composer(context, problem, mark, _):
             let text = problem == "found undefined alias"
                 ? "alias refers to an anchor that is not defined before it (aliases cannot refer forward or to themselves)"
                 : message(context, problem)
-            return Diagnostic(.error, text, at: at(mark))
+            return Diagnostic(.error, .yamlSyntax, text, at: at(mark))
         case let .duplicatedKeysInMapping(duplicates, context):
             let keys = duplicates.map { "'\($0)'" }.joined(separator: ", ")
             let first = at(context.mark)
             let message = "duplicate key \(keys) in one mapping; each key may appear once"
             // Yams names the first occurrence; point at the repetition when it is a block key in the same column.
             if duplicates.count == 1, let again = repetition(of: duplicates[0], after: first, in: source) {
-                return Diagnostic(.error, message, at: again, notes: [.init("first written here", at: first)])
+                return Diagnostic(.error, .duplicateKey, message, at: again, notes: [.init("first written here", at: first)])
             }
-            return Diagnostic(.error, message, at: first)
+            return Diagnostic(.error, .duplicateKey, message, at: first)
         case let .reader(problem, offset, _, yaml):
             var line = 1, column = 1
             if let offset {
@@ -78,9 +79,9 @@ enum YAMLLoader {
                     if character == "\n" || character == "\r\n" { line += 1; column = 1 } else { column += character.unicodeScalars.count }
                 }
             }
-            return Diagnostic(.error, "invalid input: \(problem)", at: SourceLocation(file: file, line: line, column: column))
+            return Diagnostic(.error, .notUTF8, "invalid input: \(problem)", at: SourceLocation(file: file, line: line, column: column))
         default:
-            return Diagnostic(.error, "cannot read YAML: \(error)", at: SourceLocation(file: file, line: 1, column: 1))
+            return Diagnostic(.error, .yamlSyntax, "cannot read YAML: \(error)", at: SourceLocation(file: file, line: 1, column: 1))
         }
     }
 

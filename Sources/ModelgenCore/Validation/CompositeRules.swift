@@ -8,12 +8,12 @@ extension ModelValidator {
             let name = composite.name
             checkTypeName(name, kind: "composite name")
             if let entity = classNames[name.value] {
-                error("composite name '\(name.value)' collides with the class of entity '\(entity.name.value)'; a composite is a Swift struct of its own",
+                error(.nameCollision, "composite name '\(name.value)' collides with the class of entity '\(entity.name.value)'; a composite is a Swift struct of its own",
                       at: name.location, notes: [.init("the class is named here", at: entity.swiftClassNameLocation)])
             } else if name.value == modelTypeName {
-                error("composite name '\(name.value)' collides with the generated model type '\(modelTypeName)'", at: name.location)
+                error(.nameCollision, "composite name '\(name.value)' collides with the generated model type '\(modelTypeName)'", at: name.location)
             } else if name.value.hasSuffix("Keys"), let entity = classNames[String(name.value.dropLast(4))], model.codegen(of: entity) != .none {
-                error("composite name '\(name.value)' collides with the key-name constants generated for entity '\(entity.name.value)'", at: name.location)
+                error(.nameCollision, "composite name '\(name.value)' collides with the key-name constants generated for entity '\(entity.name.value)'", at: name.location)
             }
             for field in composite.attributes { checkCompositeField(field, of: composite) }
         }
@@ -24,24 +24,24 @@ extension ModelValidator {
         let what = "field '\(composite.name.value).\(field.name.value)'"
         let text = field.name.value
         if !SwiftNames.isIdentifier(text) {
-            error("field name '\(text)' is not a Swift identifier (letters, digits and '_', not starting with a digit)", at: field.name.location)
+            error(.invalidIdentifier, "field name '\(text)' is not a Swift identifier (letters, digits and '_', not starting with a digit)", at: field.name.location)
         } else if !SwiftNames.startsLowerCase(text) {
-            error("field name '\(text)' must start with a lower-case letter", at: field.name.location,
+            error(.nameCase, "field name '\(text)' must start with a lower-case letter", at: field.name.location,
                   notes: [.init("did you mean '\(text.prefix(1).lowercased() + text.dropFirst())'?")])
         }
         let type = field.type.value
         if type.holdsSwiftValues {
-            error("\(what) is \(type.rawValue); a composite's fields hold stored scalar values (string, numbers, bool, date, binary, uuid, uri) or another composite",
+            error(.invalidComposite, "\(what) is \(type.rawValue); a composite's fields hold stored scalar values (string, numbers, bool, date, binary, uuid, uri) or another composite",
                   at: field.type.location)
             return
         }
         if type.isNumeric && field.isOptional {
-            warning("optional numeric \(what): SQL NULL compares unlike 0 in predicates and sorts; prefer a non-optional field with a default",
+            warning(.optionalNumber, "optional numeric \(what): SQL NULL compares unlike 0 in predicates and sorts; prefer a non-optional field with a default",
                     at: field.optionalLocation ?? field.name.location,
                     notes: [.init("use 'default: 0' and drop the optional, or run with --strict to make this an error")])
         }
         if let regex = field.regex, type != .string {
-            error("'regex' applies to string fields only, not \(type.rawValue)", at: regex.location)
+            error(.inapplicableOption, "'regex' applies to string fields only, not \(type.rawValue)", at: regex.location)
         }
         checkBounds(field, what: what)
     }
@@ -62,7 +62,7 @@ extension ModelValidator {
             if target.value == name || path.contains(where: { $0.composite == target.value }) {
                 let start = path.firstIndex { $0.composite == target.value } ?? path.count
                 let loop = (path[start...].map { "\($0.composite).\($0.field.name.value)" } + ["\(name).\(field.name.value)"]).joined(separator: " → ")
-                error("composite '\(target.value)' contains itself (\(loop)); a composite's value cannot hold another of its own type",
+                error(.invalidComposite, "composite '\(target.value)' contains itself (\(loop)); a composite's value cannot hold another of its own type",
                       at: target.location)
                 continue
             }
@@ -76,14 +76,14 @@ extension ModelValidator {
     /// The rules of an entity attribute whose type is a composite.
     func checkCompositeAttribute(_ attribute: Attribute, what: String) {
         if attribute.isTransient {
-            error("composite \(what) cannot be transient; composites are stored (use an undefined attribute for values code keeps)",
+            error(.inapplicableOption, "composite \(what) cannot be transient; composites are stored (use an undefined attribute for values code keeps)",
                   at: attribute.type.location)
         }
         if let derivation = attribute.derivation {
-            error("composite \(what) cannot be derived", at: derivation.source.location(atOffset: 0))
+            error(.inapplicableOption, "composite \(what) cannot be derived", at: derivation.source.location(atOffset: 0))
         }
         if let renaming = attribute.renamingIdentifier {
-            error("composite \(what) cannot take a renamingIdentifier: its fields are stored as columns of their own, which migrations do not rename", at: renaming.location)
+            error(.inapplicableOption, "composite \(what) cannot take a renamingIdentifier: its fields are stored as columns of their own, which migrations do not rename", at: renaming.location)
         }
     }
 }

@@ -4,14 +4,14 @@ extension ModelValidator {
         checkPropertyName(property.name, kind: "computed property", in: entity)
         let what = "computed property '\(entity.name.value).\(property.name.value)'"
         if property.type.value.trimmingCharacters(in: .whitespaces).isEmpty {
-            error("'type' of \(what) is empty; give the Swift type of its value", at: property.type.location)
+            error(.invalidDependency, "'type' of \(what) is empty; give the Swift type of its value", at: property.type.location)
         }
         if property.dependsOn.isEmpty {
-            error("'dependsOn' of \(what) is empty; name the modeled properties its value is computed from", at: property.name.location)
+            error(.invalidDependency, "'dependsOn' of \(what) is empty; name the modeled properties its value is computed from", at: property.name.location)
         }
         for path in property.dependsOn { checkDependency(path, of: what, in: entity) }
         if dependsOnItself(property.name.value, entity: entity.name.value, via: [], visiting: []) {
-            error("\(what) depends on itself through 'dependsOn'", at: property.name.location)
+            error(.invalidDependency, "\(what) depends on itself through 'dependsOn'", at: property.name.location)
         }
     }
 
@@ -54,23 +54,23 @@ extension ModelValidator {
             switch graph.property(step, in: owner) {
             case .attribute?:
                 if !isLast {
-                    error("'\(path.value)' in 'dependsOn' of \(what): '\(step)' is an attribute of '\(owner)', so nothing follows it", at: path.location)
+                    error(.invalidDependency, "'\(path.value)' in 'dependsOn' of \(what): '\(step)' is an attribute of '\(owner)', so nothing follows it", at: path.location)
                     return
                 }
             case .relationship(let relationship, _)?:
                 if isLast { return }
                 if relationship.isToMany {
-                    error("'\(path.value)' in 'dependsOn' of \(what): '\(step)' is a to-many relationship; depend on '\(steps[0...index].joined(separator: "."))' itself", at: path.location)
+                    error(.invalidDependency, "'\(path.value)' in 'dependsOn' of \(what): '\(step)' is a to-many relationship; depend on '\(steps[0...index].joined(separator: "."))' itself", at: path.location)
                     return
                 }
                 owner = relationship.destination.value
             case .fetchedProperty?:
-                error("'\(path.value)' in 'dependsOn' of \(what): '\(step)' is a fetched property, which has no value to observe", at: path.location)
+                error(.invalidDependency, "'\(path.value)' in 'dependsOn' of \(what): '\(step)' is a fetched property, which has no value to observe", at: path.location)
                 return
             case nil:
                 let names = graph.propertyNames(in: owner)
                 let notes = Suggestions.closest(to: step, in: names).map { [Diagnostic.Note("did you mean '\($0)'?")] } ?? []
-                error("'\(path.value)' in 'dependsOn' of \(what): '\(owner)' has no attribute or relationship '\(step)'", at: path.location, notes: notes)
+                error(.invalidDependency, "'\(path.value)' in 'dependsOn' of \(what): '\(owner)' has no attribute or relationship '\(step)'", at: path.location, notes: notes)
                 return
             }
         }

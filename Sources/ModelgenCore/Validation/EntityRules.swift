@@ -2,14 +2,14 @@ extension ModelValidator {
     func checkModel() {
         let name = model.name
         if !name.value.isEmpty && (!SwiftNames.isIdentifier(name.value) || SwiftNames.keywords.contains(name.value)) {
-            error("model name '\(name.value)' is not a Swift identifier; it names the generated type '\(name.value)Model'", at: name.location)
+            error(.invalidIdentifier, "model name '\(name.value)' is not a Swift identifier; it names the generated type '\(name.value)Model'", at: name.location)
         }
         for module in model.options.imports where !module.value.split(separator: ".", omittingEmptySubsequences: false)
             .allSatisfy({ SwiftNames.isIdentifier(String($0)) }) {
-            error("'\(module.value)' is not a module name to import", at: module.location)
+            error(.invalidIdentifier, "'\(module.value)' is not a module name to import", at: module.location)
         }
         if model.entities.isEmpty && !diagnostics.hasErrors {
-            warning("the model declares no entities", at: name.location)
+            warning(.noEntities, "the model declares no entities", at: name.location)
         }
 
         // Entity names and class names are unique; class names also differ from the generated model type.
@@ -23,7 +23,7 @@ extension ModelValidator {
                                     uniquingKeysWith: { first, _ in first })
         for entity in model.entities {
             if let first = entityNames[entity.name.value] {
-                error("entity '\(entity.name.value)' is declared twice", at: entity.name.location,
+                error(.duplicateDeclaration, "entity '\(entity.name.value)' is declared twice", at: entity.name.location,
                       notes: [.init("first declared here", at: first)])
                 continue
             }
@@ -32,23 +32,23 @@ extension ModelValidator {
             let className = entity.swiftClassName
             if let other = classNames[className.lowercased()] {
                 if other.className == className {
-                    error("entities '\(other.entity)' and '\(entity.name.value)' have the same class name '\(className)'; each entity needs its own class",
+                    error(.nameCollision, "entities '\(other.entity)' and '\(entity.name.value)' have the same class name '\(className)'; each entity needs its own class",
                           at: classLocation, notes: [.init("'\(other.entity)' uses the class here", at: other.location)])
                 } else {
-                    error("class names '\(other.className)' and '\(className)' differ only in case; their files would be one file on a case-insensitive file system (macOS's default)",
+                    error(.nameCollision, "class names '\(other.className)' and '\(className)' differ only in case; their files would be one file on a case-insensitive file system (macOS's default)",
                           at: classLocation, notes: [.init("'\(other.entity)' uses '\(other.className)' here", at: other.location)])
                 }
             } else {
                 classNames[className.lowercased()] = (entity.name.value, className, classLocation)
             }
             if let keysOwner = keysOwners[className] {
-                error("class name '\(className)' collides with '\(className)', the key-name constants generated for entity '\(keysOwner)'",
+                error(.nameCollision, "class name '\(className)' collides with '\(className)', the key-name constants generated for entity '\(keysOwner)'",
                       at: classLocation)
             }
             if className == modelTypeName {
-                error("class name '\(className)' collides with the generated model type '\(modelTypeName)'", at: classLocation)
+                error(.nameCollision, "class name '\(className)' collides with the generated model type '\(modelTypeName)'", at: classLocation)
             } else if className.lowercased() == modelTypeName.lowercased() {
-                error("class name '\(className)' differs from the generated model type '\(modelTypeName)' only in case; their files would be one file on a case-insensitive file system (macOS's default)",
+                error(.nameCollision, "class name '\(className)' differs from the generated model type '\(modelTypeName)' only in case; their files would be one file on a case-insensitive file system (macOS's default)",
                       at: classLocation)
             }
         }
@@ -60,7 +60,7 @@ extension ModelValidator {
 
         if let parent = entity.parent {
             if parent.value == entity.name.value {
-                error("entity '\(entity.name.value)' names itself as its parent (an inheritance cycle)", at: parent.location)
+                error(.inheritanceCycle, "entity '\(entity.name.value)' names itself as its parent (an inheritance cycle)", at: parent.location)
             } else {
                 requireEntity(parent, "parent of '\(entity.name.value)'")
             }
@@ -70,7 +70,7 @@ extension ModelValidator {
         var seen: [String: SourceLocation] = [:]
         for name in entity.declaredPropertyNames.sorted(by: { $0.location < $1.location }) {
             if let first = seen[name.value] {
-                error("property '\(name.value)' is declared twice in entity '\(entity.name.value)'", at: name.location,
+                error(.duplicateDeclaration, "property '\(name.value)' is declared twice in entity '\(entity.name.value)'", at: name.location,
                       notes: [.init("first declared here", at: first)])
             } else {
                 seen[name.value] = name.location
@@ -80,7 +80,7 @@ extension ModelValidator {
         for ancestor in graph.ancestors(of: entity.name.value) {
             for name in entity.declaredPropertyNames {
                 if let inherited = ancestor.declaredPropertyNames.first(where: { $0.value == name.value }) {
-                    error("property '\(name.value)' of '\(entity.name.value)' redeclares '\(name.value)' inherited from '\(ancestor.name.value)'; a subentity cannot override an inherited property",
+                    error(.shadowedProperty, "property '\(name.value)' of '\(entity.name.value)' redeclares '\(name.value)' inherited from '\(ancestor.name.value)'; a subentity cannot override an inherited property",
                           at: name.location, notes: [.init("declared in '\(ancestor.name.value)' here", at: inherited.location)])
                 }
             }
@@ -96,24 +96,24 @@ extension ModelValidator {
     func checkTypeName(_ name: Located<String>, kind: String) {
         let text = name.value
         if !SwiftNames.isIdentifier(text) || SwiftNames.keywords.contains(text) {
-            error("\(kind) '\(text)' is not a Swift identifier", at: name.location)
+            error(.invalidIdentifier, "\(kind) '\(text)' is not a Swift identifier", at: name.location)
         } else if !SwiftNames.startsUpperCase(text) {
-            error("\(kind) '\(text)' must start with an upper-case letter", at: name.location,
+            error(.nameCase, "\(kind) '\(text)' must start with an upper-case letter", at: name.location,
                   notes: [.init("did you mean '\(text.prefix(1).uppercased() + text.dropFirst())'?")])
         } else if SwiftNames.reservedTypeNames.contains(text) {
-            error("\(kind) '\(text)' collides with a type of the runtime or the Swift standard library that generated code uses; choose another name",
+            error(.reservedName, "\(kind) '\(text)' collides with a type of the runtime or the Swift standard library that generated code uses; choose another name",
                   at: name.location)
         }
     }
 
     func checkPropertyList(_ list: PropertyNameList, in entity: Entity, what: String, allowsToOne: Bool) {
         if list.names.isEmpty {
-            error("empty \(what) in '\(entity.name.value)'; list at least one attribute", at: list.location)
+            error(.invalidIndex, "empty \(what) in '\(entity.name.value)'; list at least one attribute", at: list.location)
         }
         var seen: Set<String> = []
         for name in list.names {
             if !seen.insert(name.value).inserted {
-                error("'\(name.value)' appears twice in one \(what)", at: name.location)
+                error(.duplicateDeclaration, "'\(name.value)' appears twice in one \(what)", at: name.location)
                 continue
             }
             // A composite's field by its dotted path (`address.city`): a column of the entity's own.
@@ -121,29 +121,29 @@ extension ModelValidator {
             if path.count > 1, case .attribute(let root, _)? = graph.property(path[0], in: entity.name.value), root.type.value == .composite {
                 if let field = model.compositeField(path[1...], of: root) {
                     if field.type.value == .composite {
-                        error("\(what) in '\(entity.name.value)' names composite '\(name.value)'; name one of its fields", at: name.location)
+                        error(.invalidIndex, "\(what) in '\(entity.name.value)' names composite '\(name.value)'; name one of its fields", at: name.location)
                     }
                 } else {
-                    error("\(what) in '\(entity.name.value)' names unknown field '\(name.value)' of composite attribute '\(path[0])'", at: name.location)
+                    error(.invalidIndex, "\(what) in '\(entity.name.value)' names unknown field '\(name.value)' of composite attribute '\(path[0])'", at: name.location)
                 }
                 continue
             }
             switch graph.property(name.value, in: entity.name.value) {
             case .attribute(let attribute, _) where attribute.type.value == .composite:
-                error("\(what) in '\(entity.name.value)' names composite attribute '\(name.value)'; name its fields, as in '\(name.value).\(model.composite(named: attribute.composite?.value ?? "")?.attributes.first?.name.value ?? "field")'",
+                error(.invalidIndex, "\(what) in '\(entity.name.value)' names composite attribute '\(name.value)'; name its fields, as in '\(name.value).\(model.composite(named: attribute.composite?.value ?? "")?.attributes.first?.name.value ?? "field")'",
                       at: name.location)
             case .attribute(let attribute, _):
                 if attribute.isTransient {
-                    error("transient attribute '\(name.value)' cannot be part of \(what == "index" ? "an index" : "a uniqueness constraint"): it is never stored", at: name.location)
+                    error(.invalidIndex, "transient attribute '\(name.value)' cannot be part of \(what == "index" ? "an index" : "a uniqueness constraint"): it is never stored", at: name.location)
                 }
             case .relationship(let relationship, _) where allowsToOne && !relationship.isToMany:
                 break
             case .some(let other):
-                error("\(what) in '\(entity.name.value)' names \(other.kindName) '\(name.value)'; only \(allowsToOne ? "attributes and to-one relationships" : "attributes") can be used",
+                error(.invalidIndex, "\(what) in '\(entity.name.value)' names \(other.kindName) '\(name.value)'; only \(allowsToOne ? "attributes and to-one relationships" : "attributes") can be used",
                       at: name.location)
             case nil:
                 let notes = Suggestions.note(for: name.value, in: graph.propertyNames(in: entity.name.value)).map { [Diagnostic.Note($0)] } ?? []
-                error("\(what) in '\(entity.name.value)' names unknown attribute '\(name.value)'", at: name.location, notes: notes)
+                error(.invalidIndex, "\(what) in '\(entity.name.value)' names unknown attribute '\(name.value)'", at: name.location, notes: notes)
             }
         }
     }
@@ -166,7 +166,7 @@ extension ModelValidator {
             let names = (cycle.map(\.name.value) + [cycle[0].name.value]).joined(separator: " → ")
             for member in cycle where reported.insert(member.name.value).inserted {
                 if let parent = member.parent {
-                    error("inheritance cycle: \(names)", at: parent.location)
+                    error(.inheritanceCycle, "inheritance cycle: \(names)", at: parent.location)
                 }
             }
         }

@@ -18,11 +18,11 @@ extension ModelValidator {
         let what = template.swiftName == nil ? "fetch request name" : "swiftName"
         let fix = template.swiftName == nil ? " (or give it a swiftName, keeping the template's name)" : ""
         if name.value.isEmpty {
-            error("a fetch request needs a name", at: name.location)
+            error(.missingKey, "a fetch request needs a name", at: name.location)
         } else if !SwiftNames.isIdentifier(function.value) || !SwiftNames.startsLowerCase(function.value) {
-            error("\(what) '\(function.value)' must be a lower-camel Swift identifier: it names a generated function\(fix)", at: function.location)
+            error(.invalidIdentifier, "\(what) '\(function.value)' must be a lower-camel Swift identifier: it names a generated function\(fix)", at: function.location)
         } else if SwiftNames.modelTypeMembers.contains(function.value) {
-            error("\(what) '\(function.value)' collides with a member of the generated model type\(fix.isEmpty ? "" : ", e.g. swiftName: \(function.value)Template")", at: function.location)
+            error(.nameCollision, "\(what) '\(function.value)' collides with a member of the generated model type\(fix.isEmpty ? "" : ", e.g. swiftName: \(function.value)Template")", at: function.location)
         }
         guard requireEntity(template.entity, "entity of fetch request '\(name.value)'") else { return }
 
@@ -34,10 +34,10 @@ extension ModelValidator {
             for variable in checker.variables {
                 let parameter = SwiftNames.parameterName(forVariable: variable.name)
                 if let other = parameterNames[parameter] {
-                    error("$\(other) and $\(variable.name) both become the parameter '\(parameter)'; rename one", at: parsed.source.location)
+                    error(.nameCollision, "$\(other) and $\(variable.name) both become the parameter '\(parameter)'; rename one", at: parsed.source.location)
                 }
                 if !SwiftNames.isIdentifier(parameter) {
-                    error("$\(variable.name) does not make a Swift parameter name", at: parsed.source.location)
+                    error(.invalidIdentifier, "$\(variable.name) does not make a Swift parameter name", at: parsed.source.location)
                 }
                 parameterNames[parameter] = variable.name
                 variables.append(TemplateVariable(name: variable.name, parameterName: parameter, type: variable.type))
@@ -53,7 +53,7 @@ extension ModelValidator {
             guard let type = checker.resolveKeyPath(parsed.descriptor.keyPath, from: entity, purpose: .sort) else { continue }
             if !type.isOrderable {
                 let range = parsed.descriptor.keyPath.first!.range.union(parsed.descriptor.keyPath.last!.range)
-                error("cannot sort by '\(parsed.descriptor.keyPathText)': \(type) has no order", at: parsed.source.location(atOffset: range.start))
+                error(.predicateTypeMismatch, "cannot sort by '\(parsed.descriptor.keyPathText)': \(type) has no order", at: parsed.source.location(atOffset: range.start))
             }
         }
     }
@@ -62,10 +62,10 @@ extension ModelValidator {
         let target = attribute.type.value
         let checker = PredicateChecker(validator: self, entity: entity.name.value, source: parsed.source, policy: .inferred)
         func report(_ message: String, at range: SourceRange) {
-            error(message, at: parsed.source.location(atOffset: range.start))
+            error(.invalidDerivation, message, at: parsed.source.location(atOffset: range.start))
         }
         if attribute.isTransient {
-            error("derived attribute '\(entity.name.value).\(attribute.name.value)' cannot be transient: derived values are computed on save and stored",
+            error(.inapplicableOption, "derived attribute '\(entity.name.value).\(attribute.name.value)' cannot be transient: derived values are computed on save and stored",
                   at: attribute.name.location)
         }
         let expression = parsed.expression
@@ -114,12 +114,12 @@ extension ModelValidator {
     func checkConfigurations() {
         for configuration in model.configurations {
             if configuration.name.value == "Default" {
-                error("'Default' is the implicit configuration holding every entity; name this configuration differently", at: configuration.name.location)
+                error(.reservedConfiguration, "'Default' is the implicit configuration holding every entity; name this configuration differently", at: configuration.name.location)
             }
             var seen: Set<String> = []
             for name in configuration.entities {
                 if !seen.insert(name.value).inserted {
-                    error("entity '\(name.value)' is listed twice in configuration '\(configuration.name.value)'", at: name.location)
+                    error(.duplicateDeclaration, "entity '\(name.value)' is listed twice in configuration '\(configuration.name.value)'", at: name.location)
                     continue
                 }
                 requireEntity(name, "member of configuration '\(configuration.name.value)'")

@@ -62,7 +62,7 @@ public final class ModelValidator {
             checkFetchRequest(template)
             let function = template.functionName
             if let other = functions[function.value] {
-                error("fetch requests '\(other.name.value)' and '\(template.name.value)' both generate the function '\(function.value)'; give one another swiftName", at: function.location)
+                error(.nameCollision, "fetch requests '\(other.name.value)' and '\(template.name.value)' both generate the function '\(function.value)'; give one another swiftName", at: function.location)
             } else {
                 functions[function.value] = template
             }
@@ -80,12 +80,12 @@ public final class ModelValidator {
 
     // MARK: Helpers shared by the rules
 
-    func error(_ message: String, at location: SourceLocation, notes: [Diagnostic.Note] = []) {
-        diagnostics.error(message, at: location, notes: notes)
+    func error(_ id: DiagnosticID, _ message: String, at location: SourceLocation, notes: [Diagnostic.Note] = []) {
+        diagnostics.error(id, message, at: location, notes: notes)
     }
 
-    func warning(_ message: String, at location: SourceLocation, notes: [Diagnostic.Note] = []) {
-        diagnostics.warning(message, at: location, notes: notes)
+    func warning(_ id: DiagnosticID, _ message: String, at location: SourceLocation, notes: [Diagnostic.Note] = []) {
+        diagnostics.warning(id, message, at: location, notes: notes)
     }
 
     /// Reports an unknown entity name with a suggestion; true when the entity exists.
@@ -93,7 +93,7 @@ public final class ModelValidator {
     func requireEntity(_ name: Located<String>, _ role: String) -> Bool {
         if graph.entity(name.value) != nil { return true }
         let notes = Suggestions.note(for: name.value, in: model.entities.map(\.name.value)).map { [Diagnostic.Note($0)] } ?? []
-        error("unknown entity '\(name.value)' named as \(role)", at: name.location, notes: notes)
+        error(.unknownEntity, "unknown entity '\(name.value)' named as \(role)", at: name.location, notes: notes)
         return false
     }
 
@@ -101,17 +101,17 @@ public final class ModelValidator {
     func checkPropertyName(_ name: Located<String>, kind: String, in entity: Entity) {
         let text = name.value
         if !SwiftNames.isIdentifier(text) {
-            error("\(kind) name '\(text)' is not a Swift identifier (letters, digits and '_', not starting with a digit)", at: name.location)
+            error(.invalidIdentifier, "\(kind) name '\(text)' is not a Swift identifier (letters, digits and '_', not starting with a digit)", at: name.location)
         } else if !SwiftNames.startsLowerCase(text) {
             let suggestion = text.prefix(1).lowercased() + text.dropFirst()
-            error("\(kind) name '\(text)' must start with a lower-case letter (as in Core Data)", at: name.location,
+            error(.nameCase, "\(kind) name '\(text)' must start with a lower-case letter (as in Core Data)", at: name.location,
                   notes: [.init("did you mean '\(suggestion)'?")])
         }
         if text == "Keys" {
-            error("\(kind) name 'Keys' collides with the enum 'Keys' generated classes declare (their property names); choose another name",
+            error(.reservedName, "\(kind) name 'Keys' collides with the enum 'Keys' generated classes declare (their property names); choose another name",
                   at: name.location)
         } else if SwiftNames.reservedPropertyNames.contains(text) {
-            error("\(kind) name '\(text)' collides with the runtime's own member '\(text)' of ManagedObject; choose another name",
+            error(.reservedName, "\(kind) name '\(text)' collides with the runtime's own member '\(text)' of ManagedObject; choose another name",
                   at: name.location)
         }
     }

@@ -32,8 +32,8 @@ struct PredicateChecker {
 
     private var graph: EntityGraph { validator.graph }
 
-    private func error(_ message: String, at range: SourceRange, notes: [Diagnostic.Note] = []) {
-        validator.error(message, at: source.location(atOffset: range.start), notes: notes)
+    private func error(_ id: DiagnosticID, _ message: String, at range: SourceRange, notes: [Diagnostic.Note] = []) {
+        validator.error(id, message, at: source.location(atOffset: range.start), notes: notes)
     }
 
     // MARK: Operands
@@ -61,18 +61,18 @@ struct PredicateChecker {
             switch component.kind {
             case .index(let position):
                 guard crossesToMany, let current = entityName else {
-                    error("'\(component.text)' needs a to-many relationship before it", at: component.range)
+                    error(.invalidKeyPath, "'\(component.text)' needs a to-many relationship before it", at: component.range)
                     return nil
                 }
                 if position == .size {
                     guard index == components.count - 1 else {
-                        error("'[SIZE]' ends a key path", at: components[index + 1].range)
+                        error(.invalidKeyPath, "'[SIZE]' ends a key path", at: components[index + 1].range)
                         return nil
                     }
                     return .attribute(.int64, swiftType: nil)
                 }
                 guard let relationship = ordered, relationship.destination.value == current else {
-                    error("'\(component.text)' picks an element by its position, which only an ordered relationship has, right before it", at: component.range)
+                    error(.invalidKeyPath, "'\(component.text)' picks an element by its position, which only an ordered relationship has, right before it", at: component.range)
                     return nil
                 }
                 // One element: the key path goes on from that object.
@@ -80,18 +80,18 @@ struct PredicateChecker {
                 result = .object(entity: current)
             case .key(let key):
                 guard let current = entityName else {
-                    error("key path continues past attribute '\(components[index - 1].text)': attributes have no keys", at: component.range)
+                    error(.unknownKeyPath, "key path continues past attribute '\(components[index - 1].text)': attributes have no keys", at: component.range)
                     return nil
                 }
                 guard let property = graph.property(key, in: current) else {
                     let notes = Suggestions.note(for: key, in: graph.propertyNames(in: current)).map { [Diagnostic.Note($0)] } ?? []
-                    error("unknown key '\(key)' on entity '\(current)'", at: component.range, notes: notes)
+                    error(.unknownKeyPath, "unknown key '\(key)' on entity '\(current)'", at: component.range, notes: notes)
                     return nil
                 }
                 switch property {
                 case .attribute(var attribute, _):
                     if attribute.isTransient && purpose != .derivation {
-                        error("transient attribute '\(key)' is never stored, so \(purpose.usage) cannot use it", at: component.range)
+                        error(.invalidKeyPath, "transient attribute '\(key)' is never stored, so \(purpose.usage) cannot use it", at: component.range)
                         return nil
                     }
                     // A composite's fields are keys of it: `address.city`, `address.geo.latitude`.
@@ -101,7 +101,7 @@ struct PredicateChecker {
                             let type = attribute.composite?.value ?? ""
                             let fields = validator.model.composite(named: type)?.attributes.map(\.name.value) ?? []
                             let notes = Suggestions.note(for: field, in: fields).map { [Diagnostic.Note($0)] } ?? []
-                            error("unknown field '\(field)' of composite '\(type)' (attribute '\(path)')", at: components[index + 1].range, notes: notes)
+                            error(.unknownKeyPath, "unknown field '\(field)' of composite '\(type)' (attribute '\(path)')", at: components[index + 1].range, notes: notes)
                             return nil
                         }
                         attribute = next
@@ -111,7 +111,7 @@ struct PredicateChecker {
                     if attribute.type.value == .composite {
                         let example = validator.model.composite(named: attribute.composite?.value ?? "")?.attributes.first.map { "'\(path).\($0.name.value)'" } ?? "its fields"
                         guard attribute.isOptional, purpose == .predicate, index == components.count - 1 else {
-                            error("composite attribute '\(path)' is used by its fields, as in \(example)\(attribute.isOptional && purpose == .predicate ? ", or compared with NIL" : "")",
+                            error(.invalidKeyPath, "composite attribute '\(path)' is used by its fields, as in \(example)\(attribute.isOptional && purpose == .predicate ? ", or compared with NIL" : "")",
                                   at: component.range)
                             return nil
                         }
@@ -122,7 +122,7 @@ struct PredicateChecker {
                     if relationship.isToMany && relationship.isOrdered && !crossesToMany { orderedBefore = relationship }
                     if relationship.isToMany {
                         if purpose == .sort {
-                            error("sort key path crosses to-many relationship '\(key)'; sort by attributes reached through to-one relationships", at: component.range)
+                            error(.invalidKeyPath, "sort key path crosses to-many relationship '\(key)'; sort by attributes reached through to-one relationships", at: component.range)
                             return nil
                         }
                         crossesToMany = true
@@ -131,33 +131,33 @@ struct PredicateChecker {
                     guard graph.entity(relationship.destination.value) != nil else { return nil } // reported elsewhere
                     result = .object(entity: relationship.destination.value)
                 case .fetchedProperty:
-                    error("fetched property '\(key)' cannot be used in \(purpose.usage): it is not stored", at: component.range)
+                    error(.invalidKeyPath, "fetched property '\(key)' cannot be used in \(purpose.usage): it is not stored", at: component.range)
                     return nil
                 }
             case .collectionOperator(let name):
                 guard crossesToMany, let current = entityName else {
-                    error("'@\(name)' needs a to-many relationship before it", at: component.range)
+                    error(.invalidKeyPath, "'@\(name)' needs a to-many relationship before it", at: component.range)
                     return nil
                 }
                 if name == CollectionOperator.count.rawValue {
                     guard index == components.count - 1 else {
-                        error("'@count' ends a key path", at: components[index + 1].range)
+                        error(.invalidKeyPath, "'@count' ends a key path", at: components[index + 1].range)
                         return nil
                     }
                     return .attribute(.int64, swiftType: nil)
                 }
                 guard index + 2 == components.count, case .key(let key) = components[index + 1].kind else {
-                    error("'@\(name)' is followed by one attribute of '\(current)', as in '@\(name).likes'", at: component.range)
+                    error(.invalidKeyPath, "'@\(name)' is followed by one attribute of '\(current)', as in '@\(name).likes'", at: component.range)
                     return nil
                 }
                 guard case .attribute(let attribute, _)? = graph.property(key, in: current) else {
-                    error("'@\(name)' needs an attribute of '\(current)'; '\(key)' is not one", at: components[index + 1].range)
+                    error(.invalidKeyPath, "'@\(name)' needs an attribute of '\(current)'; '\(key)' is not one", at: components[index + 1].range)
                     return nil
                 }
                 let type = attribute.type.value
                 let accepted = name == "min" || name == "max" ? (type.isNumeric || type == .date) : type.isNumeric
                 guard accepted else {
-                    error("'@\(name)' cannot aggregate \(type.rawValue) attribute '\(key)'", at: components[index + 1].range)
+                    error(.predicateTypeMismatch, "'@\(name)' cannot aggregate \(type.rawValue) attribute '\(key)'", at: components[index + 1].range)
                     return nil
                 }
                 return .attribute(name == "avg" ? .double : type, swiftType: nil)
@@ -195,17 +195,17 @@ struct PredicateChecker {
             } else if case .fetchSource(_, let keys) = policy, name == "FETCHED_PROPERTY" {
                 // Core Data's fetched property description: its userInfo's values.
                 guard components.count == 2, components[0].text == "userInfo", case .key(let key) = components[1].kind else {
-                    error("$FETCHED_PROPERTY is read as $FETCHED_PROPERTY.userInfo.<key> (the fetched property's userInfo)", at: expression.range)
+                    error(.predicateVariable, "$FETCHED_PROPERTY is read as $FETCHED_PROPERTY.userInfo.<key> (the fetched property's userInfo)", at: expression.range)
                     return .invalid
                 }
                 if !keys.contains(key) {
-                    validator.warning("the fetched property has no userInfo entry '\(key)': $FETCHED_PROPERTY.userInfo.\(key) is NIL",
+                    validator.warning(.unknownUserInfoKey, "the fetched property has no userInfo entry '\(key)': $FETCHED_PROPERTY.userInfo.\(key) is NIL",
                                       at: source.location(atOffset: components[1].range.start))
                 }
                 // Strings in the model, numbers where they read as one (as SQLite compares them).
                 return .typed(.functionResult)
             } else {
-                error("a key path on $\(name): key paths start at SUBQUERY variables and $FETCH_SOURCE; compare a key path with $\(name) instead", at: expression.range)
+                error(.predicateVariable, "a key path on $\(name): key paths start at SUBQUERY variables and $FETCH_SOURCE; compare a key path with $\(name) instead", at: expression.range)
                 return .invalid
             }
             return resolveKeyPath(components, from: start, purpose: .predicate).map(Operand.typed) ?? .invalid
@@ -216,15 +216,15 @@ struct PredicateChecker {
                 guard case .typed(let resolved) = operand(collection) else { return .invalid }
                 type = resolved
             default:
-                error("SUBQUERY takes a to-many key path first, as in SUBQUERY(tags, $t, $t.name == 'x')", at: collection.range)
+                error(.invalidKeyPath, "SUBQUERY takes a to-many key path first, as in SUBQUERY(tags, $t, $t.name == 'x')", at: collection.range)
                 return .invalid
             }
             guard case .collection(.object(let element)) = type else {
-                error("SUBQUERY needs a to-many relationship first; '\(collection)' is \(type)", at: collection.range)
+                error(.invalidKeyPath, "SUBQUERY needs a to-many relationship first; '\(collection)' is \(type)", at: collection.range)
                 return .invalid
             }
             if scopes[variable] != nil || ["FETCH_SOURCE", "FETCHED_PROPERTY"].contains(variable) {
-                error("SUBQUERY variable $\(variable) is already in use here; choose another name", at: expression.range)
+                error(.predicateVariable, "SUBQUERY variable $\(variable) is already in use here; choose another name", at: expression.range)
                 return .invalid
             }
             let (outerEntity, outerScopes) = (entity, scopes)
@@ -236,18 +236,18 @@ struct PredicateChecker {
             case []: return .typed(.collection(.object(entity: element)))
             case [.collectionOperator("count")]: return .typed(.attribute(.int64, swiftType: nil))
             default:
-                error("after SUBQUERY(…) only .@count can follow", at: suffix.first?.range ?? expression.range)
+                error(.invalidKeyPath, "after SUBQUERY(…) only .@count can follow", at: suffix.first?.range ?? expression.range)
                 return .invalid
             }
         case .variable(let name):
             switch policy {
             case .fetchSource(let owner, _):
                 if name == "FETCH_SOURCE" { return .typed(.object(entity: owner)) }
-                error("a fetched property's predicate can use only $FETCH_SOURCE, not $\(name); use a fetch request template for parameters", at: expression.range)
+                error(.predicateVariable, "a fetched property's predicate can use only $FETCH_SOURCE, not $\(name); use a fetch request template for parameters", at: expression.range)
                 return .invalid
             case .inferred:
                 if name == "FETCH_SOURCE" {
-                    error("$FETCH_SOURCE exists only in fetched properties' predicates", at: expression.range)
+                    error(.predicateVariable, "$FETCH_SOURCE exists only in fetched properties' predicates", at: expression.range)
                     return .invalid
                 }
                 if let index = variableIndex[name] { return .typed(variables[index].type) }
@@ -263,12 +263,12 @@ struct PredicateChecker {
                 switch operand(item) {
                 case .typed(let type):
                     if let known = element, !compatible(known, type) {
-                        error("aggregate mixes \(known) and \(type)", at: item.range)
+                        error(.predicateTypeMismatch, "aggregate mixes \(known) and \(type)", at: item.range)
                         return .invalid
                     }
                     if element == nil || element == .null { element = type }
                 case .unknownVariable(let name):
-                    error("cannot infer the type of $\(name) inside an aggregate; compare it with a key path instead", at: item.range)
+                    error(.predicateVariable, "cannot infer the type of $\(name) inside an aggregate; compare it with a key path instead", at: item.range)
                     return .invalid
                 case .invalid:
                     return .invalid
@@ -280,7 +280,7 @@ struct PredicateChecker {
             case .date?: return .typed(.attribute(.date, swiftType: nil))
             case .number(let text)?: return operand(Expression(.number(text), range: expression.range))
             case .unsupported(let reason)?:
-                error(reason, at: expression.range)
+                error(.unsupportedFunction, reason, at: expression.range)
                 return .invalid
             case nil:
                 switch expression.functionCall {
@@ -290,11 +290,11 @@ struct PredicateChecker {
                     for argument in [receiver] + arguments { _ = operand(argument) }
                     return .typed(.functionResult)
                 case .malformed(let reason)?:
-                    error(reason, at: expression.range)
+                    error(.unsupportedFunction, reason, at: expression.range)
                     return .invalid
                 case nil: break
                 }
-                error("functions such as '\(name)' are not part of fetch predicates (CAST(…, \"NSDate\") and FUNCTION(receiver, 'selector:', …) are)", at: expression.range)
+                error(.unsupportedFunction, "functions such as '\(name)' are not part of fetch predicates (CAST(…, \"NSDate\") and FUNCTION(receiver, 'selector:', …) are)", at: expression.range)
                 return .invalid
             }
         }
@@ -321,12 +321,12 @@ struct PredicateChecker {
     private mutating func bind(_ name: String, to type: PredicateValueType, at range: SourceRange) {
         let concrete = type.concrete
         if concrete == .null {
-            error("cannot infer the type of $\(name) from NIL; compare it with a key path", at: range)
+            error(.predicateVariable, "cannot infer the type of $\(name) from NIL; compare it with a key path", at: range)
             return
         }
         if let index = variableIndex[name] {
             if variables[index].type != concrete {
-                error("$\(name) is used as \(variables[index].type) and as \(concrete); a variable has one type", at: range)
+                error(.predicateVariable, "$\(name) is used as \(variables[index].type) and as \(concrete); a variable has one type", at: range)
             }
             return
         }
@@ -366,16 +366,16 @@ struct PredicateChecker {
         // ANY / ALL / NONE take a to-many key path and compare its elements.
         if c.modifier != .direct {
             guard case .typed(.collection(let element)) = left else {
-                error("\(c.modifier.rawValue) needs a key path through a to-many relationship on its left", at: c.range)
+                error(.toManyNeedsQuantifier, "\(c.modifier.rawValue) needs a key path through a to-many relationship on its left", at: c.range)
                 return
             }
             left = .typed(element)
         } else if case .typed(.collection) = left, c.operator != .contains {
-            error("'\(c.left)' crosses a to-many relationship: write ANY, ALL or NONE before it, or use @count", at: c.left.range)
+            error(.toManyNeedsQuantifier, "'\(c.left)' crosses a to-many relationship: write ANY, ALL or NONE before it, or use @count", at: c.left.range)
             return
         }
         if case .typed(.collection) = right, c.operator != .in, c.operator != .between {
-            error("'\(c.right)' is a collection; only IN and BETWEEN take a collection on the right", at: c.right.range)
+            error(.predicateTypeMismatch, "'\(c.right)' is a collection; only IN and BETWEEN take a collection on the right", at: c.right.range)
             return
         }
 
@@ -388,26 +388,26 @@ struct PredicateChecker {
             case (.typed(let l), .typed(.collection(let element))):
                 if !compatible(l, element) { mismatch(c, l, .collection(element)) }
             case (.typed, .typed(let r)):
-                error("IN needs a collection on its right, found \(r)", at: c.right.range)
+                error(.predicateTypeMismatch, "IN needs a collection on its right, found \(r)", at: c.right.range)
             default:
-                error("cannot infer the types of both sides of IN; compare a key path with a $VARIABLE", at: c.range)
+                error(.predicateVariable, "cannot infer the types of both sides of IN; compare a key path with a $VARIABLE", at: c.range)
             }
             return
         case .between:
             switch (left, right) {
             case (.typed(let l), .unknownVariable(let name)):
-                guard l.isOrderable else { error("BETWEEN needs an orderable value, not \(l)", at: c.left.range); return }
+                guard l.isOrderable else { error(.predicateTypeMismatch, "BETWEEN needs an orderable value, not \(l)", at: c.left.range); return }
                 bind(name, to: .collection(l), at: c.right.range)
             case (.typed(let l), .typed(.collection(let element))):
                 if case .aggregate(let items) = c.right.kind, items.count != 2 {
-                    error("BETWEEN takes two bounds, as in {1, 10}; found \(items.count)", at: c.right.range)
+                    error(.predicateTypeMismatch, "BETWEEN takes two bounds, as in {1, 10}; found \(items.count)", at: c.right.range)
                 } else if !l.isOrderable {
-                    error("BETWEEN needs an orderable value, not \(l)", at: c.left.range)
+                    error(.predicateTypeMismatch, "BETWEEN needs an orderable value, not \(l)", at: c.left.range)
                 } else if !compatible(l, element) {
                     mismatch(c, l, .collection(element))
                 }
             default:
-                error("BETWEEN takes a key path on its left and {LOW, HIGH} or a $VARIABLE on its right", at: c.range)
+                error(.predicateTypeMismatch, "BETWEEN takes a key path on its left and {LOW, HIGH} or a $VARIABLE on its right", at: c.range)
             }
             return
         case .contains:
@@ -426,7 +426,7 @@ struct PredicateChecker {
         // Plain comparisons: bind unknown variables to the other side's type, then compare.
         switch (left, right) {
         case (.unknownVariable(let a), .unknownVariable(let b)):
-            error("cannot infer the types of $\(a) and $\(b) compared with each other; compare each with a key path", at: c.range)
+            error(.predicateVariable, "cannot infer the types of $\(a) and $\(b) compared with each other; compare each with a key path", at: c.range)
             return
         case (.typed(let l), .unknownVariable(let name)):
             bind(name, to: l, at: c.right.range)
@@ -442,7 +442,7 @@ struct PredicateChecker {
         if c.operator.isStringOperator {
             if !(l.isString || l == .null) || !(r.isString || r == .null) {
                 let culprit = l.isString ? c.right : c.left
-                error("\(c.operator.rawValue) compares strings; \(quoted(culprit)) is \(l.isString ? r : l)", at: culprit.range)
+                error(.predicateTypeMismatch, "\(c.operator.rawValue) compares strings; \(quoted(culprit)) is \(l.isString ? r : l)", at: culprit.range)
             }
             return
         }
@@ -451,16 +451,16 @@ struct PredicateChecker {
             return
         }
         if c.operator.isOrdering && (!l.isOrderable || !r.isOrderable) && l != .null && r != .null {
-            error("\(c.operator.rawValue) needs values that have an order; \(l.isOrderable ? r : l) has none", at: c.operatorRange)
+            error(.predicateTypeMismatch, "\(c.operator.rawValue) needs values that have an order; \(l.isOrderable ? r : l) has none", at: c.operatorRange)
             return
         }
         if !c.options.isEmpty && !(l.isString || r.isString) {
-            error("comparison options \(c.options.text) apply to strings only", at: c.operatorRange)
+            error(.predicateTypeMismatch, "comparison options \(c.options.text) apply to strings only", at: c.operatorRange)
         }
     }
 
     private func mismatch(_ c: Comparison, _ l: PredicateValueType, _ r: PredicateValueType) {
-        error("type mismatch: \(quoted(c.left)) is \(l) but \(quoted(c.right)) is \(r)", at: c.right.range)
+        error(.predicateTypeMismatch, "type mismatch: \(quoted(c.left)) is \(l) but \(quoted(c.right)) is \(r)", at: c.right.range)
     }
 
     /// An operand as text for a message: string literals keep their own quotes, the rest get single quotes.
