@@ -72,6 +72,7 @@ public enum DiagnosticID: Int, CaseIterable, Sendable, Hashable {
     case missingModelFile = 701
     case outputCollision = 702
     case cannotFormat = 703
+    case invalidTemplate = 704
 
     // MARK: Xcode models
     case xmlSyntax = 801

@@ -19,8 +19,22 @@ public struct GeneratedFile: Sendable, Hashable {
 
 /// Errors of emission: unreadable or unparsable user templates.
 public struct EmitError: Error, CustomStringConvertible, Sendable {
+    /// The text to print.
     public var message: String
+    /// The positioned problems behind it (a template that does not parse, partials in a cycle, an invalid
+    /// configuration file); empty for an I/O error such as a missing templates directory.
+    public var diagnostics: [Diagnostic] = []
     public var description: String { message }
+
+    /// An error without a position.
+    public init(message: String) { self.message = message }
+
+    /// Positioned problems, printed as diagnostics in the text format.
+    public init(_ diagnostics: [Diagnostic]) {
+        let renderer = DiagnosticRenderer(format: .text)
+        self.message = diagnostics.map { renderer.render($0) }.joined().trimmingCharacters(in: .newlines)
+        self.diagnostics = diagnostics
+    }
 }
 
 /// Renders a validated model into Swift files with the mustache templates
@@ -64,7 +78,8 @@ public struct ModelEmitter: Sendable {
     private init(sources: [String: String], paths: [String: String]) throws {
         if let cycle = TemplatePartials.cycle(in: sources) {
             let file = paths[cycle.template] ?? cycle.template + ".mustache"
-            throw EmitError(message: "\(file):\(cycle.line):\(cycle.column): error: partials include each other in a cycle (\(cycle.path.joined(separator: " → "))), which would never end; a template cannot include itself, directly or through other templates")
+            throw EmitError([Diagnostic(.error, .invalidTemplate, "partials include each other in a cycle (\(cycle.path.joined(separator: " → "))), which would never end; a template cannot include itself, directly or through other templates",
+                                        at: SourceLocation(file: file, line: cycle.line, column: cycle.column))])
         }
         var library = MustacheLibrary()
         for (name, text) in sources.sorted(by: { $0.key < $1.key }) {
@@ -74,12 +89,30 @@ public struct ModelEmitter: Sendable {
             } catch let error as MustacheTemplate.ParserError {
                 // One line was prepended (the content-type pragma): report the template's own line.
                 let line = max(1, error.context.lineNumber - 1)
-                throw EmitError(message: "\(paths[name] ?? name + ".mustache"):\(line):\(error.context.columnNumber): error: template does not parse: \(error.error)")
+                throw EmitError([Diagnostic(.error, .invalidTemplate, "template does not parse: \(Self.explain(error.error))",
+                                            at: SourceLocation(file: paths[name] ?? name + ".mustache", line: line, column: error.context.columnNumber))])
             } catch {
-                throw EmitError(message: "\(paths[name] ?? name + ".mustache"): error: template does not parse: \(error)")
+                throw EmitError([Diagnostic(.error, .invalidTemplate, "template does not parse: \(error)",
+                                            at: SourceLocation(file: paths[name] ?? name + ".mustache", line: 1, column: 1))])
             }
         }
         self.library = library
+    }
+
+    /// swift-mustache's parser error in words.
+    private static func explain(_ error: any Error) -> String {
+        guard let error = error as? MustacheTemplate.Error else { return "\(error)" }
+        switch error {
+        case .sectionCloseNameIncorrect: return "this {{/…}} closes a section of another name than the open one"
+        case .unfinishedName: return "a tag is not closed with }} (or its name is malformed)"
+        case .expectedSectionEnd: return "a section opened with {{#…}} or {{^…}} is never closed with {{/…}}"
+        case .invalidSetDelimiter: return "a set-delimiter tag {{=… …=}} is malformed"
+        case .transformAppliedToInheritanceSection: return "a transform cannot apply to an inheritance section"
+        case .illegalTokenInsideInheritSection: return "only blocks {{$…}} may appear inside {{<…}}"
+        case .textInsideInheritSection: return "only blocks {{$…}} may appear inside {{<…}}, not text"
+        case .invalidConfigVariableSyntax, .unrecognisedConfigVariable: return "a {{% …}} pragma is malformed or unknown"
+        @unknown default: return "\(error)"
+        }
     }
 
     /// The files of a validated model.

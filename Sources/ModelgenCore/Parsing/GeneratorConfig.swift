@@ -41,8 +41,5 @@ public struct GeneratorConfig: Sendable {
         return config
     }
 
-    private static func error(_ diagnostics: [Diagnostic]) -> EmitError {
-        let renderer = DiagnosticRenderer(format: .text)
-        return EmitError(message: diagnostics.map { renderer.render($0) }.joined().trimmingCharacters(in: .newlines))
-    }
+    private static func error(_ diagnostics: [Diagnostic]) -> EmitError { EmitError(diagnostics) }
 }
