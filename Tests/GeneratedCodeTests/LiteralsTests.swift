@@ -14,7 +14,7 @@ import Testing
         #expect(quoting.plain == #"say "hi""#)
         #expect(quoting.backslash == #"C:\path\n\t\u{41}"#)
         #expect(quoting.interpolation == ##"\(1 + 1) and #"raw"# and """triple""""##)
-        #expect(quoting.unicode == "é 🦊 \u{202E}right-to-left\u{202C} \u{200B}zero-width \u{0}nul \u{85}next-line")
+        #expect(quoting.unicode == "é 🦊 \u{202E}right-to-left\u{202C} \u{200B}zero-width \u{0}nul \u{85}next-line \u{FFFF}noncharacter")
         #expect(quoting.newline == "line one\nline two\r\nline three\u{2028}four")
         #expect(quoting.default == 1 && quoting.protocol == "keyword names")
         #expect(quoting.func == 0 && quoting.func.sign == .minus)

@@ -35,10 +35,10 @@ func fuzzModel(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     return 0
 }
 
-/// Control, format and separator characters (Unicode Cc, Cf, Zl, Zp).
+/// Control, format, separator and unassigned characters (Unicode Cc, Cf, Zl, Zp, Cn), as SwiftLiterals.isInvisible.
 func isInvisible(_ scalar: Unicode.Scalar) -> Bool {
     switch scalar.properties.generalCategory {
-    case .control, .format, .lineSeparator, .paragraphSeparator: return true
+    case .control, .format, .lineSeparator, .paragraphSeparator, .unassigned: return true
     default: return false
     }
 }

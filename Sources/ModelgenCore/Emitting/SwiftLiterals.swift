@@ -41,12 +41,13 @@ enum SwiftLiterals {
         return text.contains(".") || text.contains("e") || text.contains("n") || text.contains("i") ? text : text + ".0"
     }
 
-    /// Control, format and separator characters (Unicode categories Cc, Cf, Zl, Zp): the ones source
+    /// Control, format and separator characters (Unicode categories Cc, Cf, Zl, Zp, and unassigned Cn): the ones source
     /// code should not hold as they are, since they end lines or change how text displays.
     static func isInvisible(_ scalar: Unicode.Scalar) -> Bool {
         if scalar.value >= 0x20 && scalar.value < 0x7F { return false }   // printable ASCII: no table lookup
         switch scalar.properties.generalCategory {
-        case .control, .format, .lineSeparator, .paragraphSeparator: return true
+        // Unassigned code points include U+FFFE and U+FFFF (noncharacters, which no font draws).
+        case .control, .format, .lineSeparator, .paragraphSeparator, .unassigned: return true
         default: return false
         }
     }

@@ -182,8 +182,11 @@ struct YAMLDocumentWriter {
         return !special.contains(text.lowercased())
     }
 
+    /// Characters written escaped: C0 and C1 controls, the line and paragraph separators, and what YAML
+    /// does not allow in a file at all (U+FFFE and U+FFFF, which libyaml refuses as "control characters").
     private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
         scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar == "\u{2028}" || scalar == "\u{2029}"
+            || scalar.value == 0xFFFE || scalar.value == 0xFFFF
     }
 
     /// Single quotes when the text has nothing to escape, else double quotes with escapes.

@@ -31,7 +31,7 @@ enum LiteralsModel {
                 AttributeDescription("plain", .string, defaultValue: .string("say \"hi\"")),
                 AttributeDescription("backslash", .string, defaultValue: .string("C:\\path\\n\\t\\u{41}")),
                 AttributeDescription("interpolation", .string, defaultValue: .string("\\(1 + 1) and #\"raw\"# and \"\"\"triple\"\"\"")),
-                AttributeDescription("unicode", .string, defaultValue: .string("é 🦊 \u{202e}right-to-left\u{202c} \u{200b}zero-width \0nul \u{85}next-line")),
+                AttributeDescription("unicode", .string, defaultValue: .string("é 🦊 \u{202e}right-to-left\u{202c} \u{200b}zero-width \0nul \u{85}next-line \u{ffff}noncharacter")),
                 AttributeDescription("newline", .string, defaultValue: .string("line one\nline two\r\nline three\u{2028}four")),
                 AttributeDescription("pattern", .string, optional: true, regex: "^[\\\\\"\\\\\\\\]+\\(x\\)$"),
                 AttributeDescription("default", .int64, defaultValue: .int(1)),
