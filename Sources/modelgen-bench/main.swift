@@ -210,8 +210,10 @@ func createAlone(_ files: [GeneratedFile], in directory: URL) {
 // how many files were deleted in the last seconds (the kernel's inode allocator skips recently freed
 // inodes): the same files created without modelgen are timed beside it.
 print("modelgen generate, release build, median (ms); the libyaml floor and modelgen run alternately")
-print("entities   parse-only   render        generate --dry-run   libyaml floor    generate          generate/floor  regenerate       regenerate/floor  same files created   generate/parse   installed binary")
-print("           (Yams)       (in process)  (whole process)      (whole process)  (fresh directory)                 (nothing changed)                    without modelgen                    generate")
+print("entities   parse-only   render        generate --dry-run   libyaml floor    generate          generate/floor  regenerate       regenerate/floor  regenerate   regenerate/floor  same files created   generate/parse   installed binary")
+print("           (Yams)       (in process)  (whole process)      (whole process)  (fresh directory)                 (nothing changed)                  --no-cache                     without modelgen                    generate")
+// The regeneration cache (RegenerationCache) keeps its entries under the bench's directory.
+setenv("MODELGEN_CACHE_DIR", directory.appendingPathComponent("cache").path, 1)
 for n in counts {
     let file = directory.appendingPathComponent("Bench\(n).model.yaml")
     let data = try Data(contentsOf: file)
@@ -231,8 +233,8 @@ for n in counts {
                            discardingOutput: true) == 0 else { fatalError("modelgen generate --dry-run failed") }
     }
     var run = 0
-    func generateOnce(_ binary: String, into out: String) {
-        guard spawnAndWait([binary, "generate", file.path, "--output", out]) == 0 else { fatalError("\(binary) generate failed") }
+    func generateOnce(_ binary: String, into out: String, _ extra: [String] = []) {
+        guard spawnAndWait([binary, "generate", file.path, "--output", out] + extra) == 0 else { fatalError("\(binary) generate failed") }
     }
     func generate(with binary: String) -> Double {
         time(runs: runs) {
@@ -250,9 +252,13 @@ for n in counts {
     } else {
         fresh = generate(with: binary)
     }
-    // Regenerating into a directory that already holds the same files (what a build script does on every build).
+    // Regenerating into a directory that already holds the same files (what a build script does on every build):
+    // as it runs (the cache finds nothing changed), and in full with --no-cache.
     let (_, regenerate) = alternating(runs: runs, { if floorBinary != nil { runFloor(file.path) } }, {
         generateOnce(binary, into: directory.appendingPathComponent("out-\(n)-1").path)
+    })
+    let (_, regenerateUncached) = alternating(runs: runs, { if floorBinary != nil { runFloor(file.path) } }, {
+        generateOnce(binary, into: directory.appendingPathComponent("out-\(n)-1").path, ["--no-cache"])
     })
     let installed = installedColumn(generate(with:))
     run = 0
@@ -260,9 +266,10 @@ for n in counts {
         run += 1
         createAlone(files, in: directory.appendingPathComponent("alone-\(n)-\(run)"))
     }
-    print(String(format: "%8d   %10.1f   %12.1f  %19.1f   %14@  %16.1f  %@  %16.1f  %@  %18.1f   %14.2f   %@",
+    print(String(format: "%8d   %10.1f   %12.1f  %19.1f   %14@  %16.1f  %@  %16.1f  %@  %10.1f  %@  %18.1f   %14.2f   %@",
                  n, parseOnly, render, dryRun, (floor.map { String(format: "%.1f", $0) } ?? "-") as NSString, fresh,
                  ratioColumn(fresh, floor, width: 14) as NSString, regenerate, ratioColumn(regenerate, floor, width: 16) as NSString,
+                 regenerateUncached, ratioColumn(regenerateUncached, floor, width: 16) as NSString,
                  alone, fresh / parseOnly, installed as NSString))
 }
 print("goals: 100 entities <= 100 ms end to end; generate of 1,000 entities <= 10x the libyaml floor, regenerate <= 3x")

@@ -114,7 +114,18 @@ struct ModelFileChecker {
 /// Prints what the pipeline (`Modelgen.generate`) reports, as `ModelFileChecker` does.
 struct PrintingCollector: DiagnosticCollector {
     var checker: ModelFileChecker
-    func emit(_ diagnostics: [Diagnostic], of source: ModelSource) { checker.emit(diagnostics, of: source) }
+    /// How many diagnostics were printed (warnings and notes too), shared by copies.
+    let printed = PrintedCount()
+
+    func emit(_ diagnostics: [Diagnostic], of source: ModelSource) {
+        printed.value += diagnostics.count
+        checker.emit(diagnostics, of: source)
+    }
+}
+
+/// A count that copies of a value share.
+final class PrintedCount {
+    var value = 0
 }
 
 /// Holds a check result that is deliberately never released (see `SyntaxTree`).

@@ -50,6 +50,9 @@ struct Generate: ParsableCommand {
     @Flag(help: "Print what would be written, write nothing.")
     var dryRun = false
 
+    @Flag(help: "Do not skip the run when its inputs and the output directory are those of the last run (see MODELGEN_CACHE_DIR).")
+    var noCache = false
+
     func run() throws {
         var job = GenerationJob(files: input.files, output: output, format: input.diagnostics, strict: input.strict)
         job.singleFile = singleFile
@@ -61,6 +64,7 @@ struct Generate: ParsableCommand {
         job.humanDir = humanDir
         job.check = check
         job.dryRun = dryRun
+        job.useCache = !noCache
         try job.run()
     }
 }
@@ -70,6 +74,8 @@ struct GenerationPlan {
     var output: String
     var files: [GeneratedFile] = []
     var humanFiles: [GeneratedFile] = []
+    /// Diagnostics printed while planning (warnings of valid models).
+    var printedDiagnostics = 0
 }
 
 /// Prints the collisions among plans (two models generating the same file) and refuses to go on.
@@ -106,6 +112,8 @@ struct GenerationJob {
     var humanDir: String?
     var check = false
     var dryRun = false
+    /// Skip the run when nothing changed since the last one (`RegenerationCache`).
+    var useCache = false
 
     init(files: [String], output: String, format: DiagnosticFormat, strict: Bool) {
         self.files = files
@@ -116,9 +124,13 @@ struct GenerationJob {
 
     /// Validates, generates and writes (or checks, or prints): `plan()`, then `apply(_:)`.
     func run() throws {
+        let cache = useCache ? RegenerationCache(job: self) : nil
+        if let cache, cache.isUpToDate() { return }
         let plan = try plan()
         try OutputCollisionReport(format: format).refuse([plan])
         try apply(plan)
+        // Only a silent run is remembered: one with warnings prints them every time.
+        if plan.printedDiagnostics == 0 { cache?.record(generated: plan.files) }
     }
 
     /// Everything the job would write, computed before anything touches the disk (by
@@ -147,8 +159,9 @@ struct GenerationJob {
             }
         }
         let output: GenerationOutput
+        let collector = PrintingCollector(checker: reader)
         do {
-            output = try ModelgenCore.Modelgen.generate(input: sources, config: configuration, diagnostics: PrintingCollector(checker: reader))
+            output = try ModelgenCore.Modelgen.generate(input: sources, config: configuration, diagnostics: collector)
         } catch .invalidModels {
             throw ExitCode(max(1, reader.exitStatus))
         } catch .templates(let message) {
@@ -156,7 +169,8 @@ struct GenerationJob {
             throw ExitCode(2)
         }
         if reader.exitStatus != 0 { throw ExitCode(reader.exitStatus) }
-        return GenerationPlan(output: self.output, files: output.files, humanFiles: output.humanFiles)
+        return GenerationPlan(output: self.output, files: output.files, humanFiles: output.humanFiles,
+                              printedDiagnostics: collector.printed.value)
     }
 
     /// Writes the plan's files (only those that changed), or checks them (`--check`), or prints them (`--dry-run`).

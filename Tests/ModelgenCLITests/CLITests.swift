@@ -22,10 +22,11 @@ func modelgen(_ arguments: [String], in directory: URL? = nil) throws -> Run {
 }
 
 /// Runs a program, reading its standard error while it runs so a chatty process cannot fill the pipe and stall.
-func runProcess(_ executable: URL, _ arguments: [String], in directory: URL? = nil) throws -> Run {
+func runProcess(_ executable: URL, _ arguments: [String], in directory: URL? = nil, environment: [String: String]? = nil) throws -> Run {
     let process = Process()
     process.executableURL = executable
     process.arguments = arguments
+    if let environment { process.environment = environment }
     if let directory { process.currentDirectoryURL = directory }
     let out = Pipe(), err = Pipe()
     process.standardOutput = out
