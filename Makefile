@@ -5,7 +5,7 @@ SHARED  ?= ../shared
 PYTHON  ?= python3
 EXAMPLES = Examples/Blog/Blog.model.yaml Examples/Graphics/Graphics.model.yaml Examples/Staff/Staff.model.yaml
 
-.PHONY: docs all deps deps-postgres build example examples test test-postgres tsan fuzz fuzz-long install bench bench-postgres clean templates reference runtime-names
+.PHONY: doc-coverage docs all deps deps-postgres build example examples test test-postgres tsan fuzz fuzz-long install bench bench-postgres clean templates reference runtime-names
 
 all: build
 
@@ -41,6 +41,7 @@ examples: deps-postgres
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	$(MAKE) --no-print-directory doc-coverage
 	@if [ -d "$(SHARED)/models/invalid" ]; then \
 		$(PYTHON) "$(SHARED)/tools/check-invalid-models.py" .build/debug/modelgen "$(SHARED)/models/invalid"; \
 	elif [ "$${CI:-}" = "true" ]; then \
@@ -136,6 +137,15 @@ bench:
 	.build/release/modelgen-runtime-bench
 
 # DocC documentation of the runtime and the generator (swift-docc-plugin), into .build/docs/<Target>.
+# Every public (and SPI) declaration of the library modules has a doc comment: the compiler's symbol
+# graphs list them (scripts/doc-coverage.py prints each one missing at its file and line).
+doc-coverage:
+	@rm -rf .build/symbolgraph-check
+	$(SWIFT) build --build-tests >/dev/null   # the dump covers every module, the test modules too
+	$(SWIFT) package dump-symbol-graph --minimum-access-level public --skip-synthesized-members --include-spi-symbols >/dev/null
+	@mkdir -p .build/symbolgraph-check && cp "$$($(SWIFT) build --show-bin-path)"/../symbolgraph/*.json .build/symbolgraph-check/
+	$(PYTHON) scripts/doc-coverage.py .build/symbolgraph-check
+
 docs:
 	@rm -rf .build/docs && mkdir -p .build/docs
 	for target in ModelgenRuntime ModelgenCore; do \

@@ -21,6 +21,7 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
     // @unchecked: every stored property is a `let` of a Sendable value, of the pool (which hands a
     // connection to one caller at a time) or of `listener` (a Mutex).
     public let model: ManagedObjectModel
+    /// How the store connects (host, database, pool size, TLS).
     public let configuration: PostgreSQLConfiguration
     private let pool: PostgreSQLConnectionPool
     private let layout: SQLiteLayout

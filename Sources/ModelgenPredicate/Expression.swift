@@ -33,7 +33,12 @@ public struct KeyPathComponent: Hashable, Sendable {
 
 /// The index of NSPredicate's `array[index]`: a position, or FIRST, LAST or SIZE.
 public enum CollectionIndex: Hashable, Sendable {
-    case first, last, size
+    /// `FIRST`: the first element.
+    case first
+    /// `LAST`: the last element.
+    case last
+    /// `SIZE`: the number of elements.
+    case size
     /// A 0-based position.
     case position(Int)
 
@@ -72,7 +77,16 @@ extension Array where Element == KeyPathComponent {
 
 /// The collection operators the predicate language knows.
 public enum CollectionOperator: String, CaseIterable, Sendable {
-    case count, sum, avg, min, max
+    /// `@count`: the number of elements.
+    case count
+    /// `@sum`: the sum of an attribute's values.
+    case sum
+    /// `@avg`: their mean.
+    case avg
+    /// `@min`: the smallest.
+    case min
+    /// `@max`: the largest.
+    case max
 }
 
 /// A value-producing expression: the operands of a comparison, and derivation expressions.

@@ -2,6 +2,7 @@
 /// Core Data, an Objective-C message; in ModelgenRuntime, a registered Swift function) and its
 /// arguments. Read once here, so the type checker and the evaluator agree on the shape.
 public enum FunctionCall: Sendable, Hashable {
+    /// A well-formed call: what it is sent to, the selector (`daysSince:`) and the arguments.
     case call(receiver: Expression, selector: String, arguments: [Expression])
     /// A `FUNCTION(…)` of another shape, and what it should look like.
     case malformed(String)

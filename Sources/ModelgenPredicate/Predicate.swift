@@ -1,17 +1,30 @@
 /// The comparison operators of the predicate language.
 public enum ComparisonOperator: String, Hashable, Sendable, CaseIterable {
+    /// `==` (also written `=`).
     case equal = "=="
+    /// `!=` (also `<>`).
     case notEqual = "!="
+    /// `<`.
     case lessThan = "<"
+    /// `<=` (also `=<`).
     case lessThanOrEqual = "<="
+    /// `>`.
     case greaterThan = ">"
+    /// `>=` (also `=>`).
     case greaterThanOrEqual = ">="
+    /// `BETWEEN {low, high}`, both bounds included.
     case between = "BETWEEN"
+    /// `IN`: the left value is in the collection on the right.
     case `in` = "IN"
+    /// `CONTAINS`: a string contains another, or a collection an element.
     case contains = "CONTAINS"
+    /// `BEGINSWITH`.
     case beginsWith = "BEGINSWITH"
+    /// `ENDSWITH`.
     case endsWith = "ENDSWITH"
+    /// `LIKE`: a pattern with `*` and `?` wildcards.
     case like = "LIKE"
+    /// `MATCHES`: a regular expression (ICU) matching the whole string.
     case matches = "MATCHES"
 
     /// True for the operators that work on strings (`BEGINSWITH`, `LIKE`, …).
@@ -50,18 +63,27 @@ public struct ComparisonOptions: OptionSet, Hashable, Sendable {
 
 /// `ANY`, `ALL`, `NONE` before a comparison whose left side crosses a to-many relationship.
 public enum ComparisonModifier: String, Hashable, Sendable {
+    /// No modifier: the left side is one value.
     case direct = ""
+    /// `ANY`: some element satisfies the comparison.
     case any = "ANY"
+    /// `ALL`: every element does.
     case all = "ALL"
+    /// `NONE`: no element does.
     case none = "NONE"
 }
 
 /// One comparison: `[modifier] left operator[options] right`.
 public struct Comparison: Hashable, Sendable {
+    /// `ANY`, `ALL`, `NONE` or none.
     public var modifier: ComparisonModifier
+    /// The left operand.
     public var left: Expression
+    /// The operator.
     public var `operator`: ComparisonOperator
+    /// `[c]`, `[d]`, `[cd]`: case- and diacritic-insensitive string comparison.
     public var options: ComparisonOptions
+    /// The right operand.
     public var right: Expression
     /// Where the operator (with its options) is written.
     public var operatorRange: SourceRange
@@ -85,9 +107,13 @@ public struct Comparison: Hashable, Sendable {
 public indirect enum Predicate: Hashable, Sendable {
     /// `TRUEPREDICATE` / `FALSEPREDICATE`.
     case constant(Bool, SourceRange)
+    /// A comparison.
     case comparison(Comparison)
+    /// `NOT` and the predicate it negates.
     case not(Predicate, SourceRange)
+    /// `AND` of two or more predicates.
     case and([Predicate], SourceRange)
+    /// `OR` of two or more predicates.
     case or([Predicate], SourceRange)
 
     /// Where the predicate is written.

@@ -11,5 +11,6 @@ public protocol ModelgenRuntimeAPIVersion_2 {}
 
 /// The check generated files declare: `typealias Version = _2` where `_2: ModelgenRuntimeAPIVersion_2`.
 public protocol ModelgenRuntimeAPIVersionCheck {
+    /// The `ModelgenRuntimeAPIVersion_N` protocol a generated file requires: compiling against a runtime without it is the one, clear error.
     associatedtype Version
 }

@@ -1,6 +1,11 @@
 /// How serious a diagnostic is.
 public enum Severity: String, Sendable, Hashable, Codable, Comparable {
-    case error, warning, note
+    /// The model cannot be generated: the run exits 1 and writes nothing.
+    case error
+    /// Probably a mistake, but the model generates (`--strict` makes it an error).
+    case warning
+    /// More about the diagnostic before it: a fix or a related place.
+    case note
 
     private var rank: Int { self == .error ? 2 : self == .warning ? 1 : 0 }
     public static func < (a: Severity, b: Severity) -> Bool { a.rank < b.rank }

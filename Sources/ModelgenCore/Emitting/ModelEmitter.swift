@@ -3,7 +3,9 @@ import Mustache
 
 /// A file of generated code: its name (relative to the output directory) and contents.
 public struct GeneratedFile: Sendable, Hashable {
+    /// The file's name, relative to the output directory.
     public var name: String
+    /// The Swift source, exactly as written to disk.
     public var contents: String
     /// What in the model the file comes from (its entity, or the model's name): where a
     /// diagnostic about the file points.

@@ -5,7 +5,10 @@
 public enum ModelGraph {
     /// The diagram formats.
     public enum Format: String, CaseIterable, Sendable {
-        case mermaid, dot
+        /// A Mermaid `classDiagram` (GitHub renders it in Markdown).
+        case mermaid
+        /// Graphviz `dot`.
+        case dot
     }
 
     /// The diagram of a valid model.

@@ -10,7 +10,9 @@ import Foundation
 public enum XcodeModelExporter {
     /// The XML and the warnings about what could not be written.
     public struct Result: Sendable {
+        /// The `contents` file of the `.xcdatamodel`.
         public var xml: String
+        /// What the export could not carry over (warnings).
         public var diagnostics: [Diagnostic]
     }
 

@@ -5,7 +5,9 @@ import Foundation
 public enum XcodeModelImport {
     /// The model file's text (nil when an error was found) and the diagnostics.
     public struct Outcome: Sendable {
+        /// The model file (YAML) the import wrote.
         public var text: String?
+        /// Everything the import reports, located in the XML.
         public var diagnostics: [Diagnostic]
         /// True when an error was found.
         public var hasErrors: Bool { diagnostics.hasErrors }

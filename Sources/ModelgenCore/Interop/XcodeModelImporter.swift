@@ -20,6 +20,7 @@ public struct XcodeModelImporter {
     /// The imported document with the diagnostics of the import, located in the XML.
     public struct Result: Sendable {
         var document: YAMLDocument?
+        /// Everything the import reports, located in the XML.
         public var diagnostics: [Diagnostic]
     }
 

@@ -1,6 +1,31 @@
 /// The attribute types of the model format.
 public enum AttributeType: String, CaseIterable, Sendable, Hashable {
-    case string, bool, int16, int32, int64, float, double, decimal, date, binary, uuid, uri, transformable
+    /// Text (`String`).
+    case string
+    /// A Boolean (`Bool`).
+    case bool
+    /// A 16-bit integer (`Int16`).
+    case int16
+    /// A 32-bit integer (`Int32`).
+    case int32
+    /// A 64-bit integer (`Int64`).
+    case int64
+    /// A 32-bit floating-point number (`Float`).
+    case float
+    /// A 64-bit floating-point number (`Double`).
+    case double
+    /// A base-10 number (`Decimal`).
+    case decimal
+    /// A point in time (`Date`).
+    case date
+    /// Bytes (`Data`).
+    case binary
+    /// A `UUID`.
+    case uuid
+    /// A `URL`.
+    case uri
+    /// Any Codable value (or one a named transformer stores), kept as data; needs `swiftType`.
+    case transformable
     /// Core Data's Undefined: a transient attribute holding values of a `swiftType` that code sets, never stored.
     case undefined
     /// An attribute holding a composite type's value (`address: Address`); `Attribute.composite` names the type.

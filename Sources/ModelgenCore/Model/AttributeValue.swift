@@ -2,15 +2,21 @@ import Foundation
 
 /// A typed literal from the model file: an attribute's `default`, `min` or `max`.
 public enum AttributeValue: Sendable, Hashable, CustomStringConvertible {
+    /// Text.
     case string(String)
+    /// A Boolean.
     case bool(Bool)
+    /// An integer (int16, int32 and int64 attributes).
     case integer(Int64)
     /// Float and double values, with the text as written (so it can be printed back exactly).
     case floatingPoint(Double, text: String)
     /// Decimal values, with the text as written (parsed exactly, never through Double).
     case decimal(Decimal, text: String)
+    /// A date (ISO 8601 in the file).
     case date(Date)
+    /// A UUID.
     case uuid(UUID)
+    /// A URL.
     case uri(URL)
 
     public var description: String {

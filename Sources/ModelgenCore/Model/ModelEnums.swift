@@ -19,7 +19,12 @@ public enum PropertyStyle: String, CaseIterable, Sendable, Hashable {
 
 /// The access level of generated declarations.
 public enum AccessLevel: String, CaseIterable, Sendable, Hashable {
-    case `internal`, `package`, `public`
+    /// Visible in the module (Swift's default).
+    case `internal`
+    /// Visible in the package's modules.
+    case `package`
+    /// Visible to every module that imports the generated code's module.
+    case `public`
 }
 
 /// What happens to related objects when an object is deleted.

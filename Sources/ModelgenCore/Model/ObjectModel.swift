@@ -60,7 +60,9 @@ public struct PropertyNameList: Sendable, Hashable {
 
 /// A `userInfo` entry: free-form key and scalar value.
 public struct UserInfoEntry: Sendable, Hashable {
+    /// The key.
     public var key: Located<String>
+    /// The value, as text.
     public var value: Located<String>
 }
 
@@ -106,25 +108,37 @@ public struct Entity: Sendable {
 
 /// An attribute: a stored (or transient) value of a scalar type.
 public struct Attribute: Sendable {
+    /// The name, where the model writes it.
     public var name: Located<String>
+    /// The type, where the model writes it.
     public var type: Located<AttributeType>
+    /// True when nil is a valid value (`optional: true` or a `?` after the type).
     public var isOptional: Bool = false
     /// Where `optional: true` or the `?` of the short form is written.
     public var optionalLocation: SourceLocation?
+    /// The value new objects start with.
     public var defaultValue: Located<AttributeValue>?
+    /// The smallest value (numbers, dates) or length (strings, binary) allowed on save.
     public var minimum: Located<AttributeValue>?
+    /// The largest value or length allowed on save.
     public var maximum: Located<AttributeValue>?
+    /// A regular expression (ICU syntax) string values must match as a whole.
     public var regex: Located<String>?
     /// A RawRepresentable type (string/integer attributes) or the value type of a transformable attribute.
     public var swiftType: Located<String>?
     /// A named value transformer for a transformable attribute (Codable when nil).
     public var transformer: Located<String>?
+    /// `externalStorage: true`: binary data a store may keep outside its table.
     public var allowsExternalStorage: Located<Bool>?
+    /// True for values tracked and undone but never saved.
     public var isTransient: Bool = false
     /// A derivation expression, recomputed on save.
     public var derivation: ParsedExpression?
+    /// The attribute's former name, for migration.
     public var renamingIdentifier: Located<String>?
+    /// Free-form entries.
     public var userInfo: [UserInfoEntry] = []
+    /// The documentation comment of the generated property.
     public var doc: String?
     /// The composite type's name, for an attribute of type `.composite` (`address: Address`).
     public var composite: Located<String>?
@@ -154,18 +168,29 @@ public enum InverseDeclaration: Sendable, Hashable {
 
 /// A relationship to another entity.
 public struct Relationship: Sendable {
+    /// The name, where the model writes it.
     public var name: Located<String>
+    /// The entity it points to.
     public var destination: Located<String>
+    /// True for a set (or, ordered, an array) of objects.
     public var isToMany: Bool = false
     /// Where `ordered: true` is written, if it is.
     public var ordered: Located<Bool>?
+    /// The inverse relationship: named, `none` (one-way on purpose) or not written (a warning).
     public var inverse: InverseDeclaration = .unspecified
+    /// What deleting the object does to the related objects (nullify when not written).
     public var deleteRule: Located<DeleteRule>?
+    /// True when a to-one relationship may be nil (the default).
     public var isOptional: Bool = true
+    /// The fewest objects a to-many relationship must hold on save.
     public var minCount: Located<Int>?
+    /// The most objects a to-many relationship may hold on save.
     public var maxCount: Located<Int>?
+    /// True for relationships tracked but never saved.
     public var isTransient: Bool = false
+    /// Free-form entries.
     public var userInfo: [UserInfoEntry] = []
+    /// The documentation comment of the generated property.
     public var doc: String?
 
     /// True for an ordered to-many relationship.
@@ -176,22 +201,30 @@ public struct Relationship: Sendable {
 
 /// A fetched property: a weak, one-way relationship evaluated by a fetch.
 public struct FetchedProperty: Sendable {
+    /// The name, where the model writes it.
     public var name: Located<String>
+    /// The entity it fetches.
     public var destination: Located<String>
+    /// The predicate, evaluated on the destination (`$FETCH_SOURCE` is the owner).
     public var predicate: ParsedPredicate?
+    /// The order of the results.
     public var sortDescriptors: [ParsedSortDescriptor] = []
+    /// Free-form entries (the predicate reads them as `$FETCHED_PROPERTY.userInfo.<key>`).
     public var userInfo: [UserInfoEntry] = []
+    /// The documentation comment of the generated property.
     public var doc: String?
 }
 
 /// A computed property whose value your code computes (`compute<Name>()`) from modeled properties it
 /// names in `dependsOn` (dependent keys): observers of it hear when any of them changes.
 public struct ComputedProperty: Sendable {
+    /// The name, where the model writes it.
     public var name: Located<String>
     /// The Swift type of the value, as written (`String`, `Int?`, `[Tag]`).
     public var type: Located<String>
     /// Key paths of the properties the value depends on: `firstName`, or `department.name` across to-one relationships.
     public var dependsOn: [Located<String>] = []
+    /// The documentation comment of the generated property.
     public var doc: String?
 }
 
@@ -202,11 +235,17 @@ public struct FetchRequestTemplate: Sendable {
     /// The generated function's name when it is not `name` (a Core Data name that is no lower-camel
     /// Swift identifier, or that a generated member has).
     public var swiftName: Located<String>?
+    /// The entity it fetches.
     public var entity: Located<String>
+    /// Which objects qualify (nil: all).
     public var predicate: ParsedPredicate?
+    /// The order of the results.
     public var sortDescriptors: [ParsedSortDescriptor] = []
+    /// At most this many results.
     public var limit: Located<Int>?
+    /// Results to skip first.
     public var offset: Located<Int>?
+    /// The documentation comment of the generated function.
     public var doc: String?
 
     /// The name of the generated function: `swiftName`, else `name`.
@@ -215,7 +254,9 @@ public struct FetchRequestTemplate: Sendable {
 
 /// A named configuration: a subset of the model's entities.
 public struct Configuration: Sendable {
+    /// The name, where the model writes it.
     public var name: Located<String>
+    /// The entities it holds.
     public var entities: [Located<String>]
 }
 
@@ -229,12 +270,16 @@ public struct ParsedPredicate: Sendable {
 
 /// A derivation expression string and its syntax tree.
 public struct ParsedExpression: Sendable {
+    /// The string with positions.
     public var source: EmbeddedSource
+    /// The syntax tree.
     public var expression: Expression
 }
 
 /// A sort descriptor string and its parsed form.
 public struct ParsedSortDescriptor: Sendable {
+    /// The string with positions.
     public var source: EmbeddedSource
+    /// The key path and direction.
     public var descriptor: SortDescriptorSyntax
 }

@@ -6,8 +6,11 @@ import Yams
 /// `propertyStyle` (managed | accessors).
 /// Unknown keys and bad values are errors at their position.
 public struct GeneratorConfig: Sendable {
+    /// The access level of generated declarations.
     public var access: AccessLevel?
+    /// Modules the generated files import besides ModelgenRuntime.
     public var imports: [String] = []
+    /// How class-mode properties are declared.
     public var propertyStyle: PropertyStyle?
 
     /// The keys a config file allows.

@@ -19,16 +19,25 @@ import Yams
 public struct ProjectConfig: Sendable {
     /// One model and its output.
     public struct Entry: Sendable {
+        /// The model file, relative to the configuration file's folder.
         public var path: String
+        /// The output directory, relative to the configuration file's folder.
         public var output: String
+        /// The access level of generated declarations (nil: the model's or the defaults').
         public var access: AccessLevel?
+        /// One file per model (nil: the defaults').
         public var singleFile: Bool?
+        /// Where starter classes of `codegen: extension` entities go (nil: none).
         public var humanDir: String?
+        /// A folder of templates replacing built-in ones (nil: the built-in templates).
         public var templates: String?
+        /// How class-mode properties are declared (nil: the defaults', else `@Managed` wrappers).
         public var propertyStyle: PropertyStyle?
+        /// Where the entry is written (for diagnostics).
         public var location: SourceLocation
     }
 
+    /// Every model to generate, in file order.
     public var entries: [Entry] = []
 
     static let optionKeys = ["access", "singleFile", "humanDir", "templates", "propertyStyle"]

@@ -10,7 +10,6 @@ public struct SourceText: Sendable {
     /// The UTF-8 size of the file in bytes.
     public let byteCount: Int
 
-    /// Decodes file bytes, or returns the diagnostics that make the file unusable.
     /// The largest file modelgen reads: 10 MB, or `MODELGEN_MAX_FILE_BYTES` (a model of 10,000 entities
     /// is about 9 MB). Past it, a file is refused (by its size, before it is read, where the command
     /// line reads it), so a runaway or hostile input cannot hold the tool's memory and time.
@@ -28,6 +27,7 @@ public struct SourceText: Sendable {
                           at: SourceLocation(file: path, line: 1, column: 1))
     }
 
+    /// Decodes file bytes (refusing binary data, invalid UTF-8 and files over `maximumByteCount`), or returns the diagnostics that make the file unusable.
     public static func decode(_ data: Data, path: String) -> Result<SourceText, DiagnosticList> {
         var diagnostics = DiagnosticList()
         let start = SourceLocation(file: path, line: 1, column: 1)

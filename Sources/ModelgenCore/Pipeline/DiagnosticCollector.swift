@@ -10,6 +10,7 @@ public final class CollectedDiagnostics: DiagnosticCollector {
     /// Everything received, in order.
     public private(set) var all: [Diagnostic] = []
 
+    /// An empty collection.
     public init() {}
 
     public func emit(_ diagnostics: [Diagnostic], of source: ModelSource) { all += diagnostics }

@@ -23,7 +23,9 @@ public struct FetchPredicate: Sendable, CustomStringConvertible {
 
 /// A sort order: a key path (through to-one relationships) and a direction.
 public struct SortDescriptor: Sendable, Hashable {
+    /// The key path to sort by, as the model names it (`author.name`); to-one steps only.
     public var keyPath: String
+    /// True for ascending order (smallest first; nil sorts first).
     public var ascending: Bool
 
     /// Sorts by `keyPath`.
@@ -56,9 +58,11 @@ public enum FetchResultType: Sendable {
 public struct FetchRequest<Result: ManagedObject> {
     /// The entity's name; empty means the entity whose class is `Result`.
     public var entityName: String
+    /// Which objects qualify (nil: every object of the entity).
     public var predicate: FetchPredicate?
     /// Values for the predicate's `$VARIABLES`, by name without `$`.
     public var variables: [String: Any?] = [:]
+    /// The order of the results, most significant first (none: store order).
     public var sortDescriptors: [SortDescriptor]
     /// At most this many results (nil, 0 or less: no limit).
     public var fetchLimit: Int?
@@ -69,6 +73,7 @@ public struct FetchRequest<Result: ManagedObject> {
     public var fetchBatchSize: Int = 0
     /// Whether objects of subentities match too (default true: fetching `Person` returns `Author`s).
     public var includesSubentities = true
+    /// Objects (the default), their IDs, a count, or dictionaries of attribute values.
     public var resultType: FetchResultType = .objects
     /// A `#Predicate` and Foundation sort descriptors, translated when the request runs (the model
     /// names their key paths); the translation replaces `predicate` and comes before `sortDescriptors`.

@@ -6,9 +6,13 @@ import Observation
 /// new array that were inserted, moves (old index → new index) and indexes in the new array of
 /// objects that stayed but were updated. Apply removals (descending), then insertions (ascending).
 public struct ResultsDifference: Sendable, Hashable {
+    /// Indexes in the previous array that are gone.
     public var removed: [Int] = []
+    /// Indexes in the new array that are new.
     public var inserted: [Int] = []
+    /// Objects that moved: their old and new index.
     public var moved: [(from: Int, to: Int)] = []
+    /// Indexes in the new array of objects that stayed and changed.
     public var updated: [Int] = []
 
     /// True when the update changed nothing the results show.
@@ -29,7 +33,9 @@ public struct ResultsDifference: Sendable, Hashable {
 
 /// A state of live results that crosses actors: the IDs in order, with the difference from the previous state.
 public struct ResultsSnapshot: Sendable, Hashable {
+    /// The results' object IDs, in result order.
     public var ids: [ObjectID]
+    /// How this state differs from the previous one.
     public var difference: ResultsDifference
 }
 
@@ -37,6 +43,7 @@ public struct ResultsSnapshot: Sendable, Hashable {
 public struct ResultsSection<Result: ManagedObject> {
     /// The section key path's value, as text (`""` for nil).
     public var name: String
+    /// The section's objects, in result order.
     public var objects: [Result]
 }
 

@@ -29,17 +29,23 @@ public struct ValueCodec: Sendable {
 
 /// An attribute of an entity, as generated code describes it.
 public final class AttributeDescription: Sendable {
+    /// The attribute's name, as the model writes it.
     public let name: String
+    /// The stored type.
     public let type: AttributeType
+    /// True when nil is a valid value.
     public let isOptional: Bool
+    /// True for values that are tracked and undone but never saved.
     public let isTransient: Bool
     /// The default value (`.null` for none).
     public let defaultValue: StoreValue
     /// Lower and upper bounds: values for numbers and dates (seconds since 2001), lengths for strings and binary.
     public let minimum: Double?
+    /// See `minimum`.
     public let maximum: Double?
     /// A regular expression string values must match as a whole.
     public let regex: String?
+    /// Binary data that a store may keep outside its table (Core Data's external storage).
     public let allowsExternalStorage: Bool
     /// A derivation expression (`posts.@count`, `lowercase:(title)`, `now()`), recomputed on save.
     public let derivation: String?
@@ -51,6 +57,7 @@ public final class AttributeDescription: Sendable {
     public let acceptsRawValue: (@Sendable (StoreValue) -> Bool)?
     /// The Swift type name the attribute's values have (for messages).
     public let swiftTypeName: String?
+    /// Free-form entries from the model (`userInfo:`).
     public let userInfo: [String: String]
 
     /// Describes an attribute.
@@ -79,21 +86,39 @@ public final class AttributeDescription: Sendable {
 
 /// What deleting an object does to the objects a relationship reaches.
 public enum DeleteRule: String, Sendable, Hashable {
-    case nullify, cascade, deny, noAction
+    /// Clears the references to the deleted object (the default).
+    case nullify
+    /// Deletes the objects the relationship reaches as well.
+    case cascade
+    /// Refuses to delete (the save fails) while the relationship reaches any object.
+    case deny
+    /// Does nothing: the other objects keep a reference to the deleted one (a warning in the model).
+    case noAction
 }
 
 /// A relationship of an entity, as generated code describes it.
 public final class RelationshipDescription: Sendable {
+    /// The relationship's name, as the model writes it.
     public let name: String
+    /// The entity the relationship points to.
     public let destinationName: String
+    /// The relationship on the destination that points back (nil: one-way).
     public let inverseName: String?
+    /// True for a set or array of objects; false for one object.
     public let isToMany: Bool
+    /// True for a to-many relationship that keeps its order (an array).
     public let isOrdered: Bool
+    /// True when a to-one relationship may be nil or a to-many one empty.
     public let isOptional: Bool
+    /// True for relationships that are tracked but never saved.
     public let isTransient: Bool
+    /// What deleting the object does to the objects this relationship reaches.
     public let deleteRule: DeleteRule
+    /// The fewest objects a to-many relationship must hold on save (nil: no minimum).
     public let minCount: Int?
+    /// The most objects a to-many relationship may hold on save (nil: no maximum).
     public let maxCount: Int?
+    /// Free-form entries from the model (`userInfo:`).
     public let userInfo: [String: String]
 
     /// Describes a relationship.
@@ -116,9 +141,13 @@ public final class RelationshipDescription: Sendable {
 
 /// A fetched property: a one-way relationship computed by a fetch (`$FETCH_SOURCE` is the owner).
 public struct FetchedPropertyDescription: Sendable {
+    /// The fetched property's name.
     public let name: String
+    /// The entity it fetches.
     public let destinationName: String
+    /// The predicate, evaluated on the destination (`$FETCH_SOURCE` is the owner).
     public let predicate: String
+    /// Sort descriptors as text (`title`, `date DESC`).
     public let sortDescriptors: [String]
     /// Free-form entries; the predicate reads them as `$FETCHED_PROPERTY.userInfo.<key>`.
     public let userInfo: [String: String]
@@ -135,11 +164,17 @@ public struct FetchedPropertyDescription: Sendable {
 
 /// A named fetch request template of the model.
 public struct FetchRequestTemplate: Sendable {
+    /// The template's name (`FetchRequestTemplate` lookups and `fetchRequest(fromTemplate:)` use it).
     public let name: String
+    /// The entity it fetches.
     public let entityName: String
+    /// The predicate, with `$VARIABLES` substituted when it runs (nil: every object).
     public let predicate: String?
+    /// Sort descriptors as text (`title`, `date DESC`).
     public let sortDescriptors: [String]
+    /// At most this many results (nil: no limit).
     public let fetchLimit: Int?
+    /// Results to skip first (nil: none).
     public let fetchOffset: Int?
 
     /// Describes a template.

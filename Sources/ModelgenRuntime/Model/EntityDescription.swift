@@ -2,7 +2,9 @@ import ModelgenPredicate
 
 /// A property in an entity's slot layout: an attribute or a relationship.
 public enum PropertyDescription: Sendable {
+    /// An attribute.
     case attribute(AttributeDescription)
+    /// A relationship.
     case relationship(RelationshipDescription)
 
     /// The property's name.
@@ -25,21 +27,28 @@ public enum PropertyDescription: Sendable {
 /// An entity: a kind of managed object. Created by generated code, then resolved
 /// (parents, slot layout, inverses) once by `ManagedObjectModel`, and immutable after that.
 public final class EntityDescription: @unchecked Sendable, CustomStringConvertible {
+    /// The entity's name, as the model writes it.
     public let name: String
     /// The class instances of this entity have.
     public let managedClass: ManagedObject.Type
+    /// True for entities that have no objects of their own, only subentities'.
     public let isAbstract: Bool
+    /// The entity it inherits from (nil: a root entity).
     public let parentName: String?
     /// The entity's own attributes, relationships and fetched properties (not inherited ones).
     public let ownAttributes: [AttributeDescription]
+    /// See `ownAttributes`.
     public let ownRelationships: [RelationshipDescription]
+    /// See `ownAttributes`.
     public let fetchedProperties: [FetchedPropertyDescription]
     /// Uniqueness constraints: lists of attribute names.
     public let uniquenessConstraints: [[String]]
+    /// Indexes: lists of attribute (or to-one relationship) names, one index each.
     public let indexes: [[String]]
     /// Dependent keys: each computed property's name with the key paths it depends on
     /// (`["fullName": ["firstName", "lastName"], "departmentName": ["department.name"]]`).
     public let dependencies: [String: [String]]
+    /// Free-form entries from the model (`userInfo:`).
     public let userInfo: [String: String]
 
     // Resolved by ManagedObjectModel.init (set once, then read-only): read on every object load and

@@ -3,8 +3,11 @@ import Foundation
 /// A named value transformer for a transformable attribute (`transformer: RectTransformer` in the model):
 /// turns the attribute's values into stored data and back.
 public protocol ManagedValueTransformer: SendableMetatype {
+    /// The Swift type of the attribute's values.
     associatedtype Value
+    /// The data stored for a value.
     static func encode(_ value: Value) throws -> Data
+    /// The value stored data holds.
     static func decode(_ data: Data) throws -> Value
 }
 

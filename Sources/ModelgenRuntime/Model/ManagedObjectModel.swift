@@ -18,15 +18,25 @@ struct ParsedFetch {
 
 /// Errors of the runtime: model problems, misuse, and values a store holds that the model does not accept.
 public enum RuntimeError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The model's descriptions contradict each other (the message says how).
     case invalidModel(String)
+    /// No entity has this name.
     case unknownEntity(String)
+    /// The entity has no property with this key.
     case unknownKey(entity: String, key: String)
+    /// Abstract entities have no objects of their own.
     case abstractEntity(String)
+    /// A value of the wrong type for a property.
     case typeMismatch(expected: String, found: String)
+    /// No object with this ID in the context or its store.
     case objectNotFound(ObjectID)
+    /// A store holds a value the model's Swift type does not accept (a raw value no enum case has, data that does not decode).
     case invalidStoredValue(entity: String, key: String, value: String, swiftType: String)
+    /// A predicate that does not parse or names what the entity does not have.
     case invalidPredicate(String)
+    /// A predicate's `$VARIABLE` was given no value.
     case missingVariable(String)
+    /// An object used with a context that does not own it.
     case wrongContext(String)
     /// A number does not fit the attribute's type (an `int16` given 100,000; a count beyond `Int64`).
     case valueOutOfRange(entity: String, key: String, value: String, type: String)
@@ -51,10 +61,13 @@ public enum RuntimeError: Error, Sendable, Hashable, CustomStringConvertible {
 /// The model: entities with their inheritance and slot layouts, fetch request templates and configurations.
 /// Built once (usually as a `static let` of the generated model type) and shared by every container.
 public final class ManagedObjectModel: @unchecked Sendable {
+    /// The model's name (`Blog` for `BlogModel`).
     public let name: String
     /// Entities in declaration order.
     public let entities: [EntityDescription]
+    /// Fetch request templates by name.
     public let fetchRequestTemplates: [String: FetchRequestTemplate]
+    /// Configurations by name: the entity names each holds (`Default` holds every entity).
     public let configurations: [String: [String]]
     /// An identity for stores to record: changes when entities or stored properties change.
     public let versionHash: String

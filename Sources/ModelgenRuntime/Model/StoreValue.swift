@@ -2,7 +2,32 @@ import Foundation
 
 /// The types of attribute the runtime stores (the model format's attribute types).
 public enum AttributeType: String, Sendable, Hashable, CaseIterable {
-    case string, bool, int16, int32, int64, float, double, decimal, date, binary, uuid, uri, transformable
+    /// Text.
+    case string
+    /// A Boolean.
+    case bool
+    /// A 16-bit integer.
+    case int16
+    /// A 32-bit integer.
+    case int32
+    /// A 64-bit integer.
+    case int64
+    /// A 32-bit floating-point number.
+    case float
+    /// A 64-bit floating-point number.
+    case double
+    /// A base-10 `Decimal`.
+    case decimal
+    /// A `Date`.
+    case date
+    /// Bytes (`Data`).
+    case binary
+    /// A `UUID`.
+    case uuid
+    /// A `URL`.
+    case uri
+    /// Any Swift value, stored as data by a `ValueCodec` (Codable, or a named transformer).
+    case transformable
 
     /// int16, int32, int64.
     public var isInteger: Bool { self == .int16 || self == .int32 || self == .int64 }
@@ -37,15 +62,25 @@ public enum AttributeType: String, Sendable, Hashable, CaseIterable {
 /// An attribute value as stores keep it, and as model descriptions hold defaults: Sendable, comparable.
 /// Relationship values in store rows are object IDs.
 public enum StoreValue: Sendable, Hashable {
+    /// No value (SQL NULL).
     case null
+    /// A Boolean.
     case bool(Bool)
+    /// An integer of any attribute width.
     case int(Int64)
+    /// A float or double.
     case double(Double)
+    /// A decimal.
     case decimal(Decimal)
+    /// Text.
     case string(String)
+    /// A date.
     case date(Date)
+    /// Bytes (binary attributes, and transformable values as their codec stores them).
     case data(Data)
+    /// A UUID.
     case uuid(UUID)
+    /// A URL.
     case url(URL)
     /// A to-one relationship in a store row.
     case reference(ObjectID?)

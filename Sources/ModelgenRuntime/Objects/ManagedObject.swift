@@ -461,9 +461,12 @@ open class ManagedObject: Hashable, CustomStringConvertible {
 
 /// The storage of a scalar slot: the value's bits (Int64, Double bit pattern, 0/1, seconds since 2001) and whether it is nil.
 public struct ScalarCell {
+    /// The value's bits: an `Int64`, a `Double`'s bit pattern, 0 or 1, or a date's seconds since 2001 as a `Double`.
     public var bits: UInt64
+    /// True when the slot holds nil.
     public var isNull: Bool
 
+    /// A cell.
     @inlinable public init(bits: UInt64, isNull: Bool) {
         self.bits = bits
         self.isNull = isNull
@@ -472,7 +475,16 @@ public struct ScalarCell {
 
 /// How a slot is stored.
 public enum ScalarKind: UInt8 {
-    case boxed = 0, int, double, bool, date
+    /// A `SlotValue` in a box: strings, data, decimals, optional and transformable values.
+    case boxed = 0
+    /// An integer in a `ScalarCell`.
+    case int
+    /// A float or double in a `ScalarCell`.
+    case double
+    /// A Boolean in a `ScalarCell`.
+    case bool
+    /// A date in a `ScalarCell`.
+    case date
 }
 
 /// Slot-at-a-time access to an object's storage as `SlotValue`s, for everything but the typed fast paths.

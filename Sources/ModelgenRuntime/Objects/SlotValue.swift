@@ -3,15 +3,25 @@ import Foundation
 /// A value in a managed object's storage slot. Typed cases, so reading a property
 /// is a switch, not a cast out of `Any`. Runtime internals used by generated accessors.
 public enum SlotValue {
+    /// No value.
     case null
+    /// A Boolean.
     case bool(Bool)
+    /// An integer of any attribute width.
     case int(Int64)
+    /// A float or double.
     case double(Double)
+    /// A decimal.
     case decimal(Decimal)
+    /// Text.
     case string(String)
+    /// A date.
     case date(Date)
+    /// Bytes.
     case data(Data)
+    /// A UUID.
     case uuid(UUID)
+    /// A URL.
     case url(URL)
     /// A transformable attribute's value (a Codable value, or a transformer's output), boxed so
     /// the enum stays 24 bytes a slot instead of the 40 an inline `Any` would make it.
@@ -70,6 +80,7 @@ public final class TransformableBox {
 
 /// The objects of a to-many relationship: insertion-ordered, no duplicates, O(1) membership.
 public struct ObjectList: Sequence {
+    /// The objects, in insertion order.
     public private(set) var objects: [ManagedObject] = []
     private var members: Set<ObjectKey> = []
 
@@ -81,10 +92,13 @@ public struct ObjectList: Sequence {
         for object in objects { append(object) }
     }
 
+    /// The number of objects.
     public var count: Int { objects.count }
+    /// True when the list holds no object.
     public var isEmpty: Bool { objects.isEmpty }
     public func makeIterator() -> IndexingIterator<[ManagedObject]> { objects.makeIterator() }
 
+    /// True when the object is in the list (a hash lookup).
     public func contains(_ object: ManagedObject) -> Bool { members.contains(ObjectKey(object)) }
 
     /// Adds at the end; false when already present.

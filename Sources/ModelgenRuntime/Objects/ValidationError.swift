@@ -4,9 +4,13 @@ import Foundation
 public struct ValidationError: Error, CustomStringConvertible {
     /// One failure: an object, the property (nil for the object as a whole) and what is wrong.
     public struct Failure: Error, CustomStringConvertible {
+        /// The object that failed.
         public var objectID: ObjectID
+        /// Its entity.
         public var entityName: String
+        /// The property that failed (nil: the object as a whole, as a uniqueness constraint or a `validateForSave` hook reports).
         public var key: String?
+        /// What is wrong, in words.
         public var message: String
 
         /// Creates a failure for an object's property.

@@ -24,7 +24,9 @@ public enum MergePolicy: Sendable, Hashable {
 /// A model and its store, handing out contexts. Sendable: contexts on different
 /// threads share one container, and each sees what the others saved.
 public final class ManagedContainer: Sendable {
+    /// The model every context of the container uses.
     public let model: ManagedObjectModel
+    /// Where the container's contexts save and fetch.
     public let store: any PersistentStore
     private let broadcaster = ChangeBroadcaster()
     /// This container's name in the store's history: its saves carry it, and it skips them when

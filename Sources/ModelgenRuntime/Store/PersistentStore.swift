@@ -3,6 +3,7 @@ import ModelgenPredicate
 
 /// One record as a store keeps it: stored (non-transient) property values by slot, relationships as IDs.
 public struct StoreRow: Sendable, Hashable {
+    /// The record's object ID.
     public var id: ObjectID
     /// Incremented by every save that changes the record (optimistic locking).
     public var version: Int64
@@ -57,7 +58,9 @@ public struct StoreCommitResult: Sendable {
 
 /// A record changed by someone else since the context read it.
 public struct StoreConflict: Sendable, Hashable {
+    /// The record.
     public var id: ObjectID
+    /// The version the context read.
     public var expectedVersion: Int64
     /// The store's version, or nil when the record was deleted.
     public var currentVersion: Int64?
@@ -72,6 +75,7 @@ public struct StoreConflict: Sendable, Hashable {
 
 /// Thrown by a save whose records changed underneath it (with merge policy `.error`).
 public struct MergeConflictError: Error, Sendable, CustomStringConvertible {
+    /// Every conflicting record.
     public var conflicts: [StoreConflict]
 
     /// An error listing every conflicting record (for store implementations).
@@ -93,6 +97,7 @@ public struct UniquenessViolationError: Error, Sendable, Hashable, CustomStringC
     /// The entity that declares the constraint, and the constraint's attribute names (both empty when
     /// the store cannot tell).
     public var entityName: String
+    /// See `entityName`.
     public var constraint: [String]
     /// What the store's database said.
     public var message: String
@@ -173,7 +178,9 @@ public protocol PersistentStore: AnyObject, Sendable {
 /// How a fetch runs: as SQL in the store (with the database's plan, one line a step), or on objects
 /// in the context, and why (a predicate the store cannot translate, or a store that runs no queries).
 public enum QueryPlan: Sendable, Hashable, CustomStringConvertible {
+    /// Runs as this SQL (with the database's plan).
     case sql(String)
+    /// Runs on objects in the context, for this reason.
     case inMemory(reason: String)
 
     /// The database's plan; nil for an in-memory evaluation.
@@ -193,6 +200,7 @@ public enum QueryPlan: Sendable, Hashable, CustomStringConvertible {
 /// A fetch that a store running queries could not run, evaluated on objects instead: every record of
 /// the entities is loaded. What `ManagedContainer.onInMemoryFetch(_:)` hears.
 public struct InMemoryFetch: Sendable, Hashable, CustomStringConvertible {
+    /// The entity fetched.
     public var entityName: String
     /// The predicate as text (nil: none).
     public var predicate: String?
@@ -210,7 +218,9 @@ public struct HistoryTransaction: Sendable, Hashable {
     public var token: Int64
     /// The saving container's `historyAuthor`.
     public var author: String
+    /// When the save happened.
     public var timestamp: Date
+    /// What the save changed.
     public var changes: ChangeSet
 
     /// A transaction.
@@ -242,10 +252,15 @@ public struct StoreQuery: Sendable {
     public var entityNames: [String]
     /// The requested entity (key paths start there).
     public var entityName: String
+    /// Which records qualify (nil: all of `entityNames`).
     public var predicate: ModelgenPredicate.Predicate?
+    /// Values for the predicate's `$VARIABLES`, by name without `$`.
     public var variables: [String: QueryValue]
+    /// The order of the results.
     public var sortDescriptors: [SortDescriptor]
+    /// At most this many results (nil: no limit).
     public var fetchLimit: Int?
+    /// Results to skip first.
     public var fetchOffset: Int
 
     /// A query (contexts make them from fetch requests; store authors and tests may too).
@@ -264,7 +279,9 @@ public struct StoreQuery: Sendable {
 
 /// A `$VARIABLE`'s value in a store query: one value or a list (for `IN`).
 public enum QueryValue: Sendable, Hashable {
+    /// One value.
     case value(StoreValue)
+    /// A list (the right side of `IN`).
     case list([StoreValue])
 }
 
