@@ -106,7 +106,7 @@ let package = Package(
 
         .testTarget(name: "ModelgenPredicateTests", dependencies: ["ModelgenPredicate"]),
         .testTarget(name: "ModelgenCoreTests", dependencies: ["ModelgenCore"]),
-        .testTarget(name: "ModelgenCLITests", dependencies: ["modelgen", "ModelgenCore"]),
+        .testTarget(name: "ModelgenCLITests", dependencies: ["modelgen", "ModelgenCore", "ModelgenRuntime"]),
         .testTarget(name: "ModelgenRuntimeTests", dependencies: ["ModelgenRuntime", "SQLiteFaultInjection"]),
         // A SQLite VFS that fills the "disk" on demand, for the storage-fault tests (C: a VFS is a C struct of callbacks).
         .target(name: "SQLiteFaultInjection", dependencies: ["CSQLite"], path: "Tests/Support/SQLiteFaultInjection"),
