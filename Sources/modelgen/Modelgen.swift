@@ -47,6 +47,9 @@ struct Project: ParsableCommand {
     @Option(help: "How to print diagnostics: text, json or github.")
     var diagnostics: DiagnosticFormat = .text
 
+    @Flag(help: "Do not skip the run when every entry's inputs and output directory are those of its last run.")
+    var noCache = false
+
     func run() throws {
         guard let project = try ProjectFile.load(config, format: diagnostics) else {
             FileHandle.standardError.write(Data("error: no \(config) here; run a command (see 'modelgen --help') or create \(config) (see README)\n".utf8))
@@ -56,8 +59,7 @@ struct Project: ParsableCommand {
         // stale or broken model does not hide another. Entries that would write the same file
         // (sharing an output directory) are refused before anything is written.
         var status: Int32 = 0
-        var jobs: [(job: GenerationJob, plan: GenerationPlan)] = []
-        for entry in project.entries {
+        let entryJobs = project.entries.map { entry in
             var job = GenerationJob(files: [entry.path], output: entry.output, format: diagnostics, strict: strict)
             job.access = access ?? entry.access
             job.propertyStyle = entry.propertyStyle
@@ -66,17 +68,26 @@ struct Project: ParsableCommand {
             job.templates = entry.templates
             job.check = check
             job.dryRun = dryRun
+            return job
+        }
+        // Nothing changed for any entry since its last run (RegenerationCache): nothing to do. When one
+        // changed, every entry runs, so collisions between entries are still found.
+        let caches = noCache ? [] : entryJobs.map { RegenerationCache(job: $0) }
+        if !caches.isEmpty, caches.allSatisfy({ $0?.isUpToDate() == true }) { return }
+        var jobs: [(job: GenerationJob, plan: GenerationPlan, cache: RegenerationCache?)] = []
+        for (index, job) in entryJobs.enumerated() {
             do {
-                jobs.append((job, try job.plan()))
+                jobs.append((job, try job.plan(), caches.isEmpty ? nil : caches[index]))
             } catch let exit as ExitCode {
                 status = max(status, exit.rawValue)
             }
         }
         let colliding = OutputCollisionReport(format: diagnostics).collidingPlans(jobs.map(\.plan))
         if !colliding.isEmpty { status = max(status, 1) }
-        for (index, (job, plan)) in jobs.enumerated() where !colliding.contains(index) {
+        for (index, (job, plan, cache)) in jobs.enumerated() where !colliding.contains(index) {
             do {
                 try job.apply(plan)
+                if plan.printedDiagnostics == 0 { cache?.record(generated: plan.files) }
             } catch let exit as ExitCode {
                 status = max(status, exit.rawValue)
             }

@@ -13,15 +13,44 @@ import Testing
             attributes: { label: string }
         """
 
-    /// Runs modelgen with the cache in `cache` and its trace on; returns the run and the trace line.
+    /// Runs `modelgen generate` with the cache in `cache` and its trace on; returns the run and the first trace line.
     func generate(_ arguments: [String], in directory: URL, cache: URL, extra: [String: String] = [:]) throws -> (run: Run, trace: String) {
+        let (run, traces) = try modelgenTraced(["generate"] + arguments, in: directory, cache: cache, extra: extra)
+        return (run, traces.first ?? "")
+    }
+
+    /// Runs modelgen with the cache in `cache` and its trace on; returns the run and every trace line.
+    func modelgenTraced(_ arguments: [String], in directory: URL, cache: URL, extra: [String: String] = [:]) throws -> (run: Run, traces: [String]) {
         var environment = ProcessInfo.processInfo.environment
         environment["MODELGEN_CACHE_DIR"] = cache.path
         environment["MODELGEN_TRACE_CACHE"] = "1"
         for (key, value) in extra { environment[key] = value }
-        let run = try runProcess(modelgenBinary(), ["generate"] + arguments, in: directory, environment: environment)
-        let trace = run.stderr.split(separator: "\n").first { $0.hasPrefix("modelgen cache: ") }.map(String.init) ?? ""
-        return (run, trace)
+        let run = try runProcess(modelgenBinary(), arguments, in: directory, environment: environment)
+        return (run, run.stderr.split(separator: "\n").filter { $0.hasPrefix("modelgen cache: ") }.map(String.init))
+    }
+
+    /// `modelgen` with modelgen.yml: skipped when every entry is up to date; one changed entry runs them all.
+    @Test func aProjectRunIsSkippedWhenEveryEntryIsUpToDate() throws {
+        let directory = try temporaryDirectory(), cache = directory.appendingPathComponent("cache")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try Self.model.write(to: directory.appendingPathComponent("Shelf.model.yaml"), atomically: true, encoding: .utf8)
+        try "model: Desk\nentities:\n  Drawer:\n    attributes: { label: string }\n"
+            .write(to: directory.appendingPathComponent("Desk.model.yaml"), atomically: true, encoding: .utf8)
+        try "models:\n  - { path: Shelf.model.yaml, output: Gen/Shelf }\n  - { path: Desk.model.yaml, output: Gen/Desk }\n"
+            .write(to: directory.appendingPathComponent("modelgen.yml"), atomically: true, encoding: .utf8)
+        let first = try modelgenTraced([], in: directory, cache: cache)
+        #expect(first.run.status == 0, "\(first.run.stderr)")
+        #expect(first.traces.first == "modelgen cache: running (no entry)")
+        let second = try modelgenTraced([], in: directory, cache: cache)
+        #expect(second.traces == Array(repeating: "modelgen cache: up to date, nothing to do", count: 2))
+        // One entry's generated file edited: every entry runs, and the file is restored.
+        let drawer = directory.appendingPathComponent("Gen/Desk/Drawer.swift")
+        let generated = try String(contentsOf: drawer, encoding: .utf8)
+        try (generated + "// edited\n").write(to: drawer, atomically: true, encoding: .utf8)
+        let third = try modelgenTraced([], in: directory, cache: cache)
+        #expect(third.traces.last == "modelgen cache: running ('Drawer.swift' changed)")
+        #expect(try String(contentsOf: drawer, encoding: .utf8) == generated)
+        #expect(try modelgenTraced([], in: directory, cache: cache).traces.allSatisfy { $0.contains("up to date") })
     }
 
     @Test func anUnchangedRunIsSkippedAndEveryChangeRunsAgain() throws {
