@@ -1,20 +1,12 @@
 /// Canonical NSPredicate-format text for an AST, so a parsed predicate can be
 /// printed back (for generated code, error messages and `description`).
 extension Expression: CustomStringConvertible {
-    /// The words that begin a literal, `SELF` or an operator where an expression begins: a key of that
-    /// spelling must be written `#name` there.
-    static let reservedWords: Set<String> = [
-        "TRUE", "YES", "FALSE", "NO", "NIL", "NULL", "SELF", "AND", "OR", "NOT", "ANY", "ALL", "NONE", "SOME", "IN",
-        "BETWEEN", "CONTAINS", "BEGINSWITH", "ENDSWITH", "LIKE", "MATCHES", "TRUEPREDICATE", "FALSEPREDICATE",
-        "SUBQUERY", "FUNCTION", "CAST",
-    ]
-
     public var description: String {
         switch kind {
         case .keyPath(let components):
             // A key spelled like a reserved word begins with `#`, as it was written (found by fuzz-predicate:
             // `t = #YES` printed as `t == YES`, which reads back as the Boolean).
-            if case .key(let name)? = components.first?.kind, Self.reservedWords.contains(name.uppercased()) {
+            if case .key(let name)? = components.first?.kind, ReservedWords.all.contains(name.uppercased()) {
                 return "#" + components.keyPathText
             }
             return components.keyPathText

@@ -239,8 +239,7 @@ public struct PredicateParser {
                 _ = advance()
                 if take(symbol: ".") == nil { return Expression(.evaluatedObject, range: first.range) }
                 return try keyPath(startingAt: first.range)
-            case "AND", "OR", "NOT", "ANY", "ALL", "NONE", "SOME", "IN", "BETWEEN", "CONTAINS",
-                 "BEGINSWITH", "ENDSWITH", "LIKE", "MATCHES", "TRUEPREDICATE", "FALSEPREDICATE":
+            case _ where ReservedWords.operators.contains(keyword):
                 throw PredicateSyntaxError("'\(keyword)' is a reserved word; write '#\(keyword.lowercased())' to use it as a key", at: first.range)
             default:
                 break

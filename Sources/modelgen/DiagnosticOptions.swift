@@ -50,7 +50,7 @@ struct ModelFileChecker {
         emit(result.diagnostics, of: source)
         if result.hasErrors { exitStatus = max(exitStatus, 1) }
         // The process ends soon: keep the trees instead of freeing them one node at a time.
-        _ = Unmanaged.passRetained(ResultBox(result))
+        KeptForExit.keep(result)
         return result.hasErrors ? nil : result
     }
 
@@ -128,8 +128,3 @@ final class PrintedCount {
     var value = 0
 }
 
-/// Holds a check result that is deliberately never released (see `SyntaxTree`).
-private final class ResultBox {
-    let result: ModelCheck
-    init(_ result: ModelCheck) { self.result = result }
-}

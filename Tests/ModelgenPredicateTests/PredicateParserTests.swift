@@ -1,4 +1,4 @@
-import ModelgenPredicate
+@testable import ModelgenPredicate
 import Testing
 
 @Suite struct PredicateParserTests {
@@ -59,6 +59,22 @@ import Testing
         }
         let printed = try PredicateParser.parsePredicate("ANY t= #YES || shelf == nil").description
         #expect(printed.contains("#YES") && !printed.contains(" YES"), "\(printed)")
+    }
+
+    /// Every reserved word (the one list the parser and the printer share): written `#word` it is a key,
+    /// which prints escaped and reads back as the same key; written bare, an operator or value word is
+    /// never read as a key (a call word is one unless `(` follows it).
+    @Test(arguments: ReservedWords.all.sorted())
+    func everyReservedWordEscapesAsAKey(_ word: String) throws {
+        for spelling in [word, word.lowercased()] {
+            let escaped = try PredicateParser.parsePredicate("#\(spelling) == 1")
+            #expect(escaped.description == "#\(spelling) == 1")
+            #expect(try PredicateParser.parsePredicate(escaped.description) == escaped)
+            if !ReservedWords.calls.contains(word), case .comparison(let c)? = try? PredicateParser.parsePredicate("\(spelling) == 1"),
+               case .keyPath(let components) = c.left.kind {
+                Issue.record("bare '\(spelling)' was read as the key path \(components)")
+            }
+        }
     }
 
     @Test(arguments: [

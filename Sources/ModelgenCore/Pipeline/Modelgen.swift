@@ -52,12 +52,13 @@ public enum Modelgen {
 }
 
 /// Check results deliberately never released, in a process about to exit (see
-/// `GenerationConfiguration.processExitsAfterward`).
-enum KeptForExit {
+/// `GenerationConfiguration.processExitsAfterward`): the pipeline's and `modelgen validate`'s.
+package enum KeptForExit {
     private final class Box: @unchecked Sendable {
         let check: ModelCheck
         init(_ check: ModelCheck) { self.check = check }
     }
 
-    static func keep(_ check: ModelCheck) { _ = Unmanaged.passRetained(Box(check)) }
+    /// Keeps `check` (and the trees it holds) alive until the process exits.
+    package static func keep(_ check: ModelCheck) { _ = Unmanaged.passRetained(Box(check)) }
 }
