@@ -220,6 +220,13 @@ import Testing
         #expect(result.diagnostics.contains { $0.message.contains(message) }, "\(result.diagnostics.map(\.description))")
     }
 
+    /// `entities:` with no value is one error, not the error and the rules' "declares no entities" warning.
+    @Test func anEntitiesKeyWithoutValueIsOneDiagnostic() {
+        let result = check("model: A\nentities:\n")
+        #expect(result.diagnostics.map(\.message) == ["'entities' is empty; declare at least one entity under it"])
+        #expect(result.diagnostics.map(\.id) == [.noEntities])
+    }
+
     @Test func refusesBinaryAndInvalidUTF8AtTheirPosition() {
         let binary = ModelCheck.run(data: Data([0x6D, 0x3A, 0x20, 0x00, 0x01]), path: "b.model.yaml")
         #expect(binary.diagnostics.map(\.description) == ["b.model.yaml:1:4: error: binary data: control byte 0x00; a model file is UTF-8 text"])

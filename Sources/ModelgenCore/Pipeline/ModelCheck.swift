@@ -27,7 +27,9 @@ public struct ModelCheck: Sendable {
         var variables: [String: [TemplateVariable]] = [:]
         if let model = parsed.model {
             let validation = ModelValidator.validate(model)
-            diagnostics += validation.diagnostics
+            // `entities:` with no value is already an error of the parser; the rules' warning would repeat it.
+            let parserSaidNoEntities = diagnostics.contains { $0.id == .noEntities }
+            diagnostics += validation.diagnostics.filter { !(parserSaidNoEntities && $0.id == .noEntities) }
             variables = validation.templateVariables
         }
         // An aliased node is read once per alias: report each of its problems once.
