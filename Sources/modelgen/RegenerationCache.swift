@@ -8,8 +8,8 @@ import ModelgenCore
 /// An entry lives outside the output directory (which holds only generated files), in
 /// `$MODELGEN_CACHE_DIR`, else `$XDG_CACHE_HOME/modelgen`, else `~/.cache/modelgen`; one file per
 /// output directory. It records a digest of everything a run reads (the model files' and the
-/// configuration's bytes, every template of `--templates`, the options, the working directory, the
-/// modelgen version and the executable's size and modification time) and, for each `.swift` file the
+/// configuration's bytes, every template of `--templates`, the options, the working directory,
+/// `MODELGEN_MAX_FILE_BYTES`, the modelgen version and the executable's size and modification time) and, for each `.swift` file the
 /// run left in the output directory, its inode, size, modification and change times and a digest of its
 /// bytes. A run is skipped only when the digest is the same, the output directory holds exactly those
 /// `.swift` files, and none of them changed in any of those four ways; a file whose times are within two
@@ -36,6 +36,8 @@ struct RegenerationCache {
         inputs.add("modelgen regeneration cache 1 \(ModelgenVersion.current)")
         inputs.add(FileManager.default.currentDirectoryPath)
         inputs.add(Self.executableIdentity())
+        // The size limit decides whether a model is refused: a run under another limit is another run.
+        inputs.add(environment["MODELGEN_MAX_FILE_BYTES"] ?? "-")
         inputs.add([job.output, job.format.rawValue, "\(job.strict)", "\(job.singleFile)", job.singleFileName ?? "-",
                     job.access?.rawValue ?? "-", job.propertyStyle?.rawValue ?? "-", job.templates ?? "-", job.config ?? "-"]
             .joined(separator: "\u{0}"))
