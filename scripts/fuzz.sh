@@ -15,10 +15,11 @@ shared=${SHARED:-../shared}
 
 mkdir -p "$work"
 # SwiftPM's incremental build of a path dependency misses source files added to it since the last
-# build: start the build afresh (keeping the corpus) whenever the repository's file list changed.
+# build: start the build afresh whenever the repository's file list changed, keeping the corpus, the
+# crashes and the logs and CPU figures of campaigns that may still be running on the old binaries.
 sources=$(find Sources Fuzz/Sources -name '*.swift' -o -name '*.c' -o -name '*.h' | sort | cksum)
 if [ "$(cat "$work/sources-stamp" 2>/dev/null)" != "$sources" ]; then
-    find "$work" -mindepth 1 -maxdepth 1 ! -name corpus ! -name crashes -exec rm -rf {} +
+    find "$work" -mindepth 1 -maxdepth 1 ! -name corpus ! -name crashes ! -name '*.log' ! -name '*.cpu' -exec rm -rf {} +
     echo "$sources" >"$work/sources-stamp"
 fi
 # lld: gold fails to link the sanitized targets (an internal error in its DWARF reader).
