@@ -240,6 +240,19 @@ func temporaryDirectory() throws -> URL {
         #expect(wrapped.status == 0, "\(wrapped.stderr)")
         let item = try String(contentsOf: dir.appendingPathComponent("Wrapped/Item.swift"), encoding: .utf8)
         #expect(item.contains("    @Managed(slot: 0) var name: String\n    @Managed(slot: 1) var price: Double\n"))
+        // The same template as earlier releases wrote it (`getter`/`setter`, deprecated) and as the data
+        // (`getterName`, `setterName`, `slot`) writes it give the same accessors.
+        let accessors = "        get { managedValue(at: 1) }\n        set { setManagedValue(newValue, at: 1) }\n"
+        let old = try modelgen(["generate", "Shop.model.yaml", "--output", "Old", "--templates", templates.path, "--property-style", "accessors"], in: dir)
+        #expect(old.status == 0, "\(old.stderr)")
+        #expect(try String(contentsOf: dir.appendingPathComponent("Old/Item.swift"), encoding: .utf8).contains(accessors))
+        let current = try String(contentsOf: templates.appendingPathComponent("entity.mustache"), encoding: .utf8)
+            .replacingOccurrences(of: "{{getter}}", with: "{{getterName}}(at: {{slot}})")
+            .replacingOccurrences(of: "{{setter}}", with: "{{setterName}}(newValue, at: {{slot}})")
+        try current.write(to: templates.appendingPathComponent("entity.mustache"), atomically: true, encoding: .utf8)
+        let new = try modelgen(["generate", "Shop.model.yaml", "--output", "New", "--templates", templates.path, "--property-style", "accessors"], in: dir)
+        #expect(new.status == 0, "\(new.stderr)")
+        #expect(try String(contentsOf: dir.appendingPathComponent("New/Item.swift"), encoding: .utf8).contains(accessors))
     }
 }
 

@@ -29,15 +29,15 @@ extension {{className}} {
     {{access}}var {{name}}: {{type}} {
 {{#isReadOnly}}
 {{#isThrowing}}
-        get throws { {{getter}} }
+        get throws { try {{getterName}}(forProperty: {{keyLiteral}}) }
 {{/isThrowing}}
 {{^isThrowing}}
-        {{getter}}
+        {{getterName}}(at: {{slot}})
 {{/isThrowing}}
 {{/isReadOnly}}
 {{^isReadOnly}}
-        get { {{getter}} }
-        set { {{setter}} }
+        get { {{getterName}}(at: {{slot}}) }
+        set { {{setterName}}(newValue, at: {{slot}}) }
 {{/isReadOnly}}
     }
 {{/isManaged}}
@@ -73,10 +73,10 @@ extension {{className}} {
 {{#hasInitParameters}}
 
     /// Creates a new {{entityName}} in `context` with the values the model requires.
-    {{access}}convenience init(context: ModelgenRuntime.ManagedObjectContext, {{#initParameters}}{{declaration}}{{^isLast}}, {{/isLast}}{{/initParameters}}) {
+    {{access}}convenience init(context: ModelgenRuntime.ManagedObjectContext, {{#initParameters}}{{name}}: {{type}}{{^isLast}}, {{/isLast}}{{/initParameters}}) {
         self.init(context: context)
 {{#initParameters}}
-        {{use}}
+        self.{{name}} = {{name}}
 {{/initParameters}}
     }
 {{/hasInitParameters}}
@@ -229,8 +229,8 @@ extension {{name}}: ModelgenRuntime.ManagedComposite {
 {{#docLines}}
 {{.}}
 {{/docLines}}
-    {{access}}static func {{name}}({{#parameters}}{{declaration}}{{^isLast}}, {{/isLast}}{{/parameters}}) -> FetchRequest<{{resultClass}}> {
-        model.generatedFetchRequest(fromTemplate: "{{templateName}}", variables: [{{#parameters}}{{use}}{{^isLast}}, {{/isLast}}{{/parameters}}{{^hasParameters}}:{{/hasParameters}}])
+    {{access}}static func {{name}}({{#parameters}}{{name}}: {{type}}{{^isLast}}, {{/isLast}}{{/parameters}}) -> FetchRequest<{{resultClass}}> {
+        model.generatedFetchRequest(fromTemplate: "{{templateName}}", variables: [{{#parameters}}{{keyLiteral}}: {{name}}{{^isLast}}, {{/isLast}}{{/parameters}}{{^hasParameters}}:{{/hasParameters}}])
     }
 {{/fetchHelpers}}
 }

@@ -105,7 +105,7 @@ struct ModelViewBuilder {
         let all = ancestors(entity) + [entity]
         var keys = all.flatMap { $0.declaredPropertyNames }.map { name in
             PropertyView(name: SwiftLiterals.identifier(name.value), key: name.value, type: "String", slot: 0, docLines: [],
-                         isManaged: false, isComputed: false, isReadOnly: true, isThrowing: false, getter: "", setter: "",
+                         isManaged: false, isComputed: false, isReadOnly: true, isThrowing: false, getterName: "", setterName: "", keyLiteral: "",
                          isToMany: false, isOrdered: false, elementType: "", addName: "", removeName: "", insertName: "")
         }
         let access = self.access
@@ -116,11 +116,11 @@ struct ModelViewBuilder {
         for owner in all {
             for a in owner.attributes where requiresValue(a) {
                 let name = SwiftLiterals.identifier(a.name.value)
-                parameters.append(ParameterView(declaration: "\(name): \(attributeType(a))", use: "self.\(name) = \(name)", isLast: false))
+                parameters.append(ParameterView(name: name, type: attributeType(a), keyLiteral: "", isLast: false))
             }
             for r in owner.relationships where !r.isToMany && !r.isOptional {
                 let name = SwiftLiterals.identifier(r.name.value)
-                parameters.append(ParameterView(declaration: "\(name): \(className(r.destination.value))", use: "self.\(name) = \(name)", isLast: false))
+                parameters.append(ParameterView(name: name, type: className(r.destination.value), keyLiteral: "", isLast: false))
             }
         }
         if !parameters.isEmpty { parameters[parameters.count - 1].isLast = true }
@@ -154,18 +154,14 @@ struct ModelViewBuilder {
 
     func attributeView(_ a: Attribute, slot: Int, wrapper: Bool) -> PropertyView {
         let type = attributeType(a)
-        var getter = "managedValue(at: \(slot))"
-        var setter = "setManagedValue(newValue, at: \(slot))"
+        var getter = "managedValue", setter = "setManagedValue"
         if a.type.value == .composite {
-            getter = a.isOptional ? "optionalCompositeValue(at: \(slot))" : "compositeValue(at: \(slot))"
-            setter = "setCompositeValue(newValue, at: \(slot))"
+            (getter, setter) = (a.isOptional ? "optionalCompositeValue" : "compositeValue", "setCompositeValue")
         } else if a.type.value.holdsSwiftValues {
             // Two names, not two overloads: `Value?` for an optional `Data?` would match both.
-            getter = a.isOptional ? "optionalTransformableValue(at: \(slot))" : "transformableValue(at: \(slot))"
-            setter = "setTransformableValue(newValue, at: \(slot))"
+            (getter, setter) = (a.isOptional ? "optionalTransformableValue" : "transformableValue", "setTransformableValue")
         } else if a.swiftType != nil {
-            getter = "rawRepresentableValue(at: \(slot))"
-            setter = "setRawRepresentableValue(newValue, at: \(slot))"
+            (getter, setter) = ("rawRepresentableValue", "setRawRepresentableValue")
         }
         let isDerived = a.derivation != nil
         var doc = a.doc
@@ -179,7 +175,7 @@ struct ModelViewBuilder {
             name: SwiftLiterals.identifier(a.name.value), key: a.name.value, type: type, slot: slot,
             docLines: SwiftLiterals.docComment(doc, indent: "    "),
             isManaged: managed, isComputed: !managed, isReadOnly: isDerived, isThrowing: false,
-            getter: getter, setter: setter,
+            getterName: getter, setterName: setter, keyLiteral: SwiftLiterals.string(a.name.value),
             isToMany: false, isOrdered: false, elementType: "", addName: "", removeName: "", insertName: "")
     }
 
@@ -188,22 +184,17 @@ struct ModelViewBuilder {
         let capitalized = r.name.value.prefix(1).uppercased() + r.name.value.dropFirst()
         let type: String, getter: String, setter: String
         if !r.isToMany {
-            type = "\(destination)?"
-            getter = "relatedObject(at: \(slot))"
-            setter = "setRelatedObject(newValue, at: \(slot))"
+            (type, getter, setter) = ("\(destination)?", "relatedObject", "setRelatedObject")
         } else if r.isOrdered {
-            type = "[\(destination)]"
-            getter = "relatedObjects(at: \(slot))"
-            setter = "setRelatedObjects(newValue, at: \(slot))"
+            (type, getter, setter) = ("[\(destination)]", "relatedObjects", "setRelatedObjects")
         } else {
-            type = "Set<\(destination)>"
-            getter = "relatedSet(at: \(slot))"
-            setter = "setRelatedSet(newValue, at: \(slot))"
+            (type, getter, setter) = ("Set<\(destination)>", "relatedSet", "setRelatedSet")
         }
         return PropertyView(
             name: SwiftLiterals.identifier(r.name.value), key: r.name.value, type: type, slot: slot,
             docLines: SwiftLiterals.docComment(r.doc, indent: "    "),
-            isManaged: wrapper, isComputed: !wrapper, isReadOnly: false, isThrowing: false, getter: getter, setter: setter,
+            isManaged: wrapper, isComputed: !wrapper, isReadOnly: false, isThrowing: false,
+            getterName: getter, setterName: setter, keyLiteral: SwiftLiterals.string(r.name.value),
             isToMany: r.isToMany, isOrdered: r.isOrdered, elementType: destination,
             addName: "addTo\(capitalized)", removeName: "removeFrom\(capitalized)", insertName: "insertInto\(capitalized)")
     }
@@ -215,7 +206,7 @@ struct ModelViewBuilder {
             name: SwiftLiterals.identifier(f.name.value), key: f.name.value, type: "[\(destination)]", slot: -1,
             docLines: SwiftLiterals.docComment(doc, indent: "    "),
             isManaged: false, isComputed: true, isReadOnly: true, isThrowing: true,
-            getter: "try fetchedObjects(forProperty: \(SwiftLiterals.string(f.name.value)))", setter: "",
+            getterName: "fetchedObjects", setterName: "", keyLiteral: SwiftLiterals.string(f.name.value),
             isToMany: false, isOrdered: false, elementType: destination, addName: "", removeName: "", insertName: "")
     }
 
@@ -285,7 +276,7 @@ struct ModelViewBuilder {
         var view = PropertyView(
             name: SwiftLiterals.identifier(c.name.value), key: c.name.value, type: c.type.value, slot: -1,
             docLines: SwiftLiterals.docComment(doc, indent: "    "),
-            isManaged: false, isComputed: true, isReadOnly: true, isThrowing: false, getter: "", setter: "",
+            isManaged: false, isComputed: true, isReadOnly: true, isThrowing: false, getterName: "", setterName: "", keyLiteral: "",
             isToMany: false, isOrdered: false, elementType: "", addName: "", removeName: "", insertName: "")
         view.computeName = "compute\(capitalized)"
         return view
@@ -441,8 +432,8 @@ struct ModelViewBuilder {
     func fetchHelper(_ t: FetchRequestTemplate) -> FetchHelperView {
         var parameters = (variables[t.name.value] ?? []).map { v in
             let name = SwiftLiterals.identifier(v.parameterName)
-            return ParameterView(declaration: "\(name): \(v.type.swiftTypeName(className: className))",
-                                 use: "\(SwiftLiterals.string(v.name)): \(name)", isLast: false)
+            return ParameterView(name: name, type: v.type.swiftTypeName(className: className),
+                                 keyLiteral: SwiftLiterals.string(v.name), isLast: false)
         }
         if !parameters.isEmpty { parameters[parameters.count - 1].isLast = true }
         var doc = t.doc.map { $0 + "\n\n" } ?? ""

@@ -18,15 +18,20 @@ struct PropertyView: MustacheParent, Sendable {
     /// Declared as `@Managed(slot: slot) var name: type` (class mode, `propertyStyle: managed`); read-only
     /// ones (derived attributes) get `private(set)`.
     var isManaged: Bool
-    /// A computed property with `getter` (and `setter` unless read-only): extension mode, `propertyStyle:
-    /// accessors`, fetched properties; `getter`/`setter` are filled in for managed properties too.
+    /// A computed property reading `getterName(at: slot)` (and writing `setterName(newValue, at: slot)`
+    /// unless read-only): extension mode, `propertyStyle: accessors`, fetched properties; the names are
+    /// filled in for managed properties too.
     var isComputed: Bool
     /// No setter (derived attributes, fetched properties).
     var isReadOnly: Bool
-    /// Fetched properties: the getter throws.
+    /// Fetched properties: the getter throws (`try fetchedObjects(forProperty: keyLiteral)`).
     var isThrowing: Bool
-    var getter: String
-    var setter: String
+    /// The runtime's accessor for the property's kind of value (`managedValue`, `relatedSet`, …).
+    var getterName: String
+    /// Its setter (`setManagedValue`, `setRelatedSet`, …).
+    var setterName: String
+    /// `key` as a Swift string literal.
+    var keyLiteral: String
     /// To-many helpers: `addToTags(_:)`, `removeFromTags(_:)`, and for ordered ones `insertIntoPosts(_:at:)`.
     var isToMany: Bool
     var isOrdered: Bool
@@ -51,8 +56,13 @@ struct PropertyView: MustacheParent, Sendable {
         case "isComputed": return isComputed
         case "isReadOnly": return isReadOnly
         case "isThrowing": return isThrowing
-        case "getter": return getter
-        case "setter": return setter
+        case "getterName": return getterName
+        case "setterName": return setterName
+        case "keyLiteral": return keyLiteral
+        // Deprecated (the calls written out, as before `getterName`/`setterName`): kept so custom
+        // templates of earlier releases still render; docs/templates.md lists them as such.
+        case "getter": return isThrowing ? "try \(getterName)(forProperty: \(keyLiteral))" : getterName.isEmpty ? "" : "\(getterName)(at: \(slot))"
+        case "setter": return setterName.isEmpty ? "" : "\(setterName)(newValue, at: \(slot))"
         case "isToMany": return isToMany
         case "isOrdered": return isOrdered
         case "elementType": return elementType
@@ -68,18 +78,24 @@ struct PropertyView: MustacheParent, Sendable {
 
 /// A parameter of a generated function or initializer.
 struct ParameterView: MustacheParent, Sendable {
-    /// `title: String` as written in the parameter list.
-    var declaration: String
-    /// The statement storing it (`self.title = title`) or the dictionary entry (`"NAME": name`).
-    var use: String
+    /// The parameter's Swift name (keywords in backticks).
+    var name: String
+    /// Its Swift type.
+    var type: String
+    /// For a fetch helper: the `$VARIABLE`'s name as a Swift string literal (`"MIN_LIKES"`); empty in initializers.
+    var keyLiteral: String
     /// True for the last parameter (no comma after it).
     var isLast: Bool
 
     func child(named: String) -> Any? {
         switch named {
-        case "declaration": return declaration
-        case "use": return use
+        case "name": return name
+        case "type": return type
+        case "keyLiteral": return keyLiteral
         case "isLast": return isLast
+        // Deprecated (written out, as before `name`/`type`/`keyLiteral`), for custom templates of earlier releases.
+        case "declaration": return "\(name): \(type)"
+        case "use": return keyLiteral.isEmpty ? "self.\(name) = \(name)" : "\(keyLiteral): \(name)"
         default: return nil
         }
     }
