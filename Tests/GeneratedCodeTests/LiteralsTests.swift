@@ -23,6 +23,9 @@ import Testing
         #expect(entity.userInfo == [#"key "with" \quotes"#: #""quoted" \ and */"#])
         #expect(entity.ownAttributes.first { $0.name == "pattern" }?.regex == #"^[\\"\\\\]+\(x\)$"#)
         #expect(LiteralsModel.model.fetchRequestTemplates["quoted"]?.predicate == #"plain == "say \"hi\"" OR backslash BEGINSWITH 'C:\\'"#)
+        let paged = try #require(LiteralsModel.model.fetchRequestTemplates["paged"])
+        #expect(paged.predicate == nil && paged.sortDescriptors == ["plain", "backslash DESC"] && paged.fetchLimit == 5 && paged.fetchOffset == 10)
+        #expect(LiteralsModel.model.configurations[#"Cloud "sync""#] == ["Quoting"] && LiteralsModel.model.configurations["Local"] == ["Quoting"])
 
         quoting.pattern = #"\"\\(x)"#
         try context.save()

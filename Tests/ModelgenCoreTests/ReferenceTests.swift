@@ -34,6 +34,25 @@ import Testing
         }
     }
 
+    /// The template context is public API: the built-in templates of the release before the context
+    /// became data-only (Tests/Fixtures/Templates/Earlier, using `getter`, `setter`, `declaration`, `use`,
+    /// `entityList`, `templateDescriptions`, `configurationsLiteral`) still render every reference byte
+    /// for byte, through the deprecated names.
+    @Test(arguments: references)
+    func earlierTemplatesStillRenderTheReference(path: String, referenceFolder: String) throws {
+        let earlier = packageRoot.appendingPathComponent("Tests/Fixtures/Templates/Earlier")
+        let directory = packageRoot.appendingPathComponent(referenceFolder)
+        let source = ModelSource(path: packageRoot.appendingPathComponent(path).path, contents: try Data(contentsOf: packageRoot.appendingPathComponent(path)))
+        var config = GenerationConfiguration(outputDirectory: directory.path)
+        config.templatesDirectory = earlier.path
+        let files = try Modelgen.generate(input: [source], config: config, diagnostics: CollectedDiagnostics()).files
+        for file in files {
+            let reference = (try? String(contentsOf: directory.appendingPathComponent(file.name), encoding: .utf8)) ?? ""
+            let diff = UnifiedDiff.diff(old: reference, new: file.contents, oldName: "reference/\(file.name)", newName: "earlier-templates/\(file.name)")
+            #expect(diff.isEmpty, "\(file.name) from the earlier templates differs from the reference:\n\(diff)")
+        }
+    }
+
     @Test(arguments: models)
     func singleFileOutputMatchesItsReference(model: String) throws {
         let path = "Examples/\(model)/\(model).model.yaml"

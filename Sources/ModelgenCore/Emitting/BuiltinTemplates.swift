@@ -202,18 +202,18 @@ extension {{name}}: ModelgenRuntime.ManagedComposite {
     /// The model description, shared by every container of this model.
     {{access}}static let model: ModelgenRuntime.ManagedObjectModel = .generated(
         name: "{{modelName}}",
-        entities: [{{entityList}}],
-{{#empty(templateDescriptions)}}
+        entities: [{{#entityMembers}}Entities.{{value}}{{^isLast}}, {{/isLast}}{{/entityMembers}}],
+{{^hasFetchTemplates}}
         fetchRequestTemplates: [],
-{{/empty(templateDescriptions)}}
-{{^empty(templateDescriptions)}}
+{{/hasFetchTemplates}}
+{{#hasFetchTemplates}}
         fetchRequestTemplates: [
-{{#templateDescriptions}}
-            {{.}},
-{{/templateDescriptions}}
+{{#fetchTemplates}}
+            FetchRequestTemplate({{nameLiteral}}, entity: {{entityLiteral}}{{#hasPredicate}}, predicate: {{predicateLiteral}}{{/hasPredicate}}{{#hasSort}}, sort: [{{#sortLiterals}}{{value}}{{^isLast}}, {{/isLast}}{{/sortLiterals}}]{{/hasSort}}{{#hasLimit}}, limit: {{limit}}{{/hasLimit}}{{#hasOffset}}, offset: {{offset}}{{/hasOffset}}),
+{{/fetchTemplates}}
         ],
-{{/empty(templateDescriptions)}}
-        configurations: {{configurationsLiteral}}
+{{/hasFetchTemplates}}
+        configurations: {{^hasConfigurations}}[:]{{/hasConfigurations}}{{#hasConfigurations}}[{{#configurations}}{{nameLiteral}}: [{{#entityLiterals}}{{value}}{{^isLast}}, {{/isLast}}{{/entityLiterals}}]{{^isLast}}, {{/isLast}}{{/configurations}}]{{/hasConfigurations}}
     )
 
     /// One description per entity, each its own statement (quick to type-check at any model size).

@@ -74,9 +74,9 @@ struct ModelViewBuilder {
                 .filter { $0 != "Foundation" && $0 != "ModelgenRuntime" },
             access: access,
             entityDescriptions: model.entities.map(entityDescription),
-            entityList: model.entities.map { "Entities." + entityMember($0) }.joined(separator: ", "),
-            templateDescriptions: model.fetchRequests.map(templateDescription),
-            configurationsLiteral: configurationsLiteral(),
+            entityMembers: ListItemView.list(model.entities.map(entityMember)),
+            fetchTemplates: model.fetchRequests.map(fetchTemplateView),
+            configurations: configurationViews(),
             fetchHelpers: model.fetchRequests.map(fetchHelper),
             valueConformances: valueConformances(views),
             composites: model.composites.map(compositeView),
@@ -413,20 +413,21 @@ struct ModelViewBuilder {
         return text + ")"
     }
 
-    func templateDescription(_ t: FetchRequestTemplate) -> String {
-        var text = "FetchRequestTemplate(\(SwiftLiterals.string(t.name.value)), entity: \(SwiftLiterals.string(t.entity.value))"
-        if let p = t.predicate { text += ", predicate: \(SwiftLiterals.string(p.source.text))" }
-        if !t.sortDescriptors.isEmpty { text += ", sort: [\(t.sortDescriptors.map { SwiftLiterals.string($0.source.text) }.joined(separator: ", "))]" }
-        if let limit = t.limit { text += ", limit: \(limit.value)" }
-        if let offset = t.offset { text += ", offset: \(offset.value)" }
-        return text + ")"
+    func fetchTemplateView(_ t: FetchRequestTemplate) -> FetchTemplateView {
+        FetchTemplateView(
+            nameLiteral: SwiftLiterals.string(t.name.value), entityLiteral: SwiftLiterals.string(t.entity.value),
+            predicateLiteral: t.predicate.map { SwiftLiterals.string($0.source.text) } ?? "", hasPredicate: t.predicate != nil,
+            sortLiterals: ListItemView.list(t.sortDescriptors.map { SwiftLiterals.string($0.source.text) }), hasSort: !t.sortDescriptors.isEmpty,
+            limit: t.limit?.value ?? 0, hasLimit: t.limit != nil, offset: t.offset?.value ?? 0, hasOffset: t.offset != nil)
     }
 
-    func configurationsLiteral() -> String {
-        if model.configurations.isEmpty { return "[:]" }
-        return "[" + model.configurations.map { c in
-            "\(SwiftLiterals.string(c.name.value)): [" + c.entities.map { SwiftLiterals.string($0.value) }.joined(separator: ", ") + "]"
-        }.joined(separator: ", ") + "]"
+    func configurationViews() -> [ConfigurationView] {
+        let configurations = model.configurations
+        return configurations.enumerated().map { index, c in
+            ConfigurationView(nameLiteral: SwiftLiterals.string(c.name.value),
+                              entityLiterals: ListItemView.list(c.entities.map { SwiftLiterals.string($0.value) }),
+                              isLast: index == configurations.count - 1)
+        }
     }
 
     func fetchHelper(_ t: FetchRequestTemplate) -> FetchHelperView {

@@ -237,6 +237,91 @@ struct CompositeView: MustacheParent, Sendable {
     }
 }
 
+/// One element of a list a template joins with commas: its text and whether it is the last.
+struct ListItemView: MustacheParent, Sendable {
+    /// The element (an identifier or a Swift literal, as the list says).
+    var value: String
+    /// True for the last element (no comma after it).
+    var isLast: Bool
+
+    /// Items of `values`, the last one marked.
+    static func list(_ values: [String]) -> [ListItemView] {
+        values.enumerated().map { ListItemView(value: $1, isLast: $0 == values.count - 1) }
+    }
+
+    func child(named: String) -> Any? {
+        switch named {
+        case "value": return value
+        case "isLast": return isLast
+        default: return nil
+        }
+    }
+}
+
+/// A fetch request template of the model description (`FetchRequestTemplate(…)`).
+struct FetchTemplateView: MustacheParent, Sendable {
+    /// The template's name as a Swift string literal.
+    var nameLiteral: String
+    /// Its entity's name as a Swift string literal.
+    var entityLiteral: String
+    /// The predicate as a Swift string literal; empty without one.
+    var predicateLiteral: String
+    var hasPredicate: Bool
+    /// The sort descriptors as Swift string literals.
+    var sortLiterals: [ListItemView]
+    var hasSort: Bool
+    /// The fetch limit and offset (0 and `hasLimit`/`hasOffset` false when not given).
+    var limit: Int
+    var hasLimit: Bool
+    var offset: Int
+    var hasOffset: Bool
+
+    /// The expression written out, as `templateDescriptions` (deprecated) gives it.
+    var expression: String {
+        var text = "FetchRequestTemplate(\(nameLiteral), entity: \(entityLiteral)"
+        if hasPredicate { text += ", predicate: \(predicateLiteral)" }
+        if hasSort { text += ", sort: [\(sortLiterals.map(\.value).joined(separator: ", "))]" }
+        if hasLimit { text += ", limit: \(limit)" }
+        if hasOffset { text += ", offset: \(offset)" }
+        return text + ")"
+    }
+
+    func child(named: String) -> Any? {
+        switch named {
+        case "nameLiteral": return nameLiteral
+        case "entityLiteral": return entityLiteral
+        case "predicateLiteral": return predicateLiteral
+        case "hasPredicate": return hasPredicate
+        case "sortLiterals": return sortLiterals
+        case "hasSort": return hasSort
+        case "limit": return limit
+        case "hasLimit": return hasLimit
+        case "offset": return offset
+        case "hasOffset": return hasOffset
+        default: return nil
+        }
+    }
+}
+
+/// A configuration of the model description: its name and entities.
+struct ConfigurationView: MustacheParent, Sendable {
+    /// The configuration's name as a Swift string literal.
+    var nameLiteral: String
+    /// Its entities' names as Swift string literals.
+    var entityLiterals: [ListItemView]
+    /// True for the last configuration (no comma after it).
+    var isLast: Bool
+
+    func child(named: String) -> Any? {
+        switch named {
+        case "nameLiteral": return nameLiteral
+        case "entityLiterals": return entityLiterals
+        case "isLast": return isLast
+        default: return nil
+        }
+    }
+}
+
 /// The whole model: what `model.mustache` and the file templates receive.
 struct ModelView: MustacheParent, Sendable {
     var modelName: String
@@ -249,12 +334,12 @@ struct ModelView: MustacheParent, Sendable {
     var access: String
     /// `static let Name: EntityDescription = EntityDescription(…)` declarations, one per entity, each a list of lines.
     var entityDescriptions: [[String]]
-    /// `Entities.person, Entities.post, …`: the generated `Entities` namespace's members, in declaration order.
-    var entityList: String
-    /// `FetchRequestTemplate(…)` expressions.
-    var templateDescriptions: [String]
-    /// `[name: [entities]]` literal of the configurations.
-    var configurationsLiteral: String
+    /// The generated `Entities` namespace's members (`person`, `post`), in declaration order.
+    var entityMembers: [ListItemView]
+    /// The fetch request templates, for the model description.
+    var fetchTemplates: [FetchTemplateView]
+    /// The configurations, for the model description.
+    var configurations: [ConfigurationView]
     var fetchHelpers: [FetchHelperView]
     /// `extension PostStatus: ModelgenRuntime.ManagedRawValue {}` (with a doc line) for each `swiftType`
     /// held by a `@Managed` property.
@@ -274,9 +359,18 @@ struct ModelView: MustacheParent, Sendable {
         case "imports": return imports
         case "access": return access
         case "entityDescriptions": return entityDescriptions.map { DescriptionLines(lines: $0) }
-        case "entityList": return entityList
-        case "templateDescriptions": return templateDescriptions
-        case "configurationsLiteral": return configurationsLiteral
+        case "entityMembers": return entityMembers
+        case "fetchTemplates": return fetchTemplates
+        case "hasFetchTemplates": return !fetchTemplates.isEmpty
+        case "configurations": return configurations
+        case "hasConfigurations": return !configurations.isEmpty
+        // Deprecated (written out, as before the lists above), for custom templates of earlier releases.
+        case "entityList": return entityMembers.map { "Entities." + $0.value }.joined(separator: ", ")
+        case "templateDescriptions": return fetchTemplates.map(\.expression)
+        case "configurationsLiteral":
+            if configurations.isEmpty { return "[:]" }
+            return "[" + configurations.map { c in "\(c.nameLiteral): [" + c.entityLiterals.map(\.value).joined(separator: ", ") + "]" }
+                .joined(separator: ", ") + "]"
         case "fetchHelpers": return fetchHelpers
         case "valueConformances": return valueConformances
         case "composites": return composites

@@ -20,8 +20,9 @@ enum LiteralsModel {
         entities: [Entities.quoting],
         fetchRequestTemplates: [
             FetchRequestTemplate("quoted", entity: "Quoting", predicate: "plain == \"say \\\"hi\\\"\" OR backslash BEGINSWITH 'C:\\\\'"),
+            FetchRequestTemplate("paged", entity: "Quoting", sort: ["plain", "backslash DESC"], limit: 5, offset: 10),
         ],
-        configurations: [:]
+        configurations: ["Cloud \"sync\"": ["Quoting"], "Local": ["Quoting"]]
     )
 
     /// One description per entity, each its own statement (quick to type-check at any model size).
@@ -59,5 +60,10 @@ enum LiteralsModel {
     /// Fetch request template `quoted`: `plain == "say \"hi\"" OR backslash BEGINSWITH 'C:\\'`.
     static func quoted() -> FetchRequest<Quoting> {
         model.generatedFetchRequest(fromTemplate: "quoted", variables: [:])
+    }
+
+    /// Fetch request template `paged`.
+    static func paged() -> FetchRequest<Quoting> {
+        model.generatedFetchRequest(fromTemplate: "paged", variables: [:])
     }
 }
