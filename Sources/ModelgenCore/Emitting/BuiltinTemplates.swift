@@ -141,10 +141,17 @@ private struct _ModelgenRuntimeVersionCheck: ModelgenRuntimeAPIVersionCheck {
     struct _2: ModelgenRuntimeAPIVersion_2 {}
     typealias Version = _2
 }
-{{#valueConformances}}
+{{#valueTypes}}
 
-{{.}}
-{{/valueConformances}}
+{{#isRawValue}}
+/// Lets `@Managed` properties hold `{{typeName}}` (stored as its raw value).
+extension {{typeName}}: ModelgenRuntime.ManagedRawValue {}
+{{/isRawValue}}
+{{#isTransformable}}
+/// Lets `@Managed` properties hold `{{typeName}}` (a {{#isUndefined}}value of an undefined attribute{{/isUndefined}}{{^isUndefined}}transformable value{{/isUndefined}}).
+extension {{typeName}}: ModelgenRuntime.ManagedTransformable {}
+{{/isTransformable}}
+{{/valueTypes}}
 {{#composites}}
 
 {{#docLines}}

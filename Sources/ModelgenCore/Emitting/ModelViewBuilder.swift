@@ -78,7 +78,7 @@ struct ModelViewBuilder {
             fetchTemplates: model.fetchRequests.map(fetchTemplateView),
             configurations: configurationViews(),
             fetchHelpers: model.fetchRequests.map(fetchHelper),
-            valueConformances: valueConformances(views),
+            valueTypes: valueConformances(views),
             composites: model.composites.map(compositeView),
             entities: views, isSingleFile: options.singleFile)
     }
@@ -212,23 +212,21 @@ struct ModelViewBuilder {
 
     /// The conformance a `swiftType` needs to be held by `@Managed`, or nil when the type is not one
     /// generated code can conform: only a plain (possibly nested) type name, not a standard one.
-    func valueConformance(_ a: Attribute) -> String? {
+    func valueConformance(_ a: Attribute) -> ValueTypeView? {
         guard let name = a.swiftType?.value else { return nil }
         let plain = name.split(separator: ".", omittingEmptySubsequences: false).allSatisfy { SwiftNames.isIdentifier(String($0)) }
         guard plain, !SwiftNames.reservedTypeNames.contains(name) else { return nil }
-        if a.type.value.holdsSwiftValues {
-            return "/// Lets `@Managed` properties hold `\(name)` (a \(a.type.value == .undefined ? "value of an undefined attribute" : "transformable value")).\nextension \(name): ModelgenRuntime.ManagedTransformable {}"
-        }
-        return "/// Lets `@Managed` properties hold `\(name)` (stored as its raw value).\nextension \(name): ModelgenRuntime.ManagedRawValue {}"
+        let transformable = a.type.value.holdsSwiftValues
+        return ValueTypeView(typeName: name, isRawValue: !transformable, isTransformable: transformable, isUndefined: a.type.value == .undefined)
     }
 
     /// One conformance per `swiftType` a wrapper of the generated classes holds, in order of first use.
-    func valueConformances(_ views: [EntityView]) -> [String] {
-        var seen: Set<String> = [], result: [String] = []
+    func valueConformances(_ views: [EntityView]) -> [ValueTypeView] {
+        var seen: Set<String> = [], result: [ValueTypeView] = []
         for view in views where view.isClassMode {
             guard let entity = entities[view.entityName] else { continue }
             for (attribute, property) in zip(entity.attributes, view.properties) where property.isManaged {
-                if let conformance = valueConformance(attribute), seen.insert(conformance).inserted { result.append(conformance) }
+                if let conformance = valueConformance(attribute), seen.insert(conformance.declaration).inserted { result.append(conformance) }
             }
         }
         return result

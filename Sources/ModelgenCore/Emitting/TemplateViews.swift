@@ -322,6 +322,34 @@ struct ConfigurationView: MustacheParent, Sendable {
     }
 }
 
+/// A `swiftType` a `@Managed` property holds, which generated code conforms to the runtime's protocol.
+struct ValueTypeView: MustacheParent, Sendable {
+    /// The Swift type's name as the model writes it (`PostStatus`, `Geometry.Rect`).
+    var typeName: String
+    /// Stored as its raw value (`ManagedRawValue`): a string or integer attribute's `swiftType`.
+    var isRawValue: Bool
+    /// Held as a transformable value (`ManagedTransformable`): a transformable or undefined attribute's.
+    var isTransformable: Bool
+    /// An undefined attribute's type (a value code sets, never stored).
+    var isUndefined: Bool
+
+    /// The conformance written out with its doc line, as `valueConformances` (deprecated) gives it.
+    var declaration: String {
+        if isRawValue { return "/// Lets `@Managed` properties hold `\(typeName)` (stored as its raw value).\nextension \(typeName): ModelgenRuntime.ManagedRawValue {}" }
+        return "/// Lets `@Managed` properties hold `\(typeName)` (a \(isUndefined ? "value of an undefined attribute" : "transformable value")).\nextension \(typeName): ModelgenRuntime.ManagedTransformable {}"
+    }
+
+    func child(named: String) -> Any? {
+        switch named {
+        case "typeName": return typeName
+        case "isRawValue": return isRawValue
+        case "isTransformable": return isTransformable
+        case "isUndefined": return isUndefined
+        default: return nil
+        }
+    }
+}
+
 /// The whole model: what `model.mustache` and the file templates receive.
 struct ModelView: MustacheParent, Sendable {
     var modelName: String
@@ -341,9 +369,8 @@ struct ModelView: MustacheParent, Sendable {
     /// The configurations, for the model description.
     var configurations: [ConfigurationView]
     var fetchHelpers: [FetchHelperView]
-    /// `extension PostStatus: ModelgenRuntime.ManagedRawValue {}` (with a doc line) for each `swiftType`
-    /// held by a `@Managed` property.
-    var valueConformances: [String]
+    /// Each `swiftType` held by a `@Managed` property, once, in order of first use.
+    var valueTypes: [ValueTypeView]
     /// Composite types: a struct each, with its conformance.
     var composites: [CompositeView]
     /// Entities with class or extension code (none-mode entities have no generated Swift).
@@ -372,7 +399,9 @@ struct ModelView: MustacheParent, Sendable {
             return "[" + configurations.map { c in "\(c.nameLiteral): [" + c.entityLiterals.map(\.value).joined(separator: ", ") + "]" }
                 .joined(separator: ", ") + "]"
         case "fetchHelpers": return fetchHelpers
-        case "valueConformances": return valueConformances
+        case "valueTypes": return valueTypes
+        // Deprecated (the conformances written out, each with its doc line), for custom templates of earlier releases.
+        case "valueConformances": return valueTypes.map(\.declaration)
         case "composites": return composites
         case "entities": return entities
         case "isSingleFile": return isSingleFile
