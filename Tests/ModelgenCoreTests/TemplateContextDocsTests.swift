@@ -12,7 +12,7 @@ import Testing
     static let sections: [String: [String]] = [
         "ModelView": ["Model"], "EntityView": ["Entity"], "CompositeView": ["Composite"], "CompositeFieldView": ["Composite"],
         "PropertyView": ["Property", "Entity"], "ParameterView": ["Parameter and fetch helper"], "FetchHelperView": ["Parameter and fetch helper"],
-        "ListItemView": ["Model"], "FetchTemplateView": ["Model"], "ConfigurationView": ["Model"], "ValueTypeView": ["Model"],
+        "ListItemView": ["Model"], "FetchTemplateView": ["Model"], "ConfigurationView": ["Model"], "ValueTypeView": ["Model"], "DocLineView": ["Documentation"],
     ]
 
     /// Plumbing views that only carry others (`FileView`: the model and an entity; `DescriptionLines`: `lines`).

@@ -9,9 +9,9 @@ enum BuiltinTemplates {
 {{> entity}}
 """#,
         "entity": #"""
-{{#docLines}}
-{{.}}
-{{/docLines}}
+{{#documentation}}
+///{{^isEmpty}} {{text}}{{/isEmpty}}
+{{/documentation}}
 {{#isClassMode}}
 {{access}}{{classKeyword}} {{className}}: {{superclassName}} {
 {{/isClassMode}}
@@ -19,9 +19,9 @@ enum BuiltinTemplates {
 extension {{className}} {
 {{/isExtensionMode}}
 {{#properties}}
-{{#docLines}}
-{{.}}
-{{/docLines}}
+{{#documentation}}
+    ///{{^isEmpty}} {{text}}{{/isEmpty}}
+{{/documentation}}
 {{#isManaged}}
     @Managed(slot: {{slot}}) {{access}}{{#isReadOnly}}private(set) {{/isReadOnly}}var {{name}}: {{type}}
 {{/isManaged}}
@@ -43,9 +43,9 @@ extension {{className}} {
 {{/isManaged}}
 {{/properties}}
 {{#computedProperties}}
-{{#docLines}}
-{{.}}
-{{/docLines}}
+{{#documentation}}
+    ///{{^isEmpty}} {{text}}{{/isEmpty}}
+{{/documentation}}
     {{access}}var {{name}}: {{type}} {
         observeDependencies(of: "{{key}}")
         return {{computeName}}()
@@ -112,9 +112,9 @@ import {{.}}
 import Foundation
 import ModelgenRuntime
 
-{{#docLines}}
-{{.}}
-{{/docLines}}
+{{#documentation}}
+///{{^isEmpty}} {{text}}{{/isEmpty}}
+{{/documentation}}
 {{access}}{{classKeyword}} {{className}}: {{superclassName}} {
     {{access}}override func awakeFromInsert() {
         super.awakeFromInsert()
@@ -154,17 +154,17 @@ extension {{typeName}}: ModelgenRuntime.ManagedTransformable {}
 {{/valueTypes}}
 {{#composites}}
 
-{{#docLines}}
-{{.}}
-{{/docLines}}
-{{^docLines}}
+{{#documentation}}
+///{{^isEmpty}} {{text}}{{/isEmpty}}
+{{/documentation}}
+{{^documentation}}
 /// The `{{name}}` composite: each field is stored in a column of its own (`<attribute>.<field>`).
-{{/docLines}}
+{{/documentation}}
 {{access}}struct {{name}}: Codable, Hashable, Sendable {
 {{#fields}}
-{{#docLines}}
-{{.}}
-{{/docLines}}
+{{#documentation}}
+    ///{{^isEmpty}} {{text}}{{/isEmpty}}
+{{/documentation}}
     {{access}}var {{name}}: {{type}}
 {{/fields}}
 {{#hasFields}}
@@ -233,9 +233,9 @@ extension {{name}}: ModelgenRuntime.ManagedComposite {
     }
 {{#fetchHelpers}}
 
-{{#docLines}}
-{{.}}
-{{/docLines}}
+{{#documentation}}
+    ///{{^isEmpty}} {{text}}{{/isEmpty}}
+{{/documentation}}
     {{access}}static func {{name}}({{#parameters}}{{name}}: {{type}}{{^isLast}}, {{/isLast}}{{/parameters}}) -> FetchRequest<{{resultClass}}> {
         model.generatedFetchRequest(fromTemplate: "{{templateName}}", variables: [{{#parameters}}{{keyLiteral}}: {{name}}{{^isLast}}, {{/isLast}}{{/parameters}}{{^hasParameters}}:{{/hasParameters}}])
     }

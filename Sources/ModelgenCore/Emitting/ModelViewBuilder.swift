@@ -104,7 +104,7 @@ struct ModelViewBuilder {
         var computed = entity.computedProperties.map(computedPropertyView)
         let all = ancestors(entity) + [entity]
         var keys = all.flatMap { $0.declaredPropertyNames }.map { name in
-            PropertyView(name: SwiftLiterals.identifier(name.value), key: name.value, type: "String", slot: 0, docLines: [],
+            PropertyView(name: SwiftLiterals.identifier(name.value), key: name.value, type: "String", slot: 0, documentation: [],
                          isManaged: false, isComputed: false, isReadOnly: true, isThrowing: false, getterName: "", setterName: "", keyLiteral: "",
                          isToMany: false, isOrdered: false, elementType: "", addName: "", removeName: "", insertName: "")
         }
@@ -132,7 +132,7 @@ struct ModelViewBuilder {
         return EntityView(
             entityName: entity.name.value, className: entity.swiftClassName, superclassName: superclass,
             classKeyword: hasSubentities ? "class" : "final class", access: access,
-            docLines: SwiftLiterals.docComment(entity.doc, indent: ""),
+            documentation: DocLineView.lines(entity.doc),
             isClassMode: mode == .class, isExtensionMode: mode == .extension,
             properties: properties, toManyProperties: properties.filter(\.isToMany), computedProperties: computed, keys: keys, initParameters: parameters, hasInitParameters: !parameters.isEmpty,
             fileName: mode == .class ? "\(entity.swiftClassName).swift" : "\(entity.swiftClassName)+Generated.swift",
@@ -173,7 +173,7 @@ struct ModelViewBuilder {
         let managed = wrapper && (a.swiftType == nil || valueConformance(a) != nil)
         return PropertyView(
             name: SwiftLiterals.identifier(a.name.value), key: a.name.value, type: type, slot: slot,
-            docLines: SwiftLiterals.docComment(doc, indent: "    "),
+            documentation: DocLineView.lines(doc),
             isManaged: managed, isComputed: !managed, isReadOnly: isDerived, isThrowing: false,
             getterName: getter, setterName: setter, keyLiteral: SwiftLiterals.string(a.name.value),
             isToMany: false, isOrdered: false, elementType: "", addName: "", removeName: "", insertName: "")
@@ -192,7 +192,7 @@ struct ModelViewBuilder {
         }
         return PropertyView(
             name: SwiftLiterals.identifier(r.name.value), key: r.name.value, type: type, slot: slot,
-            docLines: SwiftLiterals.docComment(r.doc, indent: "    "),
+            documentation: DocLineView.lines(r.doc),
             isManaged: wrapper, isComputed: !wrapper, isReadOnly: false, isThrowing: false,
             getterName: getter, setterName: setter, keyLiteral: SwiftLiterals.string(r.name.value),
             isToMany: r.isToMany, isOrdered: r.isOrdered, elementType: destination,
@@ -204,7 +204,7 @@ struct ModelViewBuilder {
         let doc = (f.doc.map { $0 + "\n\n" } ?? "") + "Fetched: `\(f.predicate?.source.text ?? "")`."
         return PropertyView(
             name: SwiftLiterals.identifier(f.name.value), key: f.name.value, type: "[\(destination)]", slot: -1,
-            docLines: SwiftLiterals.docComment(doc, indent: "    "),
+            documentation: DocLineView.lines(doc),
             isManaged: false, isComputed: true, isReadOnly: true, isThrowing: true,
             getterName: "fetchedObjects", setterName: "", keyLiteral: SwiftLiterals.string(f.name.value),
             isToMany: false, isOrdered: false, elementType: destination, addName: "", removeName: "", insertName: "")
@@ -243,12 +243,12 @@ struct ModelViewBuilder {
                 name: SwiftLiterals.identifier(field.name.value), key: field.name.value, type: attributeType(field),
                 defaultValue: defaultValue, hasDefault: !defaultValue.isEmpty,
                 isComposite: field.type.value == .composite, isOptional: field.isOptional,
-                docLines: SwiftLiterals.docComment(field.doc, indent: "    "), isLast: false, access: access)
+                documentation: DocLineView.lines(field.doc), isLast: false, access: access)
         }
         if !fields.isEmpty { fields[fields.count - 1].isLast = true }
         return CompositeView(
             name: composite.name.value, access: access,
-            docLines: SwiftLiterals.docComment(composite.doc, indent: ""),
+            documentation: DocLineView.lines(composite.doc),
             fields: fields, hasFields: !fields.isEmpty, slotCount: model.slotCount(ofComposite: composite))
     }
 
@@ -273,7 +273,7 @@ struct ModelViewBuilder {
             + "Computed by `compute\(capitalized)()` in your code from \(dependencies); observers of it hear when any of them changes."
         var view = PropertyView(
             name: SwiftLiterals.identifier(c.name.value), key: c.name.value, type: c.type.value, slot: -1,
-            docLines: SwiftLiterals.docComment(doc, indent: "    "),
+            documentation: DocLineView.lines(doc),
             isManaged: false, isComputed: true, isReadOnly: true, isThrowing: false, getterName: "", setterName: "", keyLiteral: "",
             isToMany: false, isOrdered: false, elementType: "", addName: "", removeName: "", insertName: "")
         view.computeName = "compute\(capitalized)"
@@ -439,6 +439,6 @@ struct ModelViewBuilder {
         doc += "Fetch request template `\(t.name.value)`" + (t.predicate.map { ": `\($0.source.text)`" } ?? "") + "."
         return FetchHelperView(name: SwiftLiterals.identifier(t.functionName.value), templateName: t.name.value,
                                resultClass: className(t.entity.value), parameters: parameters, hasParameters: !parameters.isEmpty,
-                               docLines: SwiftLiterals.docComment(doc, indent: "    "))
+                               documentation: DocLineView.lines(doc))
     }
 }

@@ -67,7 +67,7 @@ enum SwiftLiterals {
     }
 
     /// The text's lines, split at every line break, each with invisible characters shown as `\u{…}`.
-    private static func commentLines(_ text: String) -> [String] {
+    static func commentLines(_ text: String) -> [String] {
         if text.utf8.allSatisfy({ ($0 >= 0x20 && $0 < 0x7F) || $0 == 0x0A }) {   // the usual case: split at line feeds only
             return text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         }

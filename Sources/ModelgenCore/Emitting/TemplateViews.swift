@@ -3,6 +3,34 @@ import Mustache
 // The context templates receive (documented in docs/templates.md: TemplateContextDocsTests keeps the two in step).
 // Every name, type, literal and flag is computed here, so templates stay logic-less.
 
+/// One line of a doc comment's text (line breaks and invisible characters already made safe for a
+/// `///` comment by SwiftLiterals): templates write `///` and, unless the line is empty, a space and the text.
+struct DocLineView: MustacheParent, Sendable {
+    /// The line's text.
+    var text: String
+    /// True for an empty line (written `///` alone, without a trailing space).
+    var isEmpty: Bool
+
+    /// The lines of a `doc` text; none for no text.
+    static func lines(_ text: String?) -> [DocLineView] {
+        guard let text, !text.isEmpty else { return [] }
+        return SwiftLiterals.commentLines(text).map { DocLineView(text: $0, isEmpty: $0.isEmpty) }
+    }
+
+    /// The lines written out with `///` at an indentation, as the deprecated `docLines` gives them.
+    static func written(_ lines: [DocLineView], indent: String) -> [String] {
+        lines.map { $0.isEmpty ? indent + "///" : indent + "/// " + $0.text }
+    }
+
+    func child(named: String) -> Any? {
+        switch named {
+        case "text": return text
+        case "isEmpty": return isEmpty
+        default: return nil
+        }
+    }
+}
+
 /// A generated property: an attribute, a relationship or a fetched property.
 struct PropertyView: MustacheParent, Sendable {
     /// The Swift name, in backticks when it is a keyword.
@@ -13,8 +41,10 @@ struct PropertyView: MustacheParent, Sendable {
     var type: String
     /// The storage slot.
     var slot: Int
-    /// `/// …` lines of the `doc` text.
-    var docLines: [String]
+    /// The lines of the `doc` text (with, for attributes, the derivation; for fetched properties, the predicate).
+    var documentation: [DocLineView]
+    /// The documentation written out as `///` lines (deprecated `docLines`).
+    var docLines: [String] { DocLineView.written(documentation, indent: "    ") }
     /// Declared as `@Managed(slot: slot) var name: type` (class mode, `propertyStyle: managed`); read-only
     /// ones (derived attributes) get `private(set)`.
     var isManaged: Bool
@@ -51,7 +81,8 @@ struct PropertyView: MustacheParent, Sendable {
         case "key": return key
         case "type": return type
         case "slot": return slot
-        case "docLines": return docLines
+        case "documentation": return documentation
+        case "docLines": return docLines   // deprecated
         case "isManaged": return isManaged
         case "isComputed": return isComputed
         case "isReadOnly": return isReadOnly
@@ -111,7 +142,10 @@ struct EntityView: MustacheParent, Sendable {
     var classKeyword: String
     /// `public `, `package ` or empty, with its trailing space.
     var access: String
-    var docLines: [String]
+    /// The lines of the `doc` text.
+    var documentation: [DocLineView]
+    /// The documentation written out as `///` lines (deprecated `docLines`).
+    var docLines: [String] { DocLineView.written(documentation, indent: "") }
     var isClassMode: Bool
     var isExtensionMode: Bool
     /// Properties the entity declares (inherited ones come from the parent's class).
@@ -137,7 +171,8 @@ struct EntityView: MustacheParent, Sendable {
         case "superclassName": return superclassName
         case "classKeyword": return classKeyword
         case "access": return access
-        case "docLines": return docLines
+        case "documentation": return documentation
+        case "docLines": return docLines   // deprecated
         case "isClassMode": return isClassMode
         case "isExtensionMode": return isExtensionMode
         case "properties": return properties
@@ -161,7 +196,10 @@ struct FetchHelperView: MustacheParent, Sendable {
     var resultClass: String
     var parameters: [ParameterView]
     var hasParameters: Bool
-    var docLines: [String]
+    /// The lines of the `doc` text.
+    var documentation: [DocLineView]
+    /// The documentation written out as `///` lines (deprecated `docLines`).
+    var docLines: [String] { DocLineView.written(documentation, indent: "    ") }
 
     func child(named: String) -> Any? {
         switch named {
@@ -170,7 +208,8 @@ struct FetchHelperView: MustacheParent, Sendable {
         case "resultClass": return resultClass
         case "parameters": return parameters
         case "hasParameters": return hasParameters
-        case "docLines": return docLines
+        case "documentation": return documentation
+        case "docLines": return docLines   // deprecated
         default: return nil
         }
     }
@@ -190,7 +229,10 @@ struct CompositeFieldView: MustacheParent, Sendable {
     /// The field holds another composite (read with `fields.composite()`, written with `putComposite`).
     var isComposite: Bool
     var isOptional: Bool
-    var docLines: [String]
+    /// The lines of the `doc` text.
+    var documentation: [DocLineView]
+    /// The documentation written out as `///` lines (deprecated `docLines`).
+    var docLines: [String] { DocLineView.written(documentation, indent: "    ") }
     /// True for the last field (no comma after it).
     var isLast: Bool
     /// The model's access level again (`public `, `package ` or empty), as in `PropertyView`.
@@ -205,7 +247,8 @@ struct CompositeFieldView: MustacheParent, Sendable {
         case "hasDefault": return hasDefault
         case "isComposite": return isComposite
         case "isOptional": return isOptional
-        case "docLines": return docLines
+        case "documentation": return documentation
+        case "docLines": return docLines   // deprecated
         case "isLast": return isLast
         case "access": return access
         default: return nil
@@ -218,7 +261,10 @@ struct CompositeView: MustacheParent, Sendable {
     /// The struct's name.
     var name: String
     var access: String
-    var docLines: [String]
+    /// The lines of the `doc` text.
+    var documentation: [DocLineView]
+    /// The documentation written out as `///` lines (deprecated `docLines`).
+    var docLines: [String] { DocLineView.written(documentation, indent: "") }
     var fields: [CompositeFieldView]
     var hasFields: Bool
     /// The storage slots a value takes (its flattened fields).
@@ -228,7 +274,8 @@ struct CompositeView: MustacheParent, Sendable {
         switch named {
         case "name": return name
         case "access": return access
-        case "docLines": return docLines
+        case "documentation": return documentation
+        case "docLines": return docLines   // deprecated
         case "fields": return fields
         case "hasFields": return hasFields
         case "slotCount": return slotCount
