@@ -1,0 +1,150 @@
+import Foundation
+
+/// The one place where the template context carries Swift written out: the model description's
+/// declarations (`static let post: EntityDescription = EntityDescription(…)` with its attribute,
+/// relationship and fetched property descriptions, constraints, indexes, dependencies and key paths,
+/// one line a list element) and value literals (`Decimal(string: "1.5", …)!`, `Date(…)`). Everything
+/// else templates receive is data they format themselves; the template context's `entityDescriptions`
+/// and a composite field's `defaultValue` come from here.
+struct ModelDescriptionFormatter {
+    let builder: ModelViewBuilder
+    var model: ObjectModel { builder.model }
+
+    /// A default value as a Swift expression of the field's type.
+    func swiftLiteral(_ value: AttributeValue) -> String {
+        switch value {
+        case .string(let s): return SwiftLiterals.string(s)
+        case .bool(let b): return b ? "true" : "false"
+        case .integer(let i): return String(i)
+        case .floatingPoint(let d, _): return SwiftLiterals.double(d)
+        case .decimal(_, let text): return "Decimal(string: \(SwiftLiterals.string(text)), locale: Locale(identifier: \"en_US_POSIX\"))!"
+        case .date(let d): return "Date(timeIntervalSinceReferenceDate: \(SwiftLiterals.double(d.timeIntervalSinceReferenceDate)))"
+        case .uuid(let u): return "UUID(uuidString: \(SwiftLiterals.string(u.uuidString)))!"
+        case .uri(let u): return "URL(string: \(SwiftLiterals.string(u.absoluteString)))!"
+        }
+    }
+
+    func entityDescription(_ entity: Entity) -> [String] {
+        var head = "static let \(builder.entityMember(entity)): EntityDescription = EntityDescription(\(SwiftLiterals.string(entity.name.value)), class: \(entity.swiftClassName).self"
+        if entity.isAbstract { head += ", abstract: true" }
+        if let parent = entity.parent { head += ", parent: \(SwiftLiterals.string(parent.value))" }
+        var lines = [head + ","]
+        func list(_ label: String, _ items: [String]) {
+            guard !items.isEmpty else { return }
+            lines.append("    \(label): [")
+            lines += items.map { "        \($0)," }
+            lines.append("    ],")
+        }
+        list("attributes", entity.attributes.flatMap(model.storedAttributes).map(attributeDescription))
+        list("relationships", entity.relationships.map(relationshipDescription))
+        list("fetchedProperties", entity.fetchedProperties.map { f in
+            var text = "FetchedPropertyDescription(\(SwiftLiterals.string(f.name.value)), destination: \(SwiftLiterals.string(f.destination.value)), predicate: \(SwiftLiterals.string(f.predicate?.source.text ?? "TRUEPREDICATE"))"
+            if !f.sortDescriptors.isEmpty { text += ", sort: [\(f.sortDescriptors.map { SwiftLiterals.string($0.source.text) }.joined(separator: ", "))]" }
+            if !f.userInfo.isEmpty { text += ", userInfo: \(userInfo(f.userInfo))" }
+            return text + ")"
+        })
+        func names(_ lists: [PropertyNameList]) -> String {
+            "[" + lists.map { "[" + $0.names.map { SwiftLiterals.string($0.value) }.joined(separator: ", ") + "]" }.joined(separator: ", ") + "]"
+        }
+        if !entity.uniquenessConstraints.isEmpty { lines.append("    unique: \(names(entity.uniquenessConstraints)),") }
+        if !entity.indexes.isEmpty { lines.append("    indexes: \(names(entity.indexes)),") }
+        if !entity.computedProperties.isEmpty {
+            let entries = entity.computedProperties.map { c in
+                "\(SwiftLiterals.string(c.name.value)): [" + c.dependsOn.map { SwiftLiterals.string($0.value) }.joined(separator: ", ") + "]"
+            }
+            lines.append("    dependencies: [\(entries.joined(separator: ", "))],")
+        }
+        if !entity.userInfo.isEmpty { lines.append("    userInfo: \(userInfo(entity.userInfo)),") }
+        // The class's key paths by property name, inherited ones included, for `#Predicate` queries (the
+        // class of a none-mode entity is the user's: its properties are not known here).
+        if model.codegen(of: entity) != .none {
+            let owners = builder.ancestors(entity) + [entity]
+            let paths = owners.flatMap { $0.attributes.flatMap { keyPaths(of: $0) } + $0.relationships.map { (SwiftLiterals.identifier($0.name.value), $0.name.value) } }
+            list("keyPaths", paths.map { "\\\(entity.swiftClassName).\($0.swift): \(SwiftLiterals.string($0.name))" })
+        }
+        // Drop the trailing comma of the last argument and close the call (on the head's line
+        // when nothing follows it).
+        lines[lines.count - 1].removeLast()
+        if lines.count == 1 { lines[0] += ")" } else { lines.append(")") }
+        return lines
+    }
+
+    func userInfo(_ entries: [UserInfoEntry]) -> String {
+        "[" + entries.map { "\(SwiftLiterals.string($0.key.value)): \(SwiftLiterals.string($0.value.value))" }.joined(separator: ", ") + "]"
+    }
+
+    func storeValueLiteral(_ value: AttributeValue) -> String {
+        let literal = swiftLiteral(value)
+        switch value {
+        case .string: return ".string(\(literal))"
+        case .bool: return ".bool(\(literal))"
+        case .integer: return ".int(\(literal))"
+        case .floatingPoint: return ".double(\(literal))"
+        case .decimal: return ".decimal(\(literal))"
+        case .date: return ".date(\(literal))"
+        case .uuid: return ".uuid(\(literal))"
+        case .uri: return ".url(\(literal))"
+        }
+    }
+
+    func boundLiteral(_ value: AttributeValue) -> String? {
+        switch value {
+        case .integer(let i): return SwiftLiterals.double(Double(i))
+        case .floatingPoint(let d, _): return SwiftLiterals.double(d)
+        case .decimal(let d, _): return SwiftLiterals.double(NSDecimalNumber(decimal: d).doubleValue)
+        case .date(let d): return SwiftLiterals.double(d.timeIntervalSinceReferenceDate)
+        default: return nil
+        }
+    }
+
+    func attributeDescription(_ a: Attribute) -> String {
+        // The runtime holds an undefined attribute's values as a transformable's, and never stores them (transient).
+        var text = "AttributeDescription(\(SwiftLiterals.string(a.name.value)), .\(a.type.value == .undefined ? "transformable" : a.type.value.rawValue)"
+        if a.isOptional { text += ", optional: true" }
+        if a.isTransient { text += ", transient: true" }
+        if let value = a.defaultValue?.value { text += ", defaultValue: \(storeValueLiteral(value))" }
+        if let min = a.minimum.flatMap({ boundLiteral($0.value) }) { text += ", minimum: \(min)" }
+        if let max = a.maximum.flatMap({ boundLiteral($0.value) }) { text += ", maximum: \(max)" }
+        if let regex = a.regex { text += ", regex: \(SwiftLiterals.string(regex.value))" }
+        if a.allowsExternalStorage?.value == true { text += ", externalStorage: true" }
+        if let derivation = a.derivation { text += ", derivation: \(SwiftLiterals.string(derivation.source.text))" }
+        if let renaming = a.renamingIdentifier { text += ", renamingIdentifier: \(SwiftLiterals.string(renaming.value))" }
+        if let swiftType = a.swiftType?.value {
+            if a.type.value == .undefined {
+                // No codec: never stored.
+            } else if a.type.value == .transformable {
+                text += a.transformer.map { ", codec: .transformer(\($0.value).self)" } ?? ", codec: .codable(\(swiftType).self)"
+            } else {
+                text += ", acceptsRawValue: ValueCodec.acceptsRawValue(of: \(swiftType).self)"
+            }
+            text += ", swiftTypeName: \(SwiftLiterals.string(swiftType))"
+        }
+        if !a.userInfo.isEmpty { text += ", userInfo: \(userInfo(a.userInfo))" }
+        return text + ")"
+    }
+
+    /// An attribute's key path and name, and for a composite those of its fields (`billing.city`,
+    /// `shipping?.city` through an optional one): a `SortDescriptor` holds such a path as one key path.
+    func keyPaths(of a: Attribute, depth: Int = 0) -> [(swift: String, name: String)] {
+        let own = (SwiftLiterals.identifier(a.name.value), a.name.value)
+        guard a.type.value == .composite, depth < 16, let type = model.composite(named: a.composite?.value ?? "") else { return [own] }
+        let separator = a.isOptional ? "?." : "."
+        return [own] + type.attributes.flatMap { field in
+            keyPaths(of: field, depth: depth + 1).map { (own.0 + separator + $0.swift, own.1 + "." + $0.name) }
+        }
+    }
+
+    func relationshipDescription(_ r: Relationship) -> String {
+        var text = "RelationshipDescription(\(SwiftLiterals.string(r.name.value)), destination: \(SwiftLiterals.string(r.destination.value))"
+        if case .named(let inverse) = r.inverse { text += ", inverse: \(SwiftLiterals.string(inverse.value))" } else { text += ", inverse: nil" }
+        if r.isToMany { text += ", toMany: true" }
+        if r.isOrdered { text += ", ordered: true" }
+        if !r.isOptional { text += ", optional: false" }
+        if r.isTransient { text += ", transient: true" }
+        if r.effectiveDeleteRule != .nullify { text += ", deleteRule: .\(r.effectiveDeleteRule.rawValue)" }
+        if let min = r.minCount { text += ", minCount: \(min.value)" }
+        if let max = r.maxCount { text += ", maxCount: \(max.value)" }
+        if !r.userInfo.isEmpty { text += ", userInfo: \(userInfo(r.userInfo))" }
+        return text + ")"
+    }
+}
