@@ -263,6 +263,36 @@ import Testing
         #expect(body(again.text) == body(text))
     }
 
+    /// A userInfo entry whose own key begins with `coreData.` stays an entry through import, export and
+    /// import (found by fuzz-xml: `coreData.mogenerator.readonly` came back as the XML attribute
+    /// `mogenerator.readonly`, and after the attribute-derived `coreData.defaultValueStrinG`); one
+    /// named like an attribute the import reads (`coreData.optional`) never becomes that attribute.
+    @Test func userInfoKeysInTheImportsOwnNamespaceStayEntries() throws {
+        let xml = """
+            <model>
+                <entity name="Human" representedClassName="Human" codeGenerationType="class">
+                    <attribute name="age" attributeType="Integer 16" defaultValueStrinG="0">
+                        <userInfo>
+                            <entry key="coreData.mogenerator.readonly" value="true"/>
+                            <entry key="coreData.optional" value="YES"/>
+                            <entry key="userInfo.note" value="kept"/>
+                        </userInfo>
+                    </attribute>
+                </entity>
+            </model>
+            """
+        let first = XcodeModelImport.convert(data: Data(xml.utf8), contentsPath: "m/contents", modelName: "M", source: "m")
+        let text = try #require(first.text, "\(first.diagnostics)")
+        #expect(text.contains("userInfo.coreData.mogenerator.readonly: 'true'") && text.contains("coreData.defaultValueStrinG: '0'"), "\(text)")
+        let model = try #require(ModelCheck.run(text: text, path: "M.model.yaml").model)
+        let age = try #require(model.entities.first?.attributes.first)
+        #expect(!age.isOptional)
+        let exported = XcodeModelExporter.export(model).xml
+        #expect(exported.contains("<entry key=\"coreData.optional\" value=\"YES\"/>") && !exported.contains(" optional=\"YES\""), "\(exported)")
+        let again = XcodeModelImport.convert(data: Data(exported.utf8), contentsPath: "m/contents", modelName: "M", source: "m")
+        #expect(body(again.text) == body(text))
+    }
+
     /// What Xcode accepts and Core Data reads leniently imports with a warning at its XML position:
     /// booleans as numeric defaults (1/0), a fetched property without a predicate (every object of its
     /// destination: TRUEPREDICATE), and templates whose names cannot name a generated function (a

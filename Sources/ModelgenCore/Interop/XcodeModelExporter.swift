@@ -122,12 +122,15 @@ public enum XcodeModelExporter {
     }
 
     /// userInfo entries for `<userInfo>`, and XML attributes from `coreData.<name>` entries; modelgen-only
-    /// fields are added as `modelgen.<key>` entries.
+    /// fields are added as `modelgen.<key>` entries; `userInfo.<key>` (an import's escape for an entry whose
+    /// own key begins with `coreData.` or `userInfo.`) is written as the entry `<key>`.
     static func split(_ userInfo: [UserInfoEntry], modelgen: KeyValuePairs<String, String?>) -> ([(String, String)], [(String, String)]) {
         var info: [(String, String)] = []
         var attributes: [(String, String)] = []
         for entry in userInfo {
-            if entry.key.value.hasPrefix("coreData.") {
+            if entry.key.value.hasPrefix("userInfo.") {
+                info.append((String(entry.key.value.dropFirst("userInfo.".count)), entry.value.value))
+            } else if entry.key.value.hasPrefix("coreData.") {
                 attributes.append((String(entry.key.value.dropFirst("coreData.".count)), entry.value.value))
             } else {
                 info.append((entry.key.value, entry.value.value))

@@ -359,11 +359,16 @@ public struct XcodeModelImporter {
     }
 
     /// The element's userInfo entries, without the `modelgen.<key>` entries an export wrote (see `modelgenFields`).
+    /// An entry whose own key begins with `coreData.` (or `userInfo.`) is kept as `userInfo.<key>`: the
+    /// `coreData.` names are the import's for XML attributes, which an export writes back as attributes,
+    /// so such an entry would come back as an attribute (found by fuzz-xml: a `coreData.mogenerator.readonly`
+    /// entry did; a `coreData.optional` entry would have made an attribute required).
     private mutating func userInfo(_ element: XMLTreeElement) -> YAMLMapping {
         var mapping = YAMLMapping(layout: .flowIfFits)
         for info in element.children(named: "userInfo") {
             for entry in info.children(named: "entry") {
-                guard let key = entry["key"], !key.hasPrefix("modelgen.") else { continue }
+                guard var key = entry["key"], !key.hasPrefix("modelgen.") else { continue }
+                if key.hasPrefix("coreData.") || key.hasPrefix("userInfo.") { key = "userInfo." + key }
                 mapping.append(key, text: entry["value"] ?? "", origin: entry.location)
             }
         }
