@@ -45,7 +45,7 @@ seed_text() {  # seed_text TARGET: one seed per line of stdin
 }
 
 models=$(find Examples Tests/Models "$shared/models" -name '*.model.yaml' 2>/dev/null | sort)
-seed fuzz-model $models
+seed fuzz-model $models Tests/Fixtures/Fuzz/model-*
 predicates() {
     grep -rhoE "predicate: *'[^']*'" $models Tests/Models 2>/dev/null | sed -E "s/predicate: *'(.*)'/\1/"
     grep -rhoE 'predicateString="[^"]*"' "$shared/realworld" Tests/Fixtures/CoreDataModels 2>/dev/null \
@@ -55,11 +55,11 @@ predicates() {
         "ANY tags.books.shelf.label LIKE[c] 'x*?' && available == YES || shelf == nil" "tags.@avg.name > 1 AND tags.@count == \$N"
 }
 predicates | seed_text fuzz-predicate
-seed fuzz-xml $(find "$shared/realworld" Tests/Fixtures/CoreDataModels -name '*.xml' 2>/dev/null | sort)
+seed fuzz-xml $(find "$shared/realworld" Tests/Fixtures/CoreDataModels -name '*.xml' 2>/dev/null | sort) Tests/Fixtures/Fuzz/xml-*
 seed fuzz-config $(find Examples Tests -name 'modelgen*.y*ml' -not -path '*/.build/*' 2>/dev/null | sort)
 printf '%s\n' "models:" "  - { path: A.model.yaml, output: Gen, access: public, singleFile: true }" "defaults: { propertyStyle: accessors }" \
     | tr '\n' '\r' | sed 's/\r/\n/g' >"$work/config-seed.yml"
-seed fuzz-config "$work/config-seed.yml"
+seed fuzz-config "$work/config-seed.yml" Tests/Fixtures/Fuzz/config-*
 seed fuzz-template Templates/*.mustache
 if [ ! -f "$work/sqlite-seed.sqlite" ]; then
     FUZZ_SQLITE_SEED="$PWD/$work/sqlite-seed.sqlite" "$bin/fuzz-sqlite" >/dev/null 2>&1 || true

@@ -106,15 +106,35 @@ import Testing
         #expect(value != nil && again.model?.entities.first?.attributes.first?.defaultValue?.value == value)
     }
 
-    /// A carriage return alone is a line break for YAML but not for the comment scanner: format refuses
-    /// such a file at it (found by fuzz-model: the text after one inside a comment came back as a key).
-    @Test func refusesBareCarriageReturns() {
+    /// A carriage return alone is a line break for YAML, and for the comment scanner, which splits lines
+    /// as libyaml does (found by fuzz-model: the text after one inside a comment came back as a second
+    /// key, when the scanner split at line feeds only; format refused such files until lines were split alike).
+    @Test func bareCarriageReturnsAreLineBreaks() throws {
         let text = "model: M\nentities:\n  Post:\n    attributes:\n      title: string  # a note\r    indexes: [[title]]\n"
-        guard case .failure(let problems) = ModelFormatter.format(data: Data(text.utf8), path: "M.model.yaml") else {
-            Issue.record("formatted a file with a bare carriage return")
-            return
-        }
-        #expect(problems.all.map(\.description) == ["M.model.yaml:5:30: error: format does not rewrite files with a carriage return that is not followed by a line feed (an old Mac line break): convert the line breaks to LF first"])
+        let formatted = try format(text)
+        #expect(formatted == "model: M\n\nentities:\n  Post:\n    attributes:\n      title: string  # a note\n    indexes: [[title]]\n")
+        #expect(try format(formatted) == formatted)
+    }
+
+    /// CR LF line endings, in the whole file or on one line: format reads the lines as libyaml numbers
+    /// them, so every comment stays with its key, and writes LF. (Found by fuzz-model: a header comment
+    /// ending in CR LF before `model:` made format write `model:` twice; splitting the text at `"\n"`
+    /// saw CR LF as one character, so a CR LF file was one line and lost its comments.)
+    @Test(arguments: [true, false])
+    func windowsLineEndingsKeepEveryComment(everyLine: Bool) throws {
+        let unix = Self.messy + "\n"
+        let windows = everyLine ? unix.replacingOccurrences(of: "\n", with: "\r\n")
+                                : unix.replacingOccurrences(of: "comment.\n", with: "comment.\r\n")
+        #expect(windows != unix)
+        let formatted = try format(windows)
+        #expect(formatted == Self.expected, "\(UnifiedDiff.diff(old: Self.expected, new: formatted, oldName: "expected", newName: "formatted"))")
+        // The fuzz input's shape: a header comment in CR LF, then LF lines.
+        let finding = "# header\r\nmodel: Bad\nentities:\n  Item:\n"
+        #expect(try format(finding) == "# header\nmodel: Bad\n\nentities:\n  Item:\n")
+        let input = try Data(contentsOf: packageRoot.appendingPathComponent("Tests/Fixtures/Fuzz/model-crlf-comment.yaml"))
+        let once = try ModelFormatter.format(data: input, path: "m.model.yaml").get()
+        #expect(once.components(separatedBy: "model: Bad").count == 2, "\(once)")
+        #expect(try format(once) == once)
     }
 
     @Test func refusesWhatItCannotRewrite() throws {

@@ -74,6 +74,17 @@ import Testing
         (text ?? "").split(separator: "\n", omittingEmptySubsequences: false).drop { $0.hasPrefix("#") }.joined(separator: "\n")
     }
 
+    /// Imports `xml`, validates the model file and imports its export: the first import's text, its model,
+    /// the export, and the second import's text.
+    func importExportImport(_ xml: String) throws -> (text: String, model: ObjectModel, exported: String, again: String?) {
+        let first = XcodeModelImport.convert(data: Data(xml.utf8), contentsPath: "m/contents", modelName: "M", source: "m")
+        let text = try #require(first.text, "\(first.diagnostics)")
+        let model = try #require(ModelCheck.run(text: text, path: "M.model.yaml").model)
+        let exported = XcodeModelExporter.export(model).xml
+        let again = XcodeModelImport.convert(data: Data(exported.utf8), contentsPath: "m/contents", modelName: "M", source: "m")
+        return (text, model, exported, again.text)
+    }
+
     @Test func importOfAnExportGivesBackTheSameModel() throws {
         #expect(try ModelFormatter.format(data: Data(Self.everything.utf8), path: "Shop.model.yaml").get() == Self.everything,
                 "the fixture is in canonical layout")
@@ -255,12 +266,45 @@ import Testing
                 </entity>
             </model>
             """
-        let first = XcodeModelImport.convert(data: Data(xml.utf8), contentsPath: "m/contents", modelName: "M", source: "m")
-        let text = try #require(first.text, "\(first.diagnostics)")
+        let (text, _, _, again) = try importExportImport(xml)
         #expect(text.contains("label: { type: string, min: 1, max: 60 }") && text.contains("slots: { type: int16, default: 7 }"), "\(text)")
-        let model = try #require(ModelCheck.run(text: text, path: "M.model.yaml").model)
-        let again = XcodeModelImport.convert(data: Data(XcodeModelExporter.export(model).xml.utf8), contentsPath: "m/contents", modelName: "M", source: "m")
-        #expect(body(again.text) == body(text))
+        #expect(body(again) == body(text))
+    }
+
+    /// Fetch limits and offsets import in their plain form (`03` → `3`, `00` → none), and date bounds
+    /// and defaults as ISO text with milliseconds at most, as export writes them back (found by fuzz-xml:
+    /// `fetchLimit="03"`); a date interval past the years ISO 8601 writes (10^80 seconds before 2001 came
+    /// out as year 5,838,270, found by fuzz-xml) is refused at its position instead of imported wrong.
+    @Test func countsAndDatesImportAsExportWritesThem() throws {
+        let xml = """
+            <model>
+                <entity name="Log" representedClassName="Log" codeGenerationType="class">
+                    <attribute name="at" attributeType="Date" defaultDateTimeInterval="0.0001" minDateTimeInterval="-1.2345" maxDateTimeInterval="252423993599"/>
+                </entity>
+                <fetchRequest name="recent" entity="Log" fetchLimit="03" fetchOffset="00"/>
+            </model>
+            """
+        let (text, _, _, again) = try importExportImport(xml)
+        #expect(text.contains("at: { type: date, default: '2001-01-01T00:00:00Z', min: '2000-12-31T23:59:58.765Z', max: '9999-12-31T23:59:59Z' }"), "\(text)")
+        #expect(text.contains("limit: 3") && !text.contains("offset:"), "\(text)")
+        #expect(body(again) == body(text))
+
+        // The inputs fuzz-xml found (Tests/Fixtures/Fuzz/): the first now round-trips, the second is refused.
+        let found = try String(contentsOf: packageRoot.appendingPathComponent("Tests/Fixtures/Fuzz/xml-fetch-limit-leading-zero.xml"), encoding: .utf8)
+        let foundAgain = try importExportImport(found)
+        #expect(foundAgain.text.contains("limit: 3") && body(foundAgain.again) == body(foundAgain.text))
+        let farFound = try Data(contentsOf: packageRoot.appendingPathComponent("Tests/Fixtures/Fuzz/xml-far-date-bound.xml"))
+        let farImport = XcodeModelImport.convert(data: farFound, contentsPath: "m/contents", modelName: "M", source: "m")
+        #expect(farImport.text == nil && farImport.diagnostics.contains { $0.message.contains("outside the years 1 to 9999") })
+
+        let far = xml.replacingOccurrences(of: "minDateTimeInterval=\"-1.2345\"", with: "minDateTimeInterval=\"-9.78e80\"")
+            .replacingOccurrences(of: "defaultDateTimeInterval=\"0.0001\"", with: "defaultDateTimeInterval=\"252423993600\"")
+        let refused = XcodeModelImport.convert(data: Data(far.utf8), contentsPath: "m/contents", modelName: "M", source: "m")
+        #expect(refused.text == nil)
+        #expect(refused.diagnostics.filter { $0.severity == .error }.map(\.description) == [
+            "m/contents:3:51: error: attribute 'Log.at': defaultDateTimeInterval '252423993600' is outside the years 1 to 9999 a model file can write",
+            "m/contents:3:90: error: attribute 'Log.at': minDateTimeInterval '-9.78e80' is outside the years 1 to 9999 a model file can write",
+        ])
     }
 
     /// A userInfo entry whose own key begins with `coreData.` stays an entry through import, export and
@@ -281,16 +325,12 @@ import Testing
                 </entity>
             </model>
             """
-        let first = XcodeModelImport.convert(data: Data(xml.utf8), contentsPath: "m/contents", modelName: "M", source: "m")
-        let text = try #require(first.text, "\(first.diagnostics)")
+        let (text, model, exported, again) = try importExportImport(xml)
         #expect(text.contains("userInfo.coreData.mogenerator.readonly: 'true'") && text.contains("coreData.defaultValueStrinG: '0'"), "\(text)")
-        let model = try #require(ModelCheck.run(text: text, path: "M.model.yaml").model)
         let age = try #require(model.entities.first?.attributes.first)
         #expect(!age.isOptional)
-        let exported = XcodeModelExporter.export(model).xml
         #expect(exported.contains("<entry key=\"coreData.optional\" value=\"YES\"/>") && !exported.contains(" optional=\"YES\""), "\(exported)")
-        let again = XcodeModelImport.convert(data: Data(exported.utf8), contentsPath: "m/contents", modelName: "M", source: "m")
-        #expect(body(again.text) == body(text))
+        #expect(body(again) == body(text))
     }
 
     /// What Xcode accepts and Core Data reads leniently imports with a warning at its XML position:

@@ -13,17 +13,6 @@ public enum ModelFormatter {
         var problems = DiagnosticList()
         problems.append(contentsOf: parsed.diagnostics.filter { $0.severity == .error })
         if problems.hasErrors { return .failure(problems) }
-        // A carriage return not followed by a line feed ends a line for YAML but not for the comment
-        // scanner, which reads lines split at line feeds: refuse rather than misplace what follows it
-        // (found by fuzz-model: the text after it, in a comment, came back as a second key).
-        let bytes = [UInt8](data)
-        if let index = bytes.indices.first(where: { bytes[$0] == 0x0D && ($0 + 1 == bytes.count || bytes[$0 + 1] != 0x0A) }) {
-            let line = bytes[..<index].filter { $0 == 0x0A }.count + 1
-            let column = String(decoding: bytes[(bytes[..<index].lastIndex(of: 0x0A).map { $0 + 1 } ?? 0)..<index], as: UTF8.self).unicodeScalars.count + 1
-            problems.error(.cannotFormat, "format does not rewrite files with a carriage return that is not followed by a line feed (an old Mac line break): convert the line breaks to LF first",
-                           at: SourceLocation(file: path, line: line, column: column))
-            return .failure(problems)
-        }
         switch YAMLLoader.loadDocument(data, path: path) {
         case .failure(let diagnostics):
             return .failure(diagnostics)
@@ -73,7 +62,7 @@ public enum ModelFormatter {
 
         init(source: SourceText) {
             self.source = source
-            lines = source.text.split(separator: "\n", omittingEmptySubsequences: false)
+            lines = source.lines
         }
 
         mutating func convert(_ root: Node) -> YAMLValue {

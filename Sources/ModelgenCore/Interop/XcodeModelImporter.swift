@@ -469,7 +469,7 @@ public struct XcodeModelImporter {
             if let iso = Self.isoDate(interval) {
                 mapping.append("default", text: iso, origin: element.location(of: "defaultDateTimeInterval"))
             } else {
-                error(.cannotImport, "\(what): defaultDateTimeInterval '\(interval)' is not a number of seconds", at: element.location(of: "defaultDateTimeInterval"))
+                error(.cannotImport, "\(what): \(Self.intervalProblem("defaultDateTimeInterval", interval))", at: element.location(of: "defaultDateTimeInterval"))
             }
         } else if let text = element["defaultValueString"] {
             if let value = defaultValue(text, type: type, what: what, at: element.location(of: "defaultValueString")) {
@@ -477,8 +477,12 @@ public struct XcodeModelImporter {
             }
         }
         for (key, xmlName, dateName) in [("min", "minValueString", "minDateTimeInterval"), ("max", "maxValueString", "maxDateTimeInterval")] {
-            if type == .date, let interval = element[dateName], let iso = Self.isoDate(interval) {
-                mapping.append(key, text: iso, origin: element.location(of: dateName))
+            if type == .date, let interval = element[dateName] {
+                if let iso = Self.isoDate(interval) {
+                    mapping.append(key, text: iso, origin: element.location(of: dateName))
+                } else {
+                    error(.cannotImport, "\(what): \(Self.intervalProblem(dateName, interval))", at: element.location(of: dateName))
+                }
             } else if let text = element[xmlName], !text.isEmpty {
                 // A whole number in its plain form (`060` → `60`), as export writes it back.
                 let written = type.isInteger || type.boundsAreLengths ? Int64(text).map(String.init) ?? text : text
@@ -621,12 +625,25 @@ public struct XcodeModelImporter {
 
     /// Seconds since 2001-01-01 GMT as an ISO 8601 date-time.
     static func isoDate(_ interval: String) -> String? {
-        guard let seconds = Double(interval), seconds.isFinite else { return nil }
+        guard let given = Double(interval), isoDateRange.contains(given) else { return nil }
+        // ISO text keeps milliseconds: round to them, and write a fraction only when one remains, so the
+        // export of the imported date (its seconds) imports as the same text.
+        let seconds = (given * 1000).rounded() / 1000
         let formatter = ISO8601DateFormatter()
         formatter.timeZone = TimeZone(identifier: "UTC")
-        let date = Date(timeIntervalSinceReferenceDate: seconds)
         if seconds != seconds.rounded() { formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds] }
-        return formatter.string(from: date)
+        return formatter.string(from: Date(timeIntervalSinceReferenceDate: seconds))
+    }
+
+    /// The seconds since 2001 that ISO 8601's four-digit years can write: 0001-01-01T00:00:00Z up to
+    /// 10000-01-01 (Foundation's calendar). Past them the formatter writes a wrong year (10^80 seconds
+    /// before 2001 came out as year 5,838,270; found by fuzz-xml), so the import refuses them.
+    static let isoDateRange = -63_114_076_800.0 ..< 252_423_993_600.0
+
+    /// The error for a date interval `isoDate` cannot write.
+    static func intervalProblem(_ name: String, _ interval: String) -> String {
+        guard let seconds = Double(interval), seconds.isFinite else { return "\(name) '\(interval)' is not a number of seconds" }
+        return "\(name) '\(interval)' is outside the years 1 to 9999 a model file can write"
     }
 
     /// Old models' `defaultValueString` for dates (`2010-01-01 00:00:00 +0000`), as ISO 8601.
@@ -765,8 +782,12 @@ public struct XcodeModelImporter {
         if let predicate = element["predicateString"], !predicate.isEmpty {
             mapping.append("predicate", text: predicate, origin: element.location(of: "predicateString"))
         }
-        if let limit = element["fetchLimit"], limit != "0" { mapping.append("limit", token: limit, origin: element.location(of: "fetchLimit")) }
-        if let offset = element["fetchOffset"], offset != "0" { mapping.append("offset", token: offset, origin: element.location(of: "fetchOffset")) }
+        // Counts in their plain form (`03` → `3`), as export writes them (found by fuzz-xml); 0 is Core Data's "none".
+        for (xmlName, key) in [("fetchLimit", "limit"), ("fetchOffset", "offset")] {
+            guard let given = element[xmlName] else { continue }
+            let count = Int64(given).map(String.init) ?? given
+            if count != "0" { mapping.append(key, token: count, origin: element.location(of: xmlName)) }
+        }
         if let swiftName { mapping.append("swiftName", token: swiftName, origin: element.location(of: "name")) }
         for key in element.attributes.keys.sorted() where !["name", "entity", "predicateString", "fetchLimit", "fetchOffset"].contains(key) {
             let value = element[key] ?? ""

@@ -49,7 +49,9 @@ public struct SourceText: Sendable {
             let length: Int
             switch b {
             case 0x0A: line += 1; column = 1; i += 1; continue
-            case 0x09, 0x0D, 0x20...0x7E: length = 1
+            case 0x0D where i + 1 < bytes.count && bytes[i + 1] == 0x0A: i += 1; continue   // CR LF: the LF ends the line
+            case 0x0D: line += 1; column = 1; i += 1; continue                               // a lone CR ends a line too (as in libyaml)
+            case 0x09, 0x20...0x7E: length = 1
             case 0x00...0x1F, 0x7F:
                 let here = SourceLocation(file: path, line: line, column: column)
                 diagnostics.error(.notUTF8, String(format: "binary data: control byte 0x%02X; a model file is UTF-8 text", b), at: here)
@@ -73,18 +75,55 @@ public struct SourceText: Sendable {
                 diagnostics.error(.notUTF8, String(format: "invalid UTF-8 (byte 0x%02X); save the model file as UTF-8", b), at: here)
                 return .failure(diagnostics)
             }
+            let isLineBreak = (length == 2 && b == 0xC2 && bytes[i + 1] == 0x85) ||                              // NEL
+                (length == 3 && b == 0xE2 && bytes[i + 1] == 0x80 && (bytes[i + 2] == 0xA8 || bytes[i + 2] == 0xA9))   // LS, PS
             i += length
-            column += 1
+            if isLineBreak { line += 1; column = 1 } else { column += 1 }
         }
         let text = String(decoding: bytes, as: UTF8.self)
         return .success(SourceText(path: path, text: text, byteCount: bytes.count))
+    }
+
+    /// The text's lines, numbered as libyaml numbers them in its marks: a line ends at LF, CR LF, a lone CR,
+    /// NEL (U+0085), LS (U+2028) or PS (U+2029). (Splitting the `String` at `"\n"` would not do: Swift
+    /// reads CR LF as one `Character`, so a file with Windows line endings would be one line.)
+    var lines: [Substring] { Self.lines(of: text) }
+
+    /// `text` split into lines as `lines` describes.
+    static func lines(of text: String) -> [Substring] {
+        var result: [Substring] = []
+        let utf8 = text.utf8
+        var start = utf8.startIndex
+        var index = start
+        while index != utf8.endIndex {
+            let next = utf8.index(after: index)
+            let byte = utf8[index]
+            var end: String.Index?          // where the line break ends, when `index` starts one
+            switch byte {
+            case 0x0A: end = next
+            case 0x0D: end = next != utf8.endIndex && utf8[next] == 0x0A ? utf8.index(after: next) : next
+            case 0xC2 where next != utf8.endIndex && utf8[next] == 0x85: end = utf8.index(after: next)
+            case 0xE2 where utf8[next...].starts(with: [0x80, 0xA8]) || utf8[next...].starts(with: [0x80, 0xA9]):
+                end = utf8.index(next, offsetBy: 2)
+            default: break
+            }
+            if let end {
+                result.append(Substring(text.unicodeScalars[start..<index]))
+                start = end
+                index = end
+            } else {
+                index = next
+            }
+        }
+        result.append(Substring(text.unicodeScalars[start..<utf8.endIndex]))
+        return result
     }
 
     /// Tabs in the indentation of any line: YAML indents with spaces only.
     func tabIndentationDiagnostics() -> [Diagnostic] {
         var result: [Diagnostic] = []
         var lineNumber = 0
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        for line in lines {
             lineNumber += 1
             var column = 1
             for scalar in line.unicodeScalars {

@@ -88,7 +88,7 @@ enum YAMLLoader {
     /// The next line after `first` that holds `key:` at the same column, before the mapping ends
     /// (a line indented less than that column).
     private static func repetition(of key: String, after first: SourceLocation, in source: SourceText) -> SourceLocation? {
-        let lines = source.text.split(separator: "\n", omittingEmptySubsequences: false)
+        let lines = source.lines
         guard first.line - 1 < lines.count else { return nil }
         for index in first.line..<lines.count {
             let scalars = Array(lines[index].unicodeScalars)
