@@ -116,6 +116,20 @@ import Testing
         #expect(try format(formatted) == formatted)
     }
 
+    /// A plain value that folds into several lines (an empty line inside it, or bare carriage returns)
+    /// is written as a `|` block, and formatting again keeps it so (found by fuzz-model: it was written
+    /// quoted, and the quoted value became a block the second time).
+    @Test(arguments: ["aut\n\n\n   hor", "aut\r\r\rhor"])
+    func foldedPlainValuesAreFormattedOnce(_ value: String) throws {
+        let text = "model: M\nentities:\n  Post:\n    userInfo: { note: \(value), other: x }\n"
+        let once = try format(text)
+        #expect(once == "model: M\n\nentities:\n  Post:\n    userInfo:\n      note: |-\n        aut\n\n        hor\n      other: x\n", "\(once)")
+        #expect(try format(once) == once)
+        let found = try Data(contentsOf: packageRoot.appendingPathComponent("Tests/Fixtures/Fuzz/model-folded-plain-value.yaml"))
+        let formatted = try ModelFormatter.format(data: found, path: "m.model.yaml").get()
+        #expect(try format(formatted) == formatted)
+    }
+
     /// CR LF line endings, in the whole file or on one line: format reads the lines as libyaml numbers
     /// them, so every comment stays with its key, and writes LF. (Found by fuzz-model: a header comment
     /// ending in CR LF before `model:` made format write `model:` twice; splitting the text at `"\n"`

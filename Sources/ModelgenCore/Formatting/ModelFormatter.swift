@@ -129,7 +129,11 @@ public enum ModelFormatter {
         private mutating func value(_ node: Node) -> YAMLValue {
             switch node {
             case .scalar(let scalar):
-                return .scalar(YAMLScalar(scalar.string, kind: scalar.style == .plain ? .token : .text))
+                // A plain scalar that folded into several lines is text: written as a `|` block, as it
+                // then reads back (a token of several lines was quoted, and the quoted text became a
+                // block the next time: found by fuzz-model).
+                let isToken = scalar.style == .plain && !scalar.string.unicodeScalars.contains("\n")
+                return .scalar(YAMLScalar(scalar.string, kind: isToken ? .token : .text))
             case .mapping(let mapping):
                 var result = YAMLMapping()
                 for (key, value) in mapping {
