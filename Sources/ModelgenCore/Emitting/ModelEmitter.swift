@@ -123,25 +123,12 @@ public struct ModelEmitter: Sendable {
         let view = ModelViewBuilder(model: model, variables: validated.templateVariables, options: options).build()
         // The model file (the largest) and the entity files render side by side.
         let entities = options.singleFile ? [] : view.entities
-        let contents = try renderInParallel(1 + entities.count) { index in
+        let contents = try ParallelMap.map(1 + entities.count) { index in
             index == 0 ? try render("model-file", FileView(model: view, entity: nil))
                 : try render("entity-file", FileView(model: view, entity: entities[index - 1]))
         }
         return [GeneratedFile(name: view.typeName + ".swift", contents: contents[0], origin: model.name.location)]
             + zip(entities, contents.dropFirst()).map { GeneratedFile(name: $0.fileName, contents: $1, origin: $0.origin) }
-    }
-
-    /// Renders `count` files on all cores, one file per task so a large one does not hold up the rest
-    /// (each result in its place, so the output stays deterministic); the first error, in file order,
-    /// is thrown.
-    private func renderInParallel(_ count: Int, _ body: @Sendable (Int) throws -> String) throws -> [String] {
-        let results = RenderResults(count: count)
-        if count < 8 || ProcessInfo.processInfo.activeProcessorCount <= 1 {
-            for index in 0..<count { results.store(Result { try body(index) }, at: index) }
-        } else {
-            DispatchQueue.concurrentPerform(iterations: count) { index in results.store(Result { try body(index) }, at: index) }
-        }
-        return try results.values()
     }
 
     /// Starter classes for extension-mode entities (the user's side), for `--human-dir`.
@@ -180,27 +167,4 @@ public struct ModelEmitter: Sendable {
         out.append(UInt8(ascii: "\n"))
         return String(decoding: out, as: UTF8.self)
     }
-}
-
-/// The slots parallel rendering fills: each index is written by exactly one worker (into its own
-/// element of a fixed buffer, so no two threads touch the same memory), and read only after
-/// `concurrentPerform` returns.
-private final class RenderResults: @unchecked Sendable {
-    private let slots: UnsafeMutablePointer<Result<String, any Error>?>
-    private let count: Int
-
-    init(count: Int) {
-        self.count = count
-        slots = .allocate(capacity: max(count, 1))
-        slots.initialize(repeating: nil, count: count)
-    }
-
-    deinit {
-        slots.deinitialize(count: count)
-        slots.deallocate()
-    }
-
-    func store(_ result: Result<String, any Error>, at index: Int) { slots[index] = result }
-
-    func values() throws -> [String] { try (0..<count).map { try slots[$0]!.get() } }
 }

@@ -37,6 +37,7 @@ public enum ModelGraph {
     static func relationshipEdges(_ model: ObjectModel) -> [Edge] {
         var edges: [Edge] = []
         var drawn: Set<String> = []
+        let entities = Dictionary(model.entities.map { ($0.name.value, $0) }, uniquingKeysWith: { first, _ in first })
         for entity in model.entities {
             for r in entity.relationships {
                 let key = "\(entity.name.value).\(r.name.value)"
@@ -46,7 +47,7 @@ public enum ModelGraph {
                 var nearCardinality = "*"
                 var label = r.name.value + (r.isOrdered ? " (ordered)" : "")
                 if case .named(let inverseName) = r.inverse,
-                   let inverse = model.entity(named: r.destination.value)?.relationships.first(where: { $0.name.value == inverseName.value }) {
+                   let inverse = entities[r.destination.value]?.relationships.first(where: { $0.name.value == inverseName.value }) {
                     drawn.insert("\(r.destination.value).\(inverseName.value)")
                     nearCardinality = cardinality(inverse)
                     if inverseName.value != r.name.value { label += " / " + inverseName.value + (inverse.isOrdered ? " (ordered)" : "") }

@@ -24,12 +24,16 @@ struct ModelViewBuilder {
     let variables: [String: [TemplateVariable]]
     let options: GenerationOptions
     private let entities: [String: Entity]
+    /// The entities some entity names as its parent (looked up once per entity: a scan of every entity
+    /// for each made generation quadratic in the model's size).
+    private let parentNames: Set<String>
 
     init(model: ObjectModel, variables: [String: [TemplateVariable]], options: GenerationOptions) {
         self.model = model
         self.variables = variables
         self.options = options
         entities = Dictionary(model.entities.map { ($0.name.value, $0) }, uniquingKeysWith: { a, _ in a })
+        parentNames = Set(model.entities.compactMap { $0.parent?.value })
     }
 
     var access: String {
@@ -66,7 +70,9 @@ struct ModelViewBuilder {
 
     func build() -> ModelView {
         let typeName = model.name.value + "Model"
-        let views = model.entities.compactMap(entityView)
+        // Entity views and descriptions are built side by side: each depends on the model only.
+        let entities = model.entities
+        let views = ParallelMap.map(entities.count) { entityView(entities[$0]) }.compactMap { $0 }
         return ModelView(
             // Relative paths stay as given; an absolute one (the build plugin's) becomes the file name,
             // so generated files never hold a machine's paths.
@@ -76,7 +82,7 @@ struct ModelViewBuilder {
             imports: (model.options.imports.map(\.value) + options.extraImports.filter { extra in !model.options.imports.contains { $0.value == extra } })
                 .filter { $0 != "Foundation" && $0 != "ModelgenRuntime" },
             access: access,
-            entityDescriptions: model.entities.map(formatter.entityDescription),
+            entityDescriptions: ParallelMap.map(entities.count) { [formatter] in formatter.entityDescription(entities[$0]) },
             entityMembers: ListItemView.list(model.entities.map(entityMember)),
             fetchTemplates: model.fetchRequests.map(fetchTemplateView),
             configurations: configurationViews(),
@@ -91,7 +97,7 @@ struct ModelViewBuilder {
     func entityView(_ entity: Entity) -> EntityView? {
         let mode = model.codegen(of: entity)
         if mode == .none { return nil }
-        let hasSubentities = model.entities.contains { $0.parent?.value == entity.name.value }
+        let hasSubentities = parentNames.contains(entity.name.value)
         var slot = firstOwnSlot(entity)
         var properties: [PropertyView] = []
         let wrappers = mode == .class && options.propertyStyle == .managed
