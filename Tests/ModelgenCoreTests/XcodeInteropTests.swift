@@ -239,6 +239,23 @@ import Testing
         #expect(result.diagnostics.map(\.description) == ["m/contents:2:28: error: not well-formed XML: the bytes here are not UTF-8 (Xcode writes model files in UTF-8)"])
     }
 
+    /// A processing instruction without data (`<?xml?>`, `<?page ?>`) made FoundationXML's parser crash
+    /// (a null pointer to `strlen`; found by fuzz-xml): it is refused at its position before parsing,
+    /// where `<?` in a comment or CDATA section is text and the XML declaration is read as ever.
+    @Test func processingInstructionsWithoutDataAreRefusedAtTheirPosition() throws {
+        let found = try Data(contentsOf: packageRoot.appendingPathComponent("Tests/Fixtures/Fuzz/xml-empty-processing-instruction.xml"))
+        let result = XcodeModelImport.convert(data: found, contentsPath: "m/contents", modelName: "M", source: "m")
+        #expect(result.text == nil)
+        #expect(result.diagnostics.map(\.description) == [
+            "m/contents:1:1: error: a processing instruction without data ('<?xml?>') is not read (a Core Data model has none but the XML declaration, '<?xml version=\"1.0\" …?>')",
+        ])
+        let model = "<?xml version=\"1.0\"?>\n<model>\n  <!-- <?note?> -->\n  <entity name=\"A\" representedClassName=\"A\" codeGenerationType=\"class\"/>%@\n</model>\n"
+        let fine = XcodeModelImport.convert(data: Data(model.replacingOccurrences(of: "%@", with: "").utf8), contentsPath: "m/contents", modelName: "M", source: "m")
+        #expect(fine.text != nil, "\(fine.diagnostics)")
+        let empty = XcodeModelImport.convert(data: Data(model.replacingOccurrences(of: "%@", with: "<?page \t?>").utf8), contentsPath: "m/contents", modelName: "M", source: "m")
+        #expect(empty.text == nil && empty.diagnostics.first?.location.line == 4 && empty.diagnostics.first?.location.column == 73, "\(empty.diagnostics)")
+    }
+
     /// Entity expansion ("billion laughs": ten levels of ten references) and external entities are refused
     /// at their position with a reason, without expanding or reading anything.
     @Test func entityExpansionAndExternalEntitiesAreRefused() {

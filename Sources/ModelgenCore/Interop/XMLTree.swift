@@ -54,6 +54,7 @@ enum XMLTreeReader {
         if let tooLarge = SourceText.sizeProblem(data.count, path: path) { return .failure(tooLarge) }
         if let invalid = firstInvalidUTF8(in: data, path: path) { return .failure(invalid) }
         let text = String(decoding: data, as: UTF8.self)
+        if let empty = firstEmptyProcessingInstruction(in: text, path: path) { return .failure(empty) }
         let builder = Builder(path: path, text: text)
         let parser = XMLParser(data: data)
         parser.delegate = builder
@@ -85,6 +86,55 @@ enum XMLTreeReader {
                                   at: SourceLocation(file: path, line: line, column: column))
             }
         }
+    }
+
+    /// The position of the first processing instruction without data (`<?xml?>`, `<?page ?>`), as an
+    /// error; nil when there is none. FoundationXML on Linux hands libxml2's missing data to `strlen`
+    /// and crashes (found by fuzz-xml); a Core Data model holds no processing instruction but the XML
+    /// declaration, which has data. Comments and CDATA sections are skipped: a `<?` there is text.
+    static func firstEmptyProcessingInstruction(in text: String, path: String) -> Diagnostic? {
+        guard text.utf8.contains(UInt8(ascii: "?")) else { return nil }
+        let scalars = Array(text.unicodeScalars)
+        func starts(_ prefix: String, at index: Int) -> Bool {
+            var k = index
+            for scalar in prefix.unicodeScalars {
+                guard k < scalars.count, scalars[k] == scalar else { return false }
+                k += 1
+            }
+            return true
+        }
+        func end(of terminator: String, from index: Int) -> Int? {
+            var k = index
+            while k < scalars.count { if starts(terminator, at: k) { return k }; k += 1 }
+            return nil
+        }
+        var index = 0, line = 1, column = 1
+        func move(to target: Int) {
+            while index < target {
+                if scalars[index] == "\n" { line += 1; column = 1 } else { column += 1 }
+                index += 1
+            }
+        }
+        while index < scalars.count {
+            if starts("<!--", at: index) {
+                move(to: end(of: "-->", from: index + 4) ?? scalars.count)
+            } else if starts("<![CDATA[", at: index) {
+                move(to: end(of: "]]>", from: index + 9) ?? scalars.count)
+            } else if starts("<?", at: index) {
+                guard let close = end(of: "?>", from: index + 2) else { return nil }   // unterminated: the parser's error
+                var dataStart = index + 2
+                while dataStart < close, !scalars[dataStart].properties.isWhitespace { dataStart += 1 }
+                if scalars[dataStart..<close].allSatisfy(\.properties.isWhitespace) {
+                    let written = String(String.UnicodeScalarView(scalars[index..<(close + 2)]))
+                    return Diagnostic(.error, .xmlSyntax, "a processing instruction without data ('\(written)') is not read (a Core Data model has none but the XML declaration, '<?xml version=\"1.0\" …?>')",
+                                      at: SourceLocation(file: path, line: line, column: column))
+                }
+                move(to: close + 2)
+            } else {
+                move(to: index + 1)
+            }
+        }
+        return nil
     }
 
     private static func describe(_ error: NSError) -> String {
