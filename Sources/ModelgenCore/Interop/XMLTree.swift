@@ -53,8 +53,8 @@ enum XMLTreeReader {
         // fuzzing), so invalid bytes are refused first, at their position.
         if let tooLarge = SourceText.sizeProblem(data.count, path: path) { return .failure(tooLarge) }
         if let invalid = firstInvalidUTF8(in: data, path: path) { return .failure(invalid) }
+        if let empty = firstEmptyProcessingInstruction(in: data, path: path) { return .failure(empty) }
         let text = String(decoding: data, as: UTF8.self)
-        if let empty = firstEmptyProcessingInstruction(in: text, path: path) { return .failure(empty) }
         let builder = Builder(path: path, text: text)
         let parser = XMLParser(data: data)
         parser.delegate = builder
@@ -92,40 +92,38 @@ enum XMLTreeReader {
     /// error; nil when there is none. FoundationXML on Linux hands libxml2's missing data to `strlen`
     /// and crashes (found by fuzz-xml); a Core Data model holds no processing instruction but the XML
     /// declaration, which has data. Comments and CDATA sections are skipped: a `<?` there is text.
-    static func firstEmptyProcessingInstruction(in text: String, path: String) -> Diagnostic? {
-        guard text.utf8.contains(UInt8(ascii: "?")) else { return nil }
-        let scalars = Array(text.unicodeScalars)
-        func starts(_ prefix: String, at index: Int) -> Bool {
-            var k = index
-            for scalar in prefix.unicodeScalars {
-                guard k < scalars.count, scalars[k] == scalar else { return false }
-                k += 1
-            }
-            return true
+    static func firstEmptyProcessingInstruction(in data: Data, path: String) -> Diagnostic? {
+        let bytes = [UInt8](data)
+        func starts(_ prefix: StaticString, at index: Int) -> Bool {
+            let count = prefix.utf8CodeUnitCount
+            guard index + count <= bytes.count else { return false }
+            return (0..<count).allSatisfy { bytes[index + $0] == prefix.utf8Start[$0] }
         }
-        func end(of terminator: String, from index: Int) -> Int? {
+        func end(of terminator: StaticString, from index: Int) -> Int? {
             var k = index
-            while k < scalars.count { if starts(terminator, at: k) { return k }; k += 1 }
+            while k < bytes.count { if starts(terminator, at: k) { return k }; k += 1 }
             return nil
         }
+        func isBlank(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }
         var index = 0, line = 1, column = 1
         func move(to target: Int) {
             while index < target {
-                if scalars[index] == "\n" { line += 1; column = 1 } else { column += 1 }
+                if bytes[index] == 0x0A { line += 1; column = 1 } else if bytes[index] & 0xC0 != 0x80 { column += 1 }
                 index += 1
             }
         }
-        while index < scalars.count {
+        while let next = bytes[index...].firstIndex(of: UInt8(ascii: "<")) {
+            move(to: next)
             if starts("<!--", at: index) {
-                move(to: end(of: "-->", from: index + 4) ?? scalars.count)
+                move(to: end(of: "-->", from: index + 4) ?? bytes.count)
             } else if starts("<![CDATA[", at: index) {
-                move(to: end(of: "]]>", from: index + 9) ?? scalars.count)
+                move(to: end(of: "]]>", from: index + 9) ?? bytes.count)
             } else if starts("<?", at: index) {
                 guard let close = end(of: "?>", from: index + 2) else { return nil }   // unterminated: the parser's error
                 var dataStart = index + 2
-                while dataStart < close, !scalars[dataStart].properties.isWhitespace { dataStart += 1 }
-                if scalars[dataStart..<close].allSatisfy(\.properties.isWhitespace) {
-                    let written = String(String.UnicodeScalarView(scalars[index..<(close + 2)]))
+                while dataStart < close, !isBlank(bytes[dataStart]) { dataStart += 1 }
+                if bytes[dataStart..<close].allSatisfy(isBlank) {
+                    let written = String(decoding: bytes[index..<(close + 2)], as: UTF8.self)
                     return Diagnostic(.error, .xmlSyntax, "a processing instruction without data ('\(written)') is not read (a Core Data model has none but the XML declaration, '<?xml version=\"1.0\" …?>')",
                                       at: SourceLocation(file: path, line: line, column: column))
                 }
