@@ -298,18 +298,25 @@ import Testing
                 <entity name="Log" representedClassName="Log" codeGenerationType="class">
                     <attribute name="at" attributeType="Date" defaultDateTimeInterval="0.0001" minDateTimeInterval="-1.2345" maxDateTimeInterval="252423993599"/>
                 </entity>
+                <entity name="Tag" representedClassName="Tag" codeGenerationType="class">
+                    <relationship name="logs" toMany="YES" minCount="01" maxCount="005" deletionRule="Nullify" destinationEntity="Log"/>
+                </entity>
                 <fetchRequest name="recent" entity="Log" fetchLimit="03" fetchOffset="00"/>
             </model>
             """
         let (text, _, _, again) = try importExportImport(xml)
         #expect(text.contains("at: { type: date, default: '2001-01-01T00:00:00Z', min: '2000-12-31T23:59:58.765Z', max: '9999-12-31T23:59:59Z' }"), "\(text)")
         #expect(text.contains("limit: 3") && !text.contains("offset:"), "\(text)")
+        #expect(text.contains("min: 1, max: 5"), "\(text)")
         #expect(body(again) == body(text))
 
         // The inputs fuzz-xml found (Tests/Fixtures/Fuzz/): the first now round-trips, the second is refused.
         let found = try String(contentsOf: packageRoot.appendingPathComponent("Tests/Fixtures/Fuzz/xml-fetch-limit-leading-zero.xml"), encoding: .utf8)
         let foundAgain = try importExportImport(found)
         #expect(foundAgain.text.contains("limit: 3") && body(foundAgain.again) == body(foundAgain.text))
+        let counts = try String(contentsOf: packageRoot.appendingPathComponent("Tests/Fixtures/Fuzz/xml-relationship-count-leading-zeros.xml"), encoding: .utf8)
+        let countsAgain = try importExportImport(counts)
+        #expect(countsAgain.text.contains("min: 1, max: 5 }") && body(countsAgain.again) == body(countsAgain.text))
         let farFound = try Data(contentsOf: packageRoot.appendingPathComponent("Tests/Fixtures/Fuzz/xml-far-date-bound.xml"))
         let farImport = XcodeModelImport.convert(data: farFound, contentsPath: "m/contents", modelName: "M", source: "m")
         #expect(farImport.text == nil && farImport.diagnostics.contains { $0.message.contains("outside the years 1 to 9999") })

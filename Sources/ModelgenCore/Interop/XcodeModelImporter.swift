@@ -485,7 +485,7 @@ public struct XcodeModelImporter {
                 }
             } else if let text = element[xmlName], !text.isEmpty {
                 // A whole number in its plain form (`060` → `60`), as export writes it back.
-                let written = type.isInteger || type.boundsAreLengths ? Int64(text).map(String.init) ?? text : text
+                let written = type.isInteger || type.boundsAreLengths ? Self.plainWholeNumber(text) : text
                 mapping.append(key, .scalar(type == .date ? .text(written) : .token(written)), origin: element.location(of: xmlName))
             }
         }
@@ -624,6 +624,13 @@ public struct XcodeModelImporter {
     }
 
     /// Seconds since 2001-01-01 GMT as an ISO 8601 date-time.
+    /// A whole number in its plain form (`060` → `60`, `+3` → `3`), as export writes it back, so importing
+    /// an export gives back the same file (fuzz-xml found bounds, fetch limits and relationship counts
+    /// written with leading zeros); other text as it is (the validator reports it).
+    static func plainWholeNumber(_ text: String) -> String {
+        Int64(text).map(String.init) ?? text
+    }
+
     static func isoDate(_ interval: String) -> String? {
         guard let given = Double(interval), isoDateRange.contains(given) else { return nil }
         // ISO text keeps milliseconds: round to them, and write a fraction only when one remains, so the
@@ -703,8 +710,11 @@ public struct XcodeModelImporter {
         }
         if !element.flag("optional") { mapping.append("optional", token: "false", origin: element.location) }
         if toMany {
-            if let min = element["minCount"], min != "0" { mapping.append("min", token: min, origin: element.location(of: "minCount")) }
-            if let max = element["maxCount"], max != "0" { mapping.append("max", token: max, origin: element.location(of: "maxCount")) }
+            // Counts in their plain form (`005` → `5`, found by fuzz-xml); 0 is Core Data's "none".
+            for (xmlName, key) in [("minCount", "min"), ("maxCount", "max")] {
+                guard let given = element[xmlName].map(Self.plainWholeNumber), given != "0" else { continue }
+                mapping.append(key, token: given, origin: element.location(of: xmlName))
+            }
         } else if let max = element["maxCount"], max != "1" {
             warning(.importAdjusted, "\(what) is to-one with maxCount \(max); imported as to-one", at: element.location(of: "maxCount"))
         }
@@ -784,8 +794,7 @@ public struct XcodeModelImporter {
         }
         // Counts in their plain form (`03` → `3`), as export writes them (found by fuzz-xml); 0 is Core Data's "none".
         for (xmlName, key) in [("fetchLimit", "limit"), ("fetchOffset", "offset")] {
-            guard let given = element[xmlName] else { continue }
-            let count = Int64(given).map(String.init) ?? given
+            guard let count = element[xmlName].map(Self.plainWholeNumber) else { continue }
             if count != "0" { mapping.append(key, token: count, origin: element.location(of: xmlName)) }
         }
         if let swiftName { mapping.append("swiftName", token: swiftName, origin: element.location(of: "name")) }

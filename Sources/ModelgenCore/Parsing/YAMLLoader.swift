@@ -1,9 +1,9 @@
 import Foundation
 import Yams
 
-/// Composes a model file's YAML into a `Yams.Node` tree, every scalar kept a
-/// string (the basic resolver): each field later reads its scalar by what it
-/// expects, so `no`, `on` or `1e3` stay what the field means.
+/// Composes a model file's YAML into a `Yams.Node` tree (`YAMLComposer`), every scalar kept a
+/// string: each field later reads its scalar by what it expects, so `no`, `on` or `1e3` stay what
+/// the field means.
 enum YAMLLoader {
     /// A file's bytes checked (UTF-8, binary, emptiness) and composed: what every YAML file modelgen reads goes through.
     static func loadDocument(_ data: Data, path: String) -> Result<(source: SourceText, root: Node), DiagnosticList> {
@@ -14,93 +14,42 @@ enum YAMLLoader {
     static func load(_ source: SourceText) -> Result<Node, DiagnosticList> {
         var diagnostics = DiagnosticList()
         let file = source.path
-        if YAMLComplexKeys.mayHave(source.text), let (line, column) = YAMLComplexKeys.first(in: source.text) {
-            diagnostics.error(.wrongKind, "a mapping key here is itself a mapping or a list (a YAML complex key); keys are plain names",
-                              at: SourceLocation(file: file, line: line, column: column))
-            return .failure(diagnostics)
-        }
-        do {
-            let parser = try Parser(yaml: source.text, resolver: .basic, constructor: .default, encoding: .utf8)
-            guard let root = try parser.singleRoot() else {
-                diagnostics.error(.emptyFile, "the model file is empty; expected a mapping with 'model:' and 'entities:'",
-                                  at: SourceLocation(file: file, line: 1, column: 1))
-                return .failure(diagnostics)
-            }
+        switch YAMLComposer.compose(source) {
+        case .success(let root?):
             return .success(root)
-        } catch let error as YamlError {
+        case .success(nil):
+            diagnostics.error(.emptyFile, "the model file is empty; expected a mapping with 'model:' and 'entities:'",
+                              at: SourceLocation(file: file, line: 1, column: 1))
+        case .failure(.diagnostics(let problems)):
+            diagnostics.append(contentsOf: problems.all)
+        case .failure(let failure):
             // libyaml stops at its first error; a tab in indentation is its most common cause, so say so plainly.
             let tabs = source.tabIndentationDiagnostics()
-            if !tabs.isEmpty {
-                diagnostics.append(contentsOf: tabs)
-            } else {
-                diagnostics.append(diagnostic(for: error, source: source))
-            }
-            return .failure(diagnostics)
-        } catch {
-            diagnostics.error(.yamlSyntax, "cannot read YAML: \(error)", at: SourceLocation(file: file, line: 1, column: 1))
-            return .failure(diagnostics)
+            diagnostics.append(contentsOf: tabs.isEmpty ? [diagnostic(for: failure, source: source)] : tabs)
         }
+        return .failure(diagnostics)
     }
 
-    private static func diagnostic(for error: YamlError, source: SourceText) -> Diagnostic {
+    private static func diagnostic(for failure: YAMLComposer.Failure, source: SourceText) -> Diagnostic {
         let file = source.path
-        func at(_ mark: Mark) -> SourceLocation { SourceLocation(file: file, line: mark.line, column: mark.column) }
-        func message(_ context: YamlError.Context?, _ problem: String) -> String {
+        switch failure {
+        case let .syntax(problem, line, column, context):
+            let at = SourceLocation(file: file, line: line, column: column)
+            let notes = context.map { [Diagnostic.Note("\($0.text) started here", at: SourceLocation(file: file, line: $0.line, column: $0.column))] } ?? []
             if problem.hasPrefix("Maximum nesting level") {
-                return "the document nests deeper than libyaml's limit of 1000 levels"
+                return Diagnostic(.error, .yamlTooComplex, "the document nests deeper than libyaml's limit of 1000 levels", at: at, notes: notes)
             }
-            guard let context else { return "invalid YAML: \(problem)" }
-            return "invalid YAML: \(problem) (\(context.text) started at line \(context.mark.line), column \(context.mark.column))"
-        }
-        switch error {
-        case let .scanner(context, problem, mark, _), let .parser(context, problem, mark, _):
-            var notes: [Diagnostic.Note] = []
-            if let context { notes.append(.init("\(context.text) started here", at: at(context.mark))) }
-            let id: DiagnosticID = problem.hasPrefix("Maximum nesting level") ? .yamlTooComplex : .yamlSyntax
-            return Diagnostic(.error, id, message(context, problem), at: at(mark), notes: notes)
-        case let .composer(context, problem, mark, _):
-            let text = problem == "found undefined alias"
-                ? "alias refers to an anchor that is not defined before it (aliases cannot refer forward or to themselves)"
-                : message(context, problem)
-            return Diagnostic(.error, .yamlSyntax, text, at: at(mark))
-        case let .duplicatedKeysInMapping(duplicates, context):
-            let keys = duplicates.map { "'\($0)'" }.joined(separator: ", ")
-            let first = at(context.mark)
-            let message = "duplicate key \(keys) in one mapping; each key may appear once"
-            // Yams names the first occurrence; point at the repetition when it is a block key in the same column.
-            if duplicates.count == 1, let again = repetition(of: duplicates[0], after: first, in: source) {
-                return Diagnostic(.error, .duplicateKey, message, at: again, notes: [.init("first written here", at: first)])
-            }
-            return Diagnostic(.error, .duplicateKey, message, at: first)
-        case let .reader(problem, offset, _, yaml):
+            let message = context.map { "invalid YAML: \(problem) (\($0.text) started at line \($0.line), column \($0.column))" } ?? "invalid YAML: \(problem)"
+            return Diagnostic(.error, .yamlSyntax, message, at: at, notes: notes)
+        case let .reader(problem, offset):
+            // Lines end at LF (CR LF counts once); columns count Unicode scalars, as libyaml's marks do.
             var line = 1, column = 1
-            if let offset {
-                for character in yaml.prefix(offset) {
-                    if character == "\n" || character == "\r\n" { line += 1; column = 1 } else { column += character.unicodeScalars.count }
-                }
+            for byte in source.text.utf8.prefix(offset) {
+                if byte == 0x0A { line += 1; column = 1 } else if byte & 0xC0 != 0x80 { column += 1 }
             }
             return Diagnostic(.error, .notUTF8, "invalid input: \(problem)", at: SourceLocation(file: file, line: line, column: column))
-        default:
-            return Diagnostic(.error, .yamlSyntax, "cannot read YAML: \(error)", at: SourceLocation(file: file, line: 1, column: 1))
+        case .diagnostics(let problems):
+            return problems.all[0]
         }
-    }
-
-    /// The next line after `first` that holds `key:` at the same column, before the mapping ends
-    /// (a line indented less than that column).
-    private static func repetition(of key: String, after first: SourceLocation, in source: SourceText) -> SourceLocation? {
-        let lines = source.lines
-        guard first.line - 1 < lines.count else { return nil }
-        for index in first.line..<lines.count {
-            let scalars = Array(lines[index].unicodeScalars)
-            let indent = scalars.prefix { $0 == " " }.count
-            if indent == scalars.count || scalars[indent] == "#" { continue }
-            if indent < first.column - 1 { return nil }
-            guard indent == first.column - 1 else { continue }
-            let rest = String(String.UnicodeScalarView(scalars[indent...]))
-            for candidate in [key, "'\(key)'", "\"\(key)\""] where rest.hasPrefix(candidate + ":") {
-                return SourceLocation(file: source.path, line: index + 1, column: first.column)
-            }
-        }
-        return nil
     }
 }

@@ -1,0 +1,227 @@
+import CYaml
+import Yams
+
+/// Composes a YAML document into a `Yams.Node` tree from the events of libyaml (the copy Yams
+/// embeds), every node with its line and column, every scalar kept a string.
+///
+/// It does what `Yams.Parser.singleRoot()` with the basic resolver does, at less than half the cost
+/// (one reused event instead of an object per event, one tag per kind of node instead of one per
+/// node, scalars decoded without Foundation, duplicate keys found by comparing strings instead of
+/// hashing nodes), and says more where a document is wrong:
+///
+/// - every repeated key of every mapping, each at the repetition with a note at the first;
+/// - a key that is itself a mapping or a list (a YAML complex key, which the formats never use) at
+///   the key, before its contents are read (composing nested complex keys is what held Yams for minutes);
+/// - libyaml's reader, scanner and parser errors at their position.
+///
+/// Aliases share the anchored node, as in Yams: the readers bound what an alias-heavy document may
+/// cost (`NodeReader`'s budget). The composer keeps its own stack (no recursion), so a document as
+/// deep as libyaml allows composes on a thread with a small stack.
+struct YAMLComposer {
+    /// Why a document could not be composed.
+    enum Failure: Error {
+        /// libyaml's reader error (bytes it cannot read): its message and the byte offset.
+        case reader(problem: String, offset: Int)
+        /// libyaml's scanner or parser error: the problem, its position, and the construct it was
+        /// reading with where that started.
+        case syntax(problem: String, line: Int, column: Int, context: (text: String, line: Int, column: Int)?)
+        /// Problems found while composing (repeated keys, complex keys, undefined aliases, a second document).
+        case diagnostics(DiagnosticList)
+    }
+
+    private let file: String
+    private var parser = yaml_parser_t()
+    private var event = yaml_event_t()
+    /// One tag per kind of node (Yams makes one per node); the basic resolver's names, so nothing is resolved later.
+    private let scalarTag = Tag(.str, .basic, .default)
+    private let mappingTag = Tag(.map, .basic, .default)
+    private let sequenceTag = Tag(.seq, .basic, .default)
+    private var anchors: [String: Node] = [:]
+    private var problems = DiagnosticList()
+
+    private init(file: String) { self.file = file }
+
+    /// The document's root node; nil for a stream without a document (empty, or only comments).
+    static func compose(_ source: SourceText) -> Result<Node?, Failure> {
+        var composer = YAMLComposer(file: source.path)
+        var text = source.text
+        return text.withUTF8 { bytes in
+            yaml_parser_initialize(&composer.parser)
+            defer {
+                yaml_event_delete(&composer.event)
+                yaml_parser_delete(&composer.parser)
+            }
+            yaml_parser_set_input_string(&composer.parser, bytes.baseAddress, bytes.count)
+            yaml_parser_set_encoding(&composer.parser, YAML_UTF8_ENCODING)
+            do throws(Failure) {
+                return .success(try composer.document())
+            } catch {
+                return .failure(error)
+            }
+        }
+    }
+
+    // MARK: Events
+
+    private mutating func next() throws(Failure) {
+        yaml_event_delete(&event)
+        guard yaml_parser_parse(&parser, &event) == 1 else { throw libyamlFailure() }
+    }
+
+    private func libyamlFailure() -> Failure {
+        let problem = parser.problem.map { String(cString: $0) } ?? "unknown error"
+        if parser.error == YAML_READER_ERROR { return .reader(problem: problem, offset: parser.problem_offset) }
+        let context = parser.context.map {
+            (text: String(cString: $0), line: parser.context_mark.line + 1, column: parser.context_mark.column + 1)
+        }
+        return .syntax(problem: problem, line: parser.problem_mark.line + 1, column: parser.problem_mark.column + 1, context: context)
+    }
+
+    private var mark: Mark { Mark.at(line: event.start_mark.line + 1, column: event.start_mark.column + 1) }
+
+    private func location(_ mark: Mark) -> SourceLocation { SourceLocation(file: file, line: mark.line, column: mark.column) }
+
+    private static func string(_ pointer: UnsafeMutablePointer<yaml_char_t>?) -> String? {
+        pointer.map { String(cString: $0) }
+    }
+
+    // MARK: Composing
+
+    /// A collection being composed.
+    private struct OpenCollection {
+        var mark: Mark
+        var anchor: String?
+        var isMapping: Bool
+        var items: [Node] = []
+        var pairs: [(Node, Node)] = []
+        var key: Node?
+        /// The scalar keys so far and where each was written, while the mapping is small.
+        var keys: [String] = []
+        var keyMarks: [Mark] = []
+        /// Where each key was first written, once the mapping is large enough to look keys up by hashing.
+        var keyIndex: [String: Mark]?
+    }
+
+    private mutating func document() throws(Failure) -> Node? {
+        try next()   // stream start
+        try next()
+        if event.type == YAML_STREAM_END_EVENT { return nil }
+        var open: [OpenCollection] = []
+        var root: Node?
+        while root == nil {
+            try next()
+            var completed: Node
+            var anchor: String?
+            switch event.type {
+            case YAML_SCALAR_EVENT:
+                let scalar = event.data.scalar
+                let text = String(decoding: UnsafeBufferPointer(start: scalar.value, count: scalar.length), as: UTF8.self)
+                completed = .scalar(.init(text, scalarTag, Node.Scalar.Style(rawValue: scalar.style.rawValue) ?? .any, mark))
+                anchor = Self.string(scalar.anchor)
+            case YAML_ALIAS_EVENT:
+                let name = Self.string(event.data.alias.anchor) ?? ""
+                guard let target = anchors[name] else {
+                    problems.error(.yamlSyntax, "alias refers to an anchor that is not defined before it (aliases cannot refer forward or to themselves)",
+                                   at: location(mark))
+                    throw .diagnostics(problems)
+                }
+                if open.last.map({ $0.isMapping && $0.key == nil }) == true, !target.isScalar {
+                    throw complexKey(at: mark)
+                }
+                completed = target
+            case YAML_MAPPING_START_EVENT, YAML_SEQUENCE_START_EVENT:
+                if open.last.map({ $0.isMapping && $0.key == nil }) == true { throw complexKey(at: mark) }
+                let isMapping = event.type == YAML_MAPPING_START_EVENT
+                let name = isMapping ? event.data.mapping_start.anchor : event.data.sequence_start.anchor
+                open.append(OpenCollection(mark: mark, anchor: Self.string(name), isMapping: isMapping))
+                continue
+            case YAML_MAPPING_END_EVENT, YAML_SEQUENCE_END_EVENT:
+                let collection = open.removeLast()
+                completed = collection.isMapping
+                    ? .mapping(.init(collection.pairs, mappingTag, .any, collection.mark))
+                    : .sequence(.init(collection.items, sequenceTag, .any, collection.mark))
+                anchor = collection.anchor
+            default:
+                continue
+            }
+            if let anchor { anchors[anchor] = completed }
+            if open.isEmpty {
+                root = completed
+            } else {
+                add(completed, to: &open[open.count - 1])
+            }
+        }
+        try next()   // document end
+        try next()
+        if event.type != YAML_STREAM_END_EVENT {
+            problems.error(.yamlSyntax, "invalid YAML: a second document starts here; expected a single document in the stream",
+                           at: location(mark))
+            throw .diagnostics(problems)
+        }
+        if problems.hasErrors { throw .diagnostics(problems) }
+        return root
+    }
+
+    /// Mappings of up to this many keys find repeated keys by comparing strings; larger ones hash them.
+    private static let keysComparedDirectly = 16
+
+    private mutating func add(_ node: Node, to collection: inout OpenCollection) {
+        guard collection.isMapping else {
+            collection.items.append(node)
+            return
+        }
+        guard let key = collection.key else {
+            if case .scalar(let scalar) = node { checkRepetition(of: scalar.string, at: scalar.mark, in: &collection) }
+            collection.key = node
+            return
+        }
+        collection.pairs.append((key, node))
+        collection.key = nil
+    }
+
+    private mutating func checkRepetition(of key: String, at mark: Mark?, in collection: inout OpenCollection) {
+        guard let mark else { return }
+        var first: Mark?
+        if collection.keys.count < Self.keysComparedDirectly {
+            if let index = collection.keys.firstIndex(of: key) { first = collection.keyMarks[index] }
+        } else {
+            if collection.keyIndex == nil {
+                collection.keyIndex = Dictionary(zip(collection.keys, collection.keyMarks), uniquingKeysWith: { first, _ in first })
+            }
+            first = collection.keyIndex![key]
+            if first == nil { collection.keyIndex![key] = mark }
+        }
+        if let first {
+            problems.error(.duplicateKey, "duplicate key '\(key)' in one mapping; each key may appear once",
+                           at: location(mark), notes: [.init("first written here", at: location(first))])
+        } else if collection.keyIndex == nil {
+            collection.keys.append(key)
+            collection.keyMarks.append(mark)
+        }
+    }
+
+    private func complexKey(at mark: Mark) -> Failure {
+        var problems = problems
+        problems.error(.wrongKind, "a mapping key here is itself a mapping or a list (a YAML complex key); keys are plain names",
+                       at: location(mark))
+        return .diagnostics(problems)
+    }
+}
+
+extension Node {
+    /// True for a scalar node.
+    fileprivate var isScalar: Bool {
+        if case .scalar = self { return true }
+        return false
+    }
+}
+
+extension Mark {
+    /// A position (1-based). Yams makes its marks only inside its own parser (`Mark` has no public
+    /// initializer); its layout is two `Int`s, line then column, which `ParserTests` checks against
+    /// the marks Yams' own parser gives for the same document.
+    static func at(line: Int, column: Int) -> Mark {
+        precondition(MemoryLayout<Mark>.size == 2 * MemoryLayout<Int>.size, "Yams' Mark is no longer two Ints")
+        return unsafeBitCast((line, column), to: Mark.self)
+    }
+}
