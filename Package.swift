@@ -85,7 +85,7 @@ let package = Package(
         // `make bench`: synthetic models, timed parse-only vs validate.
         .executableTarget(
             name: "modelgen-bench",
-            dependencies: ["ModelgenCore", "ModelgenRuntime", .product(name: "Yams", package: "Yams")]
+            dependencies: ["ModelgenCore", "ModelgenRuntime"]
         ),
 
         // `make bench`: ModelgenRuntime property access, insert + save, fetch; the SQLite store beside raw SQLite.

@@ -9,7 +9,6 @@
 // `make install` puts on PATH (`--static-swift-stdlib`), timed beside it for the whole-process figures.
 import Foundation
 import ModelgenCore
-import Yams
 
 /// A valid synthetic model: entity i links `up` to i+1 (inverse `down`) and one-way `peers` to i+7.
 func syntheticModel(entities n: Int) -> String {
@@ -149,7 +148,7 @@ defer { if keep { print("models kept in \(directory.path)") } else { try? FileMa
 
 print("modelgen validate, release build, median of runs (ms); the libyaml floor and modelgen run alternately")
 print("entities   size      parse-only  parse+model   parse+validate  libyaml floor    modelgen validate  validate/floor  validate/parse   installed binary")
-print("                     (Yams)      (in process)  (in process)    (whole process)  (whole process)                                   (whole process)")
+print("                     (compose)   (in process)  (in process)    (whole process)  (whole process)                                   (whole process)")
 for n in counts {
     let text = syntheticModel(entities: n)
     let file = directory.appendingPathComponent("Bench\(n).model.yaml")
@@ -162,9 +161,8 @@ for n in counts {
         print("synthetic model has errors:\n" + check.diagnostics.prefix(5).map(\.description).joined(separator: "\n"))
         exit(1)
     }
-    let parseOnly = try time(runs: runs) {
-        let parser = try Parser(yaml: String(decoding: data, as: UTF8.self), resolver: .basic, constructor: .default, encoding: .utf8)
-        _ = try parser.singleRoot()
+    let parseOnly = time(runs: runs) {
+        guard case .success = YAMLLoader.loadDocument(data, path: file.path) else { fatalError("the synthetic model does not compose") }
     }
     let parseModel = time(runs: runs) { _ = ModelParser.parse(data: data, path: file.path) }
     let inProcess = time(runs: runs) { _ = ModelCheck.run(data: data, path: file.path) }
@@ -211,16 +209,15 @@ func createAlone(_ files: [GeneratedFile], in directory: URL) {
 // inodes): the same files created without modelgen are timed beside it.
 print("modelgen generate, release build, median (ms); the libyaml floor and modelgen run alternately")
 print("entities   parse-only   render        generate --dry-run   libyaml floor    generate          generate/floor  regenerate       regenerate/floor  regenerate   regenerate/floor  same files created   generate/parse   installed binary")
-print("           (Yams)       (in process)  (whole process)      (whole process)  (fresh directory)                 (nothing changed)                  --no-cache                     without modelgen                    generate")
+print("           (compose)    (in process)  (whole process)      (whole process)  (fresh directory)                 (nothing changed)                  --no-cache                     without modelgen                    generate")
 // The regeneration cache (RegenerationCache) keeps its entries under the bench's directory.
 setenv("MODELGEN_CACHE_DIR", directory.appendingPathComponent("cache").path, 1)
 for n in counts {
     let file = directory.appendingPathComponent("Bench\(n).model.yaml")
     let data = try Data(contentsOf: file)
     let runs = n >= 5_000 ? 5 : 11
-    let parseOnly = try time(runs: runs) {
-        let parser = try Parser(yaml: String(decoding: data, as: UTF8.self), resolver: .basic, constructor: .default, encoding: .utf8)
-        _ = try parser.singleRoot()
+    let parseOnly = time(runs: runs) {
+        guard case .success = YAMLLoader.loadDocument(data, path: file.path) else { fatalError("the synthetic model does not compose") }
     }
     let check = ModelCheck.run(data: data, path: file.path)
     let emitter = try ModelEmitter()

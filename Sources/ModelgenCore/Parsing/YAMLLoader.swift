@@ -4,9 +4,9 @@ import Yams
 /// Composes a model file's YAML into a `Yams.Node` tree (`YAMLComposer`), every scalar kept a
 /// string: each field later reads its scalar by what it expects, so `no`, `on` or `1e3` stay what
 /// the field means.
-enum YAMLLoader {
+package enum YAMLLoader {
     /// A file's bytes checked (UTF-8, binary, emptiness) and composed: what every YAML file modelgen reads goes through.
-    static func loadDocument(_ data: Data, path: String) -> Result<(source: SourceText, root: Node), DiagnosticList> {
+    package static func loadDocument(_ data: Data, path: String) -> Result<(source: SourceText, root: Node), DiagnosticList> {
         SourceText.decode(data, path: path).flatMap { source in load(source).map { (source, $0) } }
     }
 
