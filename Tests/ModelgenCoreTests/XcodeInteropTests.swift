@@ -242,18 +242,29 @@ import Testing
     /// A processing instruction without data (`<?xml?>`, `<?page ?>`) made FoundationXML's parser crash
     /// (a null pointer to `strlen`; found by fuzz-xml): it is refused at its position before parsing,
     /// where `<?` in a comment or CDATA section is text and the XML declaration is read as ever.
-    @Test func processingInstructionsWithoutDataAreRefusedAtTheirPosition() throws {
+    @Test func processingInstructionsAreRefusedAtTheirPosition() throws {
+        // The inputs fuzz-xml found (FoundationXML crashed in strlen on both): a declaration without data,
+        // and a `<?xm` whose instruction libxml2 reads otherwise than up to the next `?>`.
         let found = try Data(contentsOf: packageRoot.appendingPathComponent("Tests/Fixtures/Fuzz/xml-empty-processing-instruction.xml"))
         let result = XcodeModelImport.convert(data: found, contentsPath: "m/contents", modelName: "M", source: "m")
         #expect(result.text == nil)
         #expect(result.diagnostics.map(\.description) == [
-            "m/contents:1:1: error: a processing instruction without data ('<?xml?>') is not read (a Core Data model has none but the XML declaration, '<?xml version=\"1.0\" …?>')",
+            "m/contents:1:1: error: a processing instruction ('<?xml?>') is not read (a Core Data model has none but the XML declaration, '<?xml version=\"1.0\" …?>', first in the file)",
         ])
-        let model = "<?xml version=\"1.0\"?>\n<model>\n  <!-- <?note?> -->\n  <entity name=\"A\" representedClassName=\"A\" codeGenerationType=\"class\"/>%@\n</model>\n"
+        let unterminated = try Data(contentsOf: packageRoot.appendingPathComponent("Tests/Fixtures/Fuzz/xml-unterminated-processing-instruction.xml"))
+        let second = XcodeModelImport.convert(data: unterminated, contentsPath: "m/contents", modelName: "M", source: "m")
+        #expect(second.text == nil && second.diagnostics.first?.message.hasPrefix("a processing instruction ('<?xm ") == true, "\(second.diagnostics)")
+        #expect(second.diagnostics.first?.location.line == 34)
+
+        let model = "<?xml version=\"1.0\"?>\n<model>\n  <!-- <?note?> --><![CDATA[<?x?>]]>\n  <entity name=\"A\" representedClassName=\"A\" codeGenerationType=\"class\"/>%@\n</model>\n"
         let fine = XcodeModelImport.convert(data: Data(model.replacingOccurrences(of: "%@", with: "").utf8), contentsPath: "m/contents", modelName: "M", source: "m")
         #expect(fine.text != nil, "\(fine.diagnostics)")
-        let empty = XcodeModelImport.convert(data: Data(model.replacingOccurrences(of: "%@", with: "<?page \t?>").utf8), contentsPath: "m/contents", modelName: "M", source: "m")
-        #expect(empty.text == nil && empty.diagnostics.first?.location.line == 4 && empty.diagnostics.first?.location.column == 73, "\(empty.diagnostics)")
+        let withMark = XcodeModelImport.convert(data: Data([0xEF, 0xBB, 0xBF]) + Data(model.replacingOccurrences(of: "%@", with: "").utf8), contentsPath: "m/contents", modelName: "M", source: "m")
+        #expect(withMark.text != nil, "\(withMark.diagnostics)")
+        for instruction in ["<?page \t?>", "<?page data?>", "<?xml version=\"1.0\"?>"] {
+            let refused = XcodeModelImport.convert(data: Data(model.replacingOccurrences(of: "%@", with: instruction).utf8), contentsPath: "m/contents", modelName: "M", source: "m")
+            #expect(refused.text == nil && refused.diagnostics.first?.location.line == 4 && refused.diagnostics.first?.location.column == 73, "\(refused.diagnostics)")
+        }
     }
 
     /// Entity expansion ("billion laughs": ten levels of ten references) and external entities are refused
