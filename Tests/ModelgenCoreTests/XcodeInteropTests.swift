@@ -255,6 +255,10 @@ import Testing
         let second = XcodeModelImport.convert(data: unterminated, contentsPath: "m/contents", modelName: "M", source: "m")
         #expect(second.text == nil && second.diagnostics.first?.message.hasPrefix("a processing instruction ('<?xm ") == true, "\(second.diagnostics)")
         #expect(second.diagnostics.first?.location.line == 34)
+        // A declaration whose `?>` is another instruction's, markup between: refused at the declaration.
+        let unclosed = try Data(contentsOf: packageRoot.appendingPathComponent("Tests/Fixtures/Fuzz/xml-unclosed-declaration.xml"))
+        let third = XcodeModelImport.convert(data: unclosed, contentsPath: "m/contents", modelName: "M", source: "m")
+        #expect(third.text == nil && third.diagnostics.first?.location.line == 1 && third.diagnostics.first?.message.hasPrefix("a processing instruction ('<?xml version=") == true, "\(third.diagnostics)")
 
         let model = "<?xml version=\"1.0\"?>\n<model>\n  <!-- <?note?> --><![CDATA[<?x?>]]>\n  <entity name=\"A\" representedClassName=\"A\" codeGenerationType=\"class\"/>%@\n</model>\n"
         let fine = XcodeModelImport.convert(data: Data(model.replacingOccurrences(of: "%@", with: "").utf8), contentsPath: "m/contents", modelName: "M", source: "m")
