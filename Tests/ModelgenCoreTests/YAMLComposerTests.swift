@@ -92,7 +92,7 @@ import Yams
     }
 
     @Test func reportsLibyamlErrorsAtTheirPosition() {
-        guard case .failure(.syntax(let problem, let line, let column, let context)) = composed("a: [1, 2\nb: 3\n") else {
+        guard case .failure(.libyaml(.syntax(let problem, let line, let column, let context))) = composed("a: [1, 2\nb: 3\n") else {
             Issue.record("an unclosed flow sequence was not a syntax error")
             return
         }

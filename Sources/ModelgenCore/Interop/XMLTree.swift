@@ -130,9 +130,11 @@ enum XMLTreeReader {
                     move(to: close + 2)
                     continue
                 }
-                var shown = bytes[index..<min(close.map { $0 + 2 } ?? bytes.count, index + 40)]
+                // The instruction as written, cut at 40 bytes or its line's end ("…" when cut).
+                let instructionEnd = close.map { $0 + 2 } ?? bytes.count
+                var shown = bytes[index..<min(instructionEnd, index + 40)]
                 if let lineEnd = shown.firstIndex(where: { $0 == 0x0A || $0 == 0x0D }) { shown = shown[..<lineEnd] }
-                let excerpt = String(decoding: shown, as: UTF8.self) + (shown.endIndex == (close.map { $0 + 2 } ?? -1) ? "" : "…")
+                let excerpt = String(decoding: shown, as: UTF8.self) + (close != nil && shown.endIndex == instructionEnd ? "" : "…")
                 return Diagnostic(.error, .xmlSyntax, "a processing instruction ('\(excerpt)') is not read (a Core Data model has none but the XML declaration, '<?xml version=\"1.0\" …?>', first in the file)",
                                   at: SourceLocation(file: path, line: line, column: column))
             } else {

@@ -484,7 +484,6 @@ public struct XcodeModelImporter {
                     error(.cannotImport, "\(what): \(Self.intervalProblem(dateName, interval))", at: element.location(of: dateName))
                 }
             } else if let text = element[xmlName], !text.isEmpty {
-                // A whole number in its plain form (`060` → `60`), as export writes it back.
                 let written = type.isInteger || type.boundsAreLengths ? Self.plainWholeNumber(text) : text
                 mapping.append(key, .scalar(type == .date ? .text(written) : .token(written)), origin: element.location(of: xmlName))
             }
@@ -623,7 +622,6 @@ public struct XcodeModelImporter {
         return name
     }
 
-    /// Seconds since 2001-01-01 GMT as an ISO 8601 date-time.
     /// A whole number in its plain form (`060` → `60`, `+3` → `3`), as export writes it back, so importing
     /// an export gives back the same file (fuzz-xml found bounds, fetch limits and relationship counts
     /// written with leading zeros); other text as it is (the validator reports it).
@@ -631,6 +629,7 @@ public struct XcodeModelImporter {
         Int64(text).map(String.init) ?? text
     }
 
+    /// Seconds since 2001-01-01 GMT as an ISO 8601 date-time.
     static func isoDate(_ interval: String) -> String? {
         guard let given = Double(interval), isoDateRange.contains(given) else { return nil }
         // ISO text keeps milliseconds: round to them, and write a fraction only when one remains, so the

@@ -20,13 +20,19 @@ import Yams
 struct YAMLComposer {
     /// Why a document could not be composed.
     enum Failure: Error {
-        /// libyaml's reader error (bytes it cannot read): its message and the byte offset.
-        case reader(problem: String, offset: Int)
-        /// libyaml's scanner or parser error: the problem, its position, and the construct it was
-        /// reading with where that started.
-        case syntax(problem: String, line: Int, column: Int, context: (text: String, line: Int, column: Int)?)
+        /// libyaml stopped reading (it stops at its first error).
+        case libyaml(LibyamlError)
         /// Problems found while composing (repeated keys, complex keys, undefined aliases, a second document).
         case diagnostics(DiagnosticList)
+    }
+
+    /// libyaml's own error.
+    enum LibyamlError: Error {
+        /// A reader error (bytes it cannot read): its message and the byte offset.
+        case reader(problem: String, offset: Int)
+        /// A scanner or parser error: the problem, its position, and the construct it was reading with
+        /// where that started.
+        case syntax(problem: String, line: Int, column: Int, context: (text: String, line: Int, column: Int)?)
     }
 
     private let file: String
@@ -65,10 +71,10 @@ struct YAMLComposer {
 
     private mutating func next() throws(Failure) {
         yaml_event_delete(&event)
-        guard yaml_parser_parse(&parser, &event) == 1 else { throw libyamlFailure() }
+        guard yaml_parser_parse(&parser, &event) == 1 else { throw .libyaml(libyamlError()) }
     }
 
-    private func libyamlFailure() -> Failure {
+    private func libyamlError() -> LibyamlError {
         let problem = parser.problem.map { String(cString: $0) } ?? "unknown error"
         if parser.error == YAML_READER_ERROR { return .reader(problem: problem, offset: parser.problem_offset) }
         let context = parser.context.map {
@@ -96,10 +102,11 @@ struct YAMLComposer {
         var pairs: [(Node, Node)] = []
         var key: Node?
         /// The scalar keys so far and where each was written, while the mapping is small.
-        var keys: [String] = []
-        var keyMarks: [Mark] = []
+        var keys: [(name: String, mark: Mark)] = []
         /// Where each key was first written, once the mapping is large enough to look keys up by hashing.
         var keyIndex: [String: Mark]?
+        /// True for a mapping whose next node is a key.
+        var expectsKey: Bool { isMapping && key == nil }
     }
 
     private mutating func document() throws(Failure) -> Node? {
@@ -125,12 +132,12 @@ struct YAMLComposer {
                                    at: location(mark))
                     throw .diagnostics(problems)
                 }
-                if open.last.map({ $0.isMapping && $0.key == nil }) == true, !target.isScalar {
+                if open.last?.expectsKey == true, !target.isScalar {
                     throw complexKey(at: mark)
                 }
                 completed = target
             case YAML_MAPPING_START_EVENT, YAML_SEQUENCE_START_EVENT:
-                if open.last.map({ $0.isMapping && $0.key == nil }) == true { throw complexKey(at: mark) }
+                if open.last?.expectsKey == true { throw complexKey(at: mark) }
                 let isMapping = event.type == YAML_MAPPING_START_EVENT
                 let name = isMapping ? event.data.mapping_start.anchor : event.data.sequence_start.anchor
                 open.append(OpenCollection(mark: mark, anchor: Self.string(name), isMapping: isMapping))
@@ -183,10 +190,10 @@ struct YAMLComposer {
         guard let mark else { return }
         var first: Mark?
         if collection.keys.count < Self.keysComparedDirectly {
-            if let index = collection.keys.firstIndex(of: key) { first = collection.keyMarks[index] }
+            first = collection.keys.first { $0.name == key }?.mark
         } else {
             if collection.keyIndex == nil {
-                collection.keyIndex = Dictionary(zip(collection.keys, collection.keyMarks), uniquingKeysWith: { first, _ in first })
+                collection.keyIndex = Dictionary(collection.keys, uniquingKeysWith: { first, _ in first })
             }
             first = collection.keyIndex![key]
             if first == nil { collection.keyIndex![key] = mark }
@@ -195,8 +202,7 @@ struct YAMLComposer {
             problems.error(.duplicateKey, "duplicate key '\(key)' in one mapping; each key may appear once",
                            at: location(mark), notes: [.init("first written here", at: location(first))])
         } else if collection.keyIndex == nil {
-            collection.keys.append(key)
-            collection.keyMarks.append(mark)
+            collection.keys.append((key, mark))
         }
     }
 

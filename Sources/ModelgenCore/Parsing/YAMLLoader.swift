@@ -22,17 +22,17 @@ package enum YAMLLoader {
                               at: SourceLocation(file: file, line: 1, column: 1))
         case .failure(.diagnostics(let problems)):
             diagnostics.append(contentsOf: problems.all)
-        case .failure(let failure):
+        case .failure(.libyaml(let error)):
             // libyaml stops at its first error; a tab in indentation is its most common cause, so say so plainly.
             let tabs = source.tabIndentationDiagnostics()
-            diagnostics.append(contentsOf: tabs.isEmpty ? [diagnostic(for: failure, source: source)] : tabs)
+            diagnostics.append(contentsOf: tabs.isEmpty ? [diagnostic(for: error, source: source)] : tabs)
         }
         return .failure(diagnostics)
     }
 
-    private static func diagnostic(for failure: YAMLComposer.Failure, source: SourceText) -> Diagnostic {
+    private static func diagnostic(for error: YAMLComposer.LibyamlError, source: SourceText) -> Diagnostic {
         let file = source.path
-        switch failure {
+        switch error {
         case let .syntax(problem, line, column, context):
             let at = SourceLocation(file: file, line: line, column: column)
             let notes = context.map { [Diagnostic.Note("\($0.text) started here", at: SourceLocation(file: file, line: $0.line, column: $0.column))] } ?? []
@@ -48,8 +48,6 @@ package enum YAMLLoader {
                 if byte == 0x0A { line += 1; column = 1 } else if byte & 0xC0 != 0x80 { column += 1 }
             }
             return Diagnostic(.error, .notUTF8, "invalid input: \(problem)", at: SourceLocation(file: file, line: line, column: column))
-        case .diagnostics(let problems):
-            return problems.all[0]
         }
     }
 }
