@@ -149,48 +149,48 @@ public struct ModelParser {
     // MARK: Entities
 
     private func entity(_ item: NodeReader.Entry) -> Entity? {
-        let what = "entity '\(item.key)'"
+        func what() -> String { "entity '\(item.key)'" }
         var entity = Entity(name: Located(item.key, at: item.keyLocation))
         if reader.isEmpty(item.value) {
             return entity // `Tag:` with nothing under it: an entity without properties.
         }
-        guard let entries = reader.entries(of: item.value, what, allowedKeys: Keys.entity) else { return nil }
+        guard let entries = reader.entries(of: item.value, what(), allowedKeys: Keys.entity) else { return nil }
         for entry in entries {
             switch entry.key {
-            case "abstract": entity.isAbstract = reader.bool(entry.value, "'abstract' of \(what)")?.value ?? false
-            case "parent": entity.parent = reader.string(entry.value, "'parent' of \(what)")
-            case "class": entity.className = reader.string(entry.value, "'class' of \(what)")
+            case "abstract": entity.isAbstract = reader.bool(entry.value, "'abstract' of \(what())")?.value ?? false
+            case "parent": entity.parent = reader.string(entry.value, "'parent' of \(what())")
+            case "class": entity.className = reader.string(entry.value, "'class' of \(what())")
             case "codegen": entity.codegen = reader.choice(entry.value, "codegen mode", as: CodegenMode.self)
             case "attributes":
-                entity.attributes = reader.entries(of: entry.value, "attributes of \(what)")?
+                entity.attributes = reader.entries(of: entry.value, "attributes of \(what())")?
                     .compactMap { attribute($0, of: item.key) } ?? []
             case "relationships":
-                entity.relationships = reader.entries(of: entry.value, "relationships of \(what)")?
+                entity.relationships = reader.entries(of: entry.value, "relationships of \(what())")?
                     .compactMap { relationship($0, of: item.key) } ?? []
             case "fetchedProperties":
-                entity.fetchedProperties = reader.entries(of: entry.value, "fetched properties of \(what)")?
+                entity.fetchedProperties = reader.entries(of: entry.value, "fetched properties of \(what())")?
                     .compactMap { fetchedProperty($0, of: item.key) } ?? []
             case "computed":
-                entity.computedProperties = reader.entries(of: entry.value, "computed properties of \(what)")?
+                entity.computedProperties = reader.entries(of: entry.value, "computed properties of \(what())")?
                     .compactMap { computedProperty($0, of: item.key) } ?? []
-            case "unique": entity.uniquenessConstraints = propertyLists(entry.value, "'unique' of \(what)")
-            case "indexes": entity.indexes = propertyLists(entry.value, "'indexes' of \(what)")
-            case "userInfo": entity.userInfo = reader.userInfo(entry.value, what)
-            default: entity.doc = reader.string(entry.value, "'doc' of \(what)", allowEmpty: true)?.value
+            case "unique": entity.uniquenessConstraints = propertyLists(entry.value, "'unique' of \(what())")
+            case "indexes": entity.indexes = propertyLists(entry.value, "'indexes' of \(what())")
+            case "userInfo": entity.userInfo = reader.userInfo(entry.value, what())
+            default: entity.doc = reader.string(entry.value, "'doc' of \(what())", allowEmpty: true)?.value
             }
         }
         return entity
     }
 
     /// `[[a], [b, c]]`; a bare name in the outer list stands for a one-property list.
-    private func propertyLists(_ node: Node, _ what: String) -> [PropertyNameList] {
-        guard let items = reader.items(of: node, what) else { return [] }
+    private func propertyLists(_ node: Node, _ what: @autoclosure () -> String) -> [PropertyNameList] {
+        guard let items = reader.items(of: node, what()) else { return [] }
         return items.compactMap { item in
             if case .scalar = item {
-                guard let name = reader.string(item, "an item of \(what)") else { return nil }
+                guard let name = reader.string(item, "an item of \(what())") else { return nil }
                 return PropertyNameList(names: [name], location: name.location)
             }
-            guard let names = reader.strings(item, what) else { return nil }
+            guard let names = reader.strings(item, what()) else { return nil }
             return PropertyNameList(names: names, location: reader.location(item))
         }
     }
@@ -198,18 +198,18 @@ public struct ModelParser {
     // MARK: Composites
 
     private func composite(_ item: NodeReader.Entry) -> CompositeType? {
-        let what = "composite '\(item.key)'"
+        func what() -> String { "composite '\(item.key)'" }
         var composite = CompositeType(name: Located(item.key, at: item.keyLocation))
         if reader.isEmpty(item.value) {
             return composite // `Empty:` with nothing under it: a composite without fields.
         }
-        guard let entries = reader.entries(of: item.value, what, allowedKeys: Keys.composite) else { return nil }
+        guard let entries = reader.entries(of: item.value, what(), allowedKeys: Keys.composite) else { return nil }
         for entry in entries {
             switch entry.key {
             case "attributes":
-                composite.attributes = reader.entries(of: entry.value, "attributes of \(what)")?
+                composite.attributes = reader.entries(of: entry.value, "attributes of \(what())")?
                     .compactMap { attribute($0, of: item.key, allowedKeys: Keys.compositeField) } ?? []
-            default: composite.doc = reader.string(entry.value, "'doc' of \(what)", allowEmpty: true)?.value
+            default: composite.doc = reader.string(entry.value, "'doc' of \(what())", allowEmpty: true)?.value
             }
         }
         return composite
@@ -230,12 +230,12 @@ public struct ModelParser {
     }
 
     private func attribute(_ item: NodeReader.Entry, of entityName: String, allowedKeys: KeySet = Keys.attribute) -> Attribute? {
-        let what = "attribute '\(entityName).\(item.key)'"
+        func what() -> String { "attribute '\(entityName).\(item.key)'" }
         let name = Located(item.key, at: item.keyLocation)
 
         // Short form: `name: TYPE` or `name: TYPE?`.
         if case .scalar = item.value {
-            guard var text = reader.string(item.value, "the type of \(what)") else { return nil }
+            guard var text = reader.string(item.value, "the type of \(what())") else { return nil }
             var optionalLocation: SourceLocation?
             if text.value.hasSuffix("?") {
                 text.value.removeLast()
@@ -249,35 +249,35 @@ public struct ModelParser {
             return attribute
         }
 
-        guard let entries = reader.entries(of: item.value, what, allowedKeys: allowedKeys) else { return nil }
+        guard let entries = reader.entries(of: item.value, what(), allowedKeys: allowedKeys) else { return nil }
         guard let typeEntry = entries.first(where: { $0.key == "type" }) else {
-            reader.error(.missingKey, "missing required key 'type' in \(what)", at: item.keyLocation)
+            reader.error(.missingKey, "missing required key 'type' in \(what())", at: item.keyLocation)
             return nil
         }
-        guard let typeText = reader.string(typeEntry.value, "'type' of \(what)"), let (type, composite) = attributeType(typeText) else {
+        guard let typeText = reader.string(typeEntry.value, "'type' of \(what())"), let (type, composite) = attributeType(typeText) else {
             return nil
         }
         var attribute = Attribute(name: name, type: type)
         attribute.composite = composite
         for entry in entries {
-            let key = "'\(entry.key)' of \(what)"
+            func key() -> String { "'\(entry.key)' of \(what())" }
             switch entry.key {
             case "type": break
             case "optional":
-                if let value = reader.bool(entry.value, key) {
+                if let value = reader.bool(entry.value, key()) {
                     attribute.isOptional = value.value
                     attribute.optionalLocation = value.location
                 }
-            case "transient": attribute.isTransient = reader.bool(entry.value, key)?.value ?? false
-            case "default": attribute.defaultValue = value(entry.value, key, for: type.value, isBound: false)
-            case "min": attribute.minimum = value(entry.value, key, for: type.value, isBound: true)
-            case "max": attribute.maximum = value(entry.value, key, for: type.value, isBound: true)
-            case "regex": attribute.regex = reader.string(entry.value, key, allowEmpty: true)
-            case "swiftType": attribute.swiftType = reader.string(entry.value, key)
-            case "transformer": attribute.transformer = reader.string(entry.value, key)
-            case "externalStorage": attribute.allowsExternalStorage = reader.bool(entry.value, key)
+            case "transient": attribute.isTransient = reader.bool(entry.value, key())?.value ?? false
+            case "default": attribute.defaultValue = value(entry.value, key(), for: type.value, isBound: false)
+            case "min": attribute.minimum = value(entry.value, key(), for: type.value, isBound: true)
+            case "max": attribute.maximum = value(entry.value, key(), for: type.value, isBound: true)
+            case "regex": attribute.regex = reader.string(entry.value, key(), allowEmpty: true)
+            case "swiftType": attribute.swiftType = reader.string(entry.value, key())
+            case "transformer": attribute.transformer = reader.string(entry.value, key())
+            case "externalStorage": attribute.allowsExternalStorage = reader.bool(entry.value, key())
             case "derived":
-                if let text = reader.string(entry.value, key) {
+                if let text = reader.string(entry.value, key()) {
                     let source = mapper.map(entry.value, value: text.value)
                     do {
                         attribute.derivation = ParsedExpression(source: source, expression: try PredicateParser.parseExpression(text.value))
@@ -285,22 +285,22 @@ public struct ModelParser {
                         reader.error(.predicateSyntax, "invalid derivation expression: \(error.message)", at: source.location(atOffset: error.range.start))
                     }
                 }
-            case "renamingIdentifier": attribute.renamingIdentifier = reader.string(entry.value, key)
-            case "userInfo": attribute.userInfo = reader.userInfo(entry.value, what)
-            default: attribute.doc = reader.string(entry.value, key, allowEmpty: true)?.value
+            case "renamingIdentifier": attribute.renamingIdentifier = reader.string(entry.value, key())
+            case "userInfo": attribute.userInfo = reader.userInfo(entry.value, what())
+            default: attribute.doc = reader.string(entry.value, key(), allowEmpty: true)?.value
             }
         }
         return attribute
     }
 
     /// A `default`, `min` or `max`, read by the attribute's type.
-    private func value(_ node: Node, _ what: String, for type: AttributeType, isBound: Bool) -> Located<AttributeValue>? {
+    private func value(_ node: Node, _ what: @autoclosure () -> String, for type: AttributeType, isBound: Bool) -> Located<AttributeValue>? {
         let allowEmpty = type == .string && !isBound
-        guard let text = reader.string(node, what, allowEmpty: allowEmpty) else { return nil }
+        guard let text = reader.string(node, what(), allowEmpty: allowEmpty) else { return nil }
         switch AttributeValueParser.parse(text.value, as: type, isBound: isBound) {
         case .success(let value): return Located(value, at: text.location)
         case .failure(let problem):
-            reader.error(.invalidDefault, "invalid \(what): \(problem.message)", at: text.location)
+            reader.error(.invalidDefault, "invalid \(what()): \(problem.message)", at: text.location)
             return nil
         }
     }
@@ -308,31 +308,31 @@ public struct ModelParser {
     // MARK: Relationships
 
     private func relationship(_ item: NodeReader.Entry, of entityName: String) -> Relationship? {
-        let what = "relationship '\(entityName).\(item.key)'"
-        guard let entries = reader.entries(of: item.value, what, allowedKeys: Keys.relationship) else { return nil }
+        func what() -> String { "relationship '\(entityName).\(item.key)'" }
+        guard let entries = reader.entries(of: item.value, what(), allowedKeys: Keys.relationship) else { return nil }
         guard let destinationEntry = entries.first(where: { $0.key == "destination" }) else {
-            reader.error(.missingKey, "missing required key 'destination' in \(what)", at: item.keyLocation)
+            reader.error(.missingKey, "missing required key 'destination' in \(what())", at: item.keyLocation)
             return nil
         }
-        guard let destination = reader.string(destinationEntry.value, "'destination' of \(what)") else { return nil }
+        guard let destination = reader.string(destinationEntry.value, "'destination' of \(what())") else { return nil }
         var relationship = Relationship(name: Located(item.key, at: item.keyLocation), destination: destination)
         for entry in entries {
-            let key = "'\(entry.key)' of \(what)"
+            func key() -> String { "'\(entry.key)' of \(what())" }
             switch entry.key {
             case "destination": break
-            case "toMany": relationship.isToMany = reader.bool(entry.value, key)?.value ?? false
-            case "ordered": relationship.ordered = reader.bool(entry.value, key)
+            case "toMany": relationship.isToMany = reader.bool(entry.value, key())?.value ?? false
+            case "ordered": relationship.ordered = reader.bool(entry.value, key())
             case "inverse":
-                if let text = reader.string(entry.value, key) {
+                if let text = reader.string(entry.value, key()) {
                     relationship.inverse = text.value == "none" ? .none(text.location) : .named(text)
                 }
             case "deleteRule": relationship.deleteRule = reader.choice(entry.value, "delete rule", as: DeleteRule.self)
-            case "optional": relationship.isOptional = reader.bool(entry.value, key)?.value ?? true
-            case "min": relationship.minCount = reader.count(entry.value, key)
-            case "max": relationship.maxCount = reader.count(entry.value, key)
-            case "transient": relationship.isTransient = reader.bool(entry.value, key)?.value ?? false
-            case "userInfo": relationship.userInfo = reader.userInfo(entry.value, what)
-            default: relationship.doc = reader.string(entry.value, key, allowEmpty: true)?.value
+            case "optional": relationship.isOptional = reader.bool(entry.value, key())?.value ?? true
+            case "min": relationship.minCount = reader.count(entry.value, key())
+            case "max": relationship.maxCount = reader.count(entry.value, key())
+            case "transient": relationship.isTransient = reader.bool(entry.value, key())?.value ?? false
+            case "userInfo": relationship.userInfo = reader.userInfo(entry.value, what())
+            default: relationship.doc = reader.string(entry.value, key(), allowEmpty: true)?.value
             }
         }
         return relationship
@@ -340,8 +340,8 @@ public struct ModelParser {
 
     // MARK: Fetching
 
-    private func predicate(_ node: Node, _ what: String) -> ParsedPredicate? {
-        guard let text = reader.string(node, what) else { return nil }
+    private func predicate(_ node: Node, _ what: @autoclosure () -> String) -> ParsedPredicate? {
+        guard let text = reader.string(node, what()) else { return nil }
         let source = mapper.map(node, value: text.value)
         do {
             return ParsedPredicate(source: source, predicate: try PredicateParser.parsePredicate(text.value))
@@ -351,11 +351,11 @@ public struct ModelParser {
         }
     }
 
-    private func sortDescriptors(_ node: Node, _ what: String) -> [ParsedSortDescriptor] {
+    private func sortDescriptors(_ node: Node, _ what: @autoclosure () -> String) -> [ParsedSortDescriptor] {
         let items: [Node]
-        if case .scalar = node { items = [node] } else { items = reader.items(of: node, what) ?? [] }
+        if case .scalar = node { items = [node] } else { items = reader.items(of: node, what()) ?? [] }
         return items.compactMap { item -> ParsedSortDescriptor? in
-            guard let text = reader.string(item, "an item of \(what)") else { return nil }
+            guard let text = reader.string(item, "an item of \(what())") else { return nil }
             let source = mapper.map(item, value: text.value)
             do throws(PredicateSyntaxError) {
                 return ParsedSortDescriptor(source: source, descriptor: try SortDescriptorSyntax.parse(text.value))
@@ -367,74 +367,74 @@ public struct ModelParser {
     }
 
     private func fetchedProperty(_ item: NodeReader.Entry, of entityName: String) -> FetchedProperty? {
-        let what = "fetched property '\(entityName).\(item.key)'"
-        guard let entries = reader.entries(of: item.value, what, allowedKeys: Keys.fetchedProperty) else { return nil }
+        func what() -> String { "fetched property '\(entityName).\(item.key)'" }
+        guard let entries = reader.entries(of: item.value, what(), allowedKeys: Keys.fetchedProperty) else { return nil }
         guard let destinationEntry = entries.first(where: { $0.key == "destination" }) else {
-            reader.error(.missingKey, "missing required key 'destination' in \(what)", at: item.keyLocation)
+            reader.error(.missingKey, "missing required key 'destination' in \(what())", at: item.keyLocation)
             return nil
         }
-        guard let destination = reader.string(destinationEntry.value, "'destination' of \(what)") else { return nil }
+        guard let destination = reader.string(destinationEntry.value, "'destination' of \(what())") else { return nil }
         var property = FetchedProperty(name: Located(item.key, at: item.keyLocation), destination: destination)
         var hasPredicate = false
         for entry in entries {
-            let key = "'\(entry.key)' of \(what)"
+            func key() -> String { "'\(entry.key)' of \(what())" }
             switch entry.key {
             case "destination": break
             case "predicate":
                 hasPredicate = true
-                property.predicate = predicate(entry.value, key)
-            case "sort": property.sortDescriptors = sortDescriptors(entry.value, key)
-            case "userInfo": property.userInfo = reader.userInfo(entry.value, what)
-            default: property.doc = reader.string(entry.value, key, allowEmpty: true)?.value
+                property.predicate = predicate(entry.value, key())
+            case "sort": property.sortDescriptors = sortDescriptors(entry.value, key())
+            case "userInfo": property.userInfo = reader.userInfo(entry.value, what())
+            default: property.doc = reader.string(entry.value, key(), allowEmpty: true)?.value
             }
         }
         if !hasPredicate {
-            reader.error(.missingKey, "missing required key 'predicate' in \(what) (e.g. 'author == $FETCH_SOURCE')", at: item.keyLocation)
+            reader.error(.missingKey, "missing required key 'predicate' in \(what()) (e.g. 'author == $FETCH_SOURCE')", at: item.keyLocation)
         }
         return property
     }
 
     private func computedProperty(_ item: NodeReader.Entry, of entityName: String) -> ComputedProperty? {
-        let what = "computed property '\(entityName).\(item.key)'"
-        guard let entries = reader.entries(of: item.value, what, allowedKeys: Keys.computed) else { return nil }
+        func what() -> String { "computed property '\(entityName).\(item.key)'" }
+        guard let entries = reader.entries(of: item.value, what(), allowedKeys: Keys.computed) else { return nil }
         var type: Located<String>?, dependsOn: [Located<String>]?, doc: String?
         for entry in entries {
-            let key = "'\(entry.key)' of \(what)"
+            func key() -> String { "'\(entry.key)' of \(what())" }
             switch entry.key {
-            case "type": type = reader.string(entry.value, key)
-            case "dependsOn": dependsOn = reader.strings(entry.value, key)
-            default: doc = reader.string(entry.value, key, allowEmpty: true)?.value
+            case "type": type = reader.string(entry.value, key())
+            case "dependsOn": dependsOn = reader.strings(entry.value, key())
+            default: doc = reader.string(entry.value, key(), allowEmpty: true)?.value
             }
         }
         if type == nil && !entries.contains(where: { $0.key == "type" }) {
-            reader.error(.missingKey, "missing required key 'type' in \(what) (the Swift type of its value, e.g. 'String')", at: item.keyLocation)
+            reader.error(.missingKey, "missing required key 'type' in \(what()) (the Swift type of its value, e.g. 'String')", at: item.keyLocation)
         }
         if dependsOn == nil && !entries.contains(where: { $0.key == "dependsOn" }) {
-            reader.error(.missingKey, "missing required key 'dependsOn' in \(what) (the properties its value is computed from)", at: item.keyLocation)
+            reader.error(.missingKey, "missing required key 'dependsOn' in \(what()) (the properties its value is computed from)", at: item.keyLocation)
         }
         guard let type, let dependsOn else { return nil }
         return ComputedProperty(name: Located(item.key, at: item.keyLocation), type: type, dependsOn: dependsOn, doc: doc)
     }
 
     private func fetchRequest(_ item: NodeReader.Entry) -> FetchRequestTemplate? {
-        let what = "fetch request '\(item.key)'"
-        guard let entries = reader.entries(of: item.value, what, allowedKeys: Keys.fetchRequest) else { return nil }
+        func what() -> String { "fetch request '\(item.key)'" }
+        guard let entries = reader.entries(of: item.value, what(), allowedKeys: Keys.fetchRequest) else { return nil }
         guard let entityEntry = entries.first(where: { $0.key == "entity" }) else {
-            reader.error(.missingKey, "missing required key 'entity' in \(what)", at: item.keyLocation)
+            reader.error(.missingKey, "missing required key 'entity' in \(what())", at: item.keyLocation)
             return nil
         }
-        guard let entity = reader.string(entityEntry.value, "'entity' of \(what)") else { return nil }
+        guard let entity = reader.string(entityEntry.value, "'entity' of \(what())") else { return nil }
         var template = FetchRequestTemplate(name: Located(item.key, at: item.keyLocation), entity: entity)
         for entry in entries {
-            let key = "'\(entry.key)' of \(what)"
+            func key() -> String { "'\(entry.key)' of \(what())" }
             switch entry.key {
             case "entity": break
-            case "predicate": template.predicate = predicate(entry.value, key)
-            case "sort": template.sortDescriptors = sortDescriptors(entry.value, key)
-            case "limit": template.limit = reader.count(entry.value, key)
-            case "offset": template.offset = reader.count(entry.value, key)
-            case "swiftName": template.swiftName = reader.string(entry.value, key)
-            default: template.doc = reader.string(entry.value, key, allowEmpty: true)?.value
+            case "predicate": template.predicate = predicate(entry.value, key())
+            case "sort": template.sortDescriptors = sortDescriptors(entry.value, key())
+            case "limit": template.limit = reader.count(entry.value, key())
+            case "offset": template.offset = reader.count(entry.value, key())
+            case "swiftName": template.swiftName = reader.string(entry.value, key())
+            default: template.doc = reader.string(entry.value, key(), allowEmpty: true)?.value
             }
         }
         return template
