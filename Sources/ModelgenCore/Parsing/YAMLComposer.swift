@@ -107,13 +107,29 @@ struct YAMLComposer {
         var keyIndex: [String: Mark]?
         /// True for a mapping whose next node is a key.
         var expectsKey: Bool { isMapping && key == nil }
+
+        /// Makes this (spare) collection a new, empty one, keeping its arrays' capacity.
+        mutating func start(at mark: Mark, anchor: String?, isMapping: Bool) {
+            self.mark = mark
+            self.anchor = anchor
+            self.isMapping = isMapping
+            items.removeAll(keepingCapacity: true)
+            pairs.removeAll(keepingCapacity: true)
+            key = nil
+            keys.removeAll(keepingCapacity: true)
+            keyIndex = nil
+        }
     }
 
     private mutating func document() throws(Failure) -> Node? {
         try next()   // stream start
         try next()
         if event.type == YAML_STREAM_END_EVENT { return nil }
+        // The collections being composed, innermost last; `open[depth...]` are spare ones whose arrays
+        // keep their capacity for the next collection at that depth (Yams' nodes copy the items, so
+        // the buffers can be reused instead of grown and freed for each of the model's many mappings).
         var open: [OpenCollection] = []
+        var depth = 0
         var root: Node?
         while root == nil {
             try next()
@@ -132,30 +148,32 @@ struct YAMLComposer {
                                    at: location(mark))
                     throw .diagnostics(problems)
                 }
-                if open.last?.expectsKey == true, !target.isScalar {
+                if depth > 0, open[depth - 1].expectsKey, !target.isScalar {
                     throw complexKey(at: mark)
                 }
                 completed = target
             case YAML_MAPPING_START_EVENT, YAML_SEQUENCE_START_EVENT:
-                if open.last?.expectsKey == true { throw complexKey(at: mark) }
+                if depth > 0, open[depth - 1].expectsKey { throw complexKey(at: mark) }
                 let isMapping = event.type == YAML_MAPPING_START_EVENT
                 let name = isMapping ? event.data.mapping_start.anchor : event.data.sequence_start.anchor
-                open.append(OpenCollection(mark: mark, anchor: Self.string(name), isMapping: isMapping))
+                if depth == open.count { open.append(OpenCollection(mark: mark, anchor: nil, isMapping: isMapping)) }
+                open[depth].start(at: mark, anchor: Self.string(name), isMapping: isMapping)
+                depth += 1
                 continue
             case YAML_MAPPING_END_EVENT, YAML_SEQUENCE_END_EVENT:
-                let collection = open.removeLast()
-                completed = collection.isMapping
-                    ? .mapping(.init(collection.pairs, mappingTag, .any, collection.mark))
-                    : .sequence(.init(collection.items, sequenceTag, .any, collection.mark))
-                anchor = collection.anchor
+                depth -= 1
+                completed = open[depth].isMapping
+                    ? .mapping(.init(open[depth].pairs, mappingTag, .any, open[depth].mark))
+                    : .sequence(.init(open[depth].items, sequenceTag, .any, open[depth].mark))
+                anchor = open[depth].anchor
             default:
                 continue
             }
             if let anchor { anchors[anchor] = completed }
-            if open.isEmpty {
+            if depth == 0 {
                 root = completed
             } else {
-                add(completed, to: &open[open.count - 1])
+                add(completed, to: &open[depth - 1])
             }
         }
         try next()   // document end
