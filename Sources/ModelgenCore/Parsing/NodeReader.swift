@@ -33,8 +33,12 @@ final class NodeReader {
     }
 
     func location(_ node: Node) -> SourceLocation {
-        let mark = node.mark
-        return SourceLocation(file: file, line: mark?.line ?? 1, column: mark?.column ?? 1)
+        location(node.mark)
+    }
+
+    /// A scalar's position from its own mark (`Node.mark` copies the whole scalar to read it).
+    func location(_ mark: Mark?) -> SourceLocation {
+        SourceLocation(file: file, line: mark?.line ?? 1, column: mark?.column ?? 1)
     }
 
     func error(_ id: DiagnosticID, _ message: String, at node: Node, notes: [Diagnostic.Note] = []) {
@@ -107,7 +111,7 @@ final class NodeReader {
                 error(.unknownKey, "unknown key '\(key)' in \(what())\(extra); allowed keys: \(allowed)", at: keyNode, notes: notes)
                 continue
             }
-            result.append(Entry(key: key, value: value, keyLocation: location(keyNode)))
+            result.append(Entry(key: key, value: value, keyLocation: location(scalar.mark)))
         }
         return result
     }
@@ -125,7 +129,7 @@ final class NodeReader {
             error(.wrongKind, "expected a value for \(what()), found nothing", at: node)
             return nil
         }
-        return Located(scalar.string, at: location(node))
+        return Located(scalar.string, at: location(scalar.mark))
     }
 
     /// `true` or `false`, nothing else.

@@ -21,7 +21,7 @@ extension ModelValidator {
     }
 
     private func checkCompositeField(_ field: Attribute, of composite: CompositeType) {
-        let what = "field '\(composite.name.value).\(field.name.value)'"
+        func what() -> String { "field '\(composite.name.value).\(field.name.value)'" }
         let text = field.name.value
         if !SwiftNames.isIdentifier(text) {
             error(.invalidIdentifier, "field name '\(text)' is not a Swift identifier (letters, digits and '_', not starting with a digit)", at: field.name.location)
@@ -31,19 +31,19 @@ extension ModelValidator {
         }
         let type = field.type.value
         if type.holdsSwiftValues {
-            error(.invalidComposite, "\(what) is \(type.rawValue); a composite's fields hold stored scalar values (string, numbers, bool, date, binary, uuid, uri) or another composite",
+            error(.invalidComposite, "\(what()) is \(type.rawValue); a composite's fields hold stored scalar values (string, numbers, bool, date, binary, uuid, uri) or another composite",
                   at: field.type.location)
             return
         }
         if type.isNumeric && field.isOptional {
-            warning(.optionalNumber, "optional numeric \(what): SQL NULL compares unlike 0 in predicates and sorts; prefer a non-optional field with a default",
+            warning(.optionalNumber, "optional numeric \(what()): SQL NULL compares unlike 0 in predicates and sorts; prefer a non-optional field with a default",
                     at: field.optionalLocation ?? field.name.location,
                     notes: [.init("use 'default: 0' and drop the optional, or run with --strict to make this an error")])
         }
         if let regex = field.regex, type != .string {
             error(.inapplicableOption, "'regex' applies to string fields only, not \(type.rawValue)", at: regex.location)
         }
-        checkBounds(field, what: what)
+        checkBounds(field, what: what())
     }
 
     /// Reports each composite that contains itself, directly or through others, at the field that closes the loop.
@@ -74,16 +74,16 @@ extension ModelValidator {
     }
 
     /// The rules of an entity attribute whose type is a composite.
-    func checkCompositeAttribute(_ attribute: Attribute, what: String) {
+    func checkCompositeAttribute(_ attribute: Attribute, what: @autoclosure () -> String) {
         if attribute.isTransient {
-            error(.inapplicableOption, "composite \(what) cannot be transient; composites are stored (use an undefined attribute for values code keeps)",
+            error(.inapplicableOption, "composite \(what()) cannot be transient; composites are stored (use an undefined attribute for values code keeps)",
                   at: attribute.type.location)
         }
         if let derivation = attribute.derivation {
-            error(.inapplicableOption, "composite \(what) cannot be derived", at: derivation.source.location(atOffset: 0))
+            error(.inapplicableOption, "composite \(what()) cannot be derived", at: derivation.source.location(atOffset: 0))
         }
         if let renaming = attribute.renamingIdentifier {
-            error(.inapplicableOption, "composite \(what) cannot take a renamingIdentifier: its fields are stored as columns of their own, which migrations do not rename", at: renaming.location)
+            error(.inapplicableOption, "composite \(what()) cannot take a renamingIdentifier: its fields are stored as columns of their own, which migrations do not rename", at: renaming.location)
         }
     }
 }

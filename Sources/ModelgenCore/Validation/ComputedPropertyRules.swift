@@ -2,16 +2,16 @@
 extension ModelValidator {
     func checkComputedProperty(_ property: ComputedProperty, in entity: Entity) {
         checkPropertyName(property.name, kind: "computed property", in: entity)
-        let what = "computed property '\(entity.name.value).\(property.name.value)'"
+        func what() -> String { "computed property '\(entity.name.value).\(property.name.value)'" }
         if property.type.value.trimmingCharacters(in: .whitespaces).isEmpty {
-            error(.invalidDependency, "'type' of \(what) is empty; give the Swift type of its value", at: property.type.location)
+            error(.invalidDependency, "'type' of \(what()) is empty; give the Swift type of its value", at: property.type.location)
         }
         if property.dependsOn.isEmpty {
-            error(.invalidDependency, "'dependsOn' of \(what) is empty; name the modeled properties its value is computed from", at: property.name.location)
+            error(.invalidDependency, "'dependsOn' of \(what()) is empty; name the modeled properties its value is computed from", at: property.name.location)
         }
-        for path in property.dependsOn { checkDependency(path, of: what, in: entity) }
+        for path in property.dependsOn { checkDependency(path, of: what(), in: entity) }
         if dependsOnItself(property.name.value, entity: entity.name.value, via: [], visiting: []) {
-            error(.invalidDependency, "\(what) depends on itself through 'dependsOn'", at: property.name.location)
+            error(.invalidDependency, "\(what()) depends on itself through 'dependsOn'", at: property.name.location)
         }
     }
 
@@ -45,7 +45,7 @@ extension ModelValidator {
 
     /// `name` or `relationship.name…`: every step but the last a to-one relationship, the last an
     /// attribute or relationship (computed and fetched properties hold no observable value of their own).
-    private func checkDependency(_ path: Located<String>, of what: String, in entity: Entity) {
+    private func checkDependency(_ path: Located<String>, of what: @autoclosure () -> String, in entity: Entity) {
         var owner = entity.name.value
         let steps = path.value.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         for (index, step) in steps.enumerated() {
@@ -54,23 +54,23 @@ extension ModelValidator {
             switch graph.property(step, in: owner) {
             case .attribute?:
                 if !isLast {
-                    error(.invalidDependency, "'\(path.value)' in 'dependsOn' of \(what): '\(step)' is an attribute of '\(owner)', so nothing follows it", at: path.location)
+                    error(.invalidDependency, "'\(path.value)' in 'dependsOn' of \(what()): '\(step)' is an attribute of '\(owner)', so nothing follows it", at: path.location)
                     return
                 }
             case .relationship(let relationship, _)?:
                 if isLast { return }
                 if relationship.isToMany {
-                    error(.invalidDependency, "'\(path.value)' in 'dependsOn' of \(what): '\(step)' is a to-many relationship; depend on '\(steps[0...index].joined(separator: "."))' itself", at: path.location)
+                    error(.invalidDependency, "'\(path.value)' in 'dependsOn' of \(what()): '\(step)' is a to-many relationship; depend on '\(steps[0...index].joined(separator: "."))' itself", at: path.location)
                     return
                 }
                 owner = relationship.destination.value
             case .fetchedProperty?:
-                error(.invalidDependency, "'\(path.value)' in 'dependsOn' of \(what): '\(step)' is a fetched property, which has no value to observe", at: path.location)
+                error(.invalidDependency, "'\(path.value)' in 'dependsOn' of \(what()): '\(step)' is a fetched property, which has no value to observe", at: path.location)
                 return
             case nil:
                 let names = graph.propertyNames(in: owner)
                 let notes = Suggestions.closest(to: step, in: names).map { [Diagnostic.Note("did you mean '\($0)'?")] } ?? []
-                error(.invalidDependency, "'\(path.value)' in 'dependsOn' of \(what): '\(owner)' has no attribute or relationship '\(step)'", at: path.location, notes: notes)
+                error(.invalidDependency, "'\(path.value)' in 'dependsOn' of \(what()): '\(owner)' has no attribute or relationship '\(step)'", at: path.location, notes: notes)
                 return
             }
         }

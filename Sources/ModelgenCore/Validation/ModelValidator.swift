@@ -90,10 +90,10 @@ public final class ModelValidator {
 
     /// Reports an unknown entity name with a suggestion; true when the entity exists.
     @discardableResult
-    func requireEntity(_ name: Located<String>, _ role: String) -> Bool {
+    func requireEntity(_ name: Located<String>, _ role: @autoclosure () -> String) -> Bool {
         if graph.entity(name.value) != nil { return true }
         let notes = Suggestions.note(for: name.value, in: model.entities.map(\.name.value)).map { [Diagnostic.Note($0)] } ?? []
-        error(.unknownEntity, "unknown entity '\(name.value)' named as \(role)", at: name.location, notes: notes)
+        error(.unknownEntity, "unknown entity '\(name.value)' named as \(role())", at: name.location, notes: notes)
         return false
     }
 
