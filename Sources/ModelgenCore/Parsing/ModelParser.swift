@@ -10,6 +10,8 @@ public struct ParseResult: Sendable {
     public var diagnostics: [Diagnostic]
     /// The YAML tree the model was read from, kept so a short-lived process can skip freeing it.
     var syntaxTree: SyntaxTree?
+    /// True when the entities were read on a second thread while the file was composed (`EntityReadAhead`).
+    var entitiesWereReadAhead = false
 }
 
 /// The composed YAML of a model file. Holding on to it until exit lets a command-line run skip
@@ -44,32 +46,53 @@ public struct ModelParser {
     /// The format versions this modelgen reads.
     public static let supportedFormatVersions = [1]
 
-    private let reader: NodeReader
+    let reader: NodeReader
     private let mapper: EmbeddedSourceMapper
     /// The names under `composites:`, read before any attribute so a type can name one.
     private let compositeNames = CompositeNames()
+    /// The entities read on a second thread while the file was composed (nil: read here, in turn).
+    private let readAhead: EntityReadAhead?
 
     private final class CompositeNames {
         var names: Set<String> = []
     }
 
-    private init(source: SourceText) {
+    /// A parser of the model in `source`; `compositeNames`, for a parser reading entities ahead, are
+    /// those known when it started.
+    init(source: SourceText, compositeNames: Set<String> = [], readAhead: EntityReadAhead? = nil) {
         reader = NodeReader(file: source.path, byteCount: source.byteCount)
         mapper = EmbeddedSourceMapper(file: source.path, text: source.text)
+        self.compositeNames.names = compositeNames
+        self.readAhead = readAhead
     }
 
     /// Parses the bytes of a model file.
     public static func parse(data: Data, path: String) -> ParseResult {
-        switch YAMLLoader.loadDocument(data, path: path) {
+        parse(data: data, path: path, readingAhead: ProcessInfo.processInfo.activeProcessorCount > 1 && data.count >= EntityReadAhead.minimumByteCount)
+    }
+
+    /// Parses the bytes of a model file, with `readingAhead` the entities on a second thread while the
+    /// rest of the file is composed (the result is the same either way; tests compare the two).
+    static func parse(data: Data, path: String, readingAhead: Bool) -> ParseResult {
+        let source: SourceText
+        switch SourceText.decode(data, path: path) {
+        case .failure(let diagnostics): return ParseResult(model: nil, diagnostics: diagnostics.all)
+        case .success(let decoded): source = decoded
+        }
+        let readAhead = readingAhead ? EntityReadAhead(source: source) : nil
+        // Nothing read ahead runs on after parsing returns.
+        defer { readAhead?.finish() }
+        switch YAMLLoader.load(source, observer: readAhead) {
         case .failure(let diagnostics):
             return ParseResult(model: nil, diagnostics: diagnostics.all)
-        case .success(let (source, root)):
-            let parser = ModelParser(source: source)
+        case .success(let root):
+            let parser = ModelParser(source: source, readAhead: readAhead)
             let model = parser.model(root, path: source.path)
             // An alias bomb is refused whole: the part read before the budget ran out is not validated
             // (which would cost memory in proportion to the expansion, not to the file).
             if parser.reader.budgetExhausted { return ParseResult(model: nil, diagnostics: parser.reader.diagnostics.all) }
-            return ParseResult(model: model, diagnostics: parser.reader.diagnostics.all, syntaxTree: SyntaxTree(root))
+            return ParseResult(model: model, diagnostics: parser.reader.diagnostics.all, syntaxTree: SyntaxTree(root),
+                               entitiesWereReadAhead: readAhead?.wasUsed ?? false)
         }
     }
 
@@ -113,7 +136,7 @@ public struct ModelParser {
             if reader.isEmpty(entry.value) {
                 reader.error(.noEntities, "'entities' is empty; declare at least one entity under it", at: entry.keyLocation)
             } else if let items = reader.entries(of: entry.value, "'entities'") {
-                entities = items.compactMap { self.entity($0) }
+                entities = readAhead?.entities(for: items, into: reader, at: entry.value) ?? items.compactMap { self.entity($0) }
             }
         } else {
             reader.error(.missingKey, "missing required key 'entities' (a mapping of entity names to entities)", at: rootLocation)
@@ -148,7 +171,7 @@ public struct ModelParser {
 
     // MARK: Entities
 
-    private func entity(_ item: NodeReader.Entry) -> Entity? {
+    func entity(_ item: NodeReader.Entry) -> Entity? {
         func what() -> String { "entity '\(item.key)'" }
         var entity = Entity(name: Located(item.key, at: item.keyLocation))
         if reader.isEmpty(item.value) {

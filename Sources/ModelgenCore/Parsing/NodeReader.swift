@@ -18,12 +18,29 @@ final class NodeReader {
     let file: String
     private(set) var diagnostics = DiagnosticList()
     private var budget: Int
+    private let initialBudget: Int
     private(set) var budgetExhausted = false
 
     init(file: String, byteCount: Int) {
         self.file = file
         // A document without aliases has fewer nodes than bytes; aliases may at most double the walk.
         budget = 2 * byteCount + 10_000
+        initialBudget = budget
+    }
+
+    /// Takes over what a reader of another part of the same document (read on another thread) found:
+    /// its diagnostics, in their order, and the budget it spent, so the two together spend no more
+    /// than one reader may (`at`: where to report it when only the sum is over).
+    func absorb(_ other: NodeReader, at node: Node) {
+        diagnostics.append(contentsOf: other.diagnostics.all)
+        guard !budgetExhausted else { return }
+        budget -= other.initialBudget - other.budget
+        if other.budgetExhausted {
+            budgetExhausted = true
+        } else if budget < 0 {
+            budget = 0
+            _ = spend(node)
+        }
     }
 
     /// True for `key:` with nothing after it (an empty plain scalar, not `''`).

@@ -35,21 +35,38 @@ struct YAMLComposer {
         case syntax(problem: String, line: Int, column: Int, context: (text: String, line: Int, column: Int)?)
     }
 
+    /// Told about parts of the document as soon as they are composed, before the rest of the file is
+    /// read, so a reader can work on them on another thread (`ModelParser` reads entities while the
+    /// composer goes on). Called on the composing thread, in document order.
+    protocol Observer: AnyObject {
+        /// An entry of the root mapping: its key and its value, complete.
+        func composed(topLevelKey key: String, value: Node)
+        /// An entry of a mapping that is the value of the root mapping's entry `section`.
+        func composed(entryOf section: String, key: Node, value: Node)
+    }
+
     private let file: String
+    private let observer: (any Observer)?
     private var parser = yaml_parser_t()
     private var event = yaml_event_t()
     /// One tag per kind of node (Yams makes one per node); the basic resolver's names, so nothing is resolved later.
-    private let scalarTag = Tag(.str, .basic, .default)
-    private let mappingTag = Tag(.map, .basic, .default)
-    private let sequenceTag = Tag(.seq, .basic, .default)
+    /// After each entry reported to an observer the composer takes new ones, so the nodes another thread
+    /// reads share no reference count with the nodes composed meanwhile (two cores changing one count
+    /// slowed both down).
+    private var scalarTag = Tag(.str, .basic, .default)
+    private var mappingTag = Tag(.map, .basic, .default)
+    private var sequenceTag = Tag(.seq, .basic, .default)
     private var anchors: [String: Node] = [:]
     private var problems = DiagnosticList()
 
-    private init(file: String) { self.file = file }
+    private init(file: String, observer: (any Observer)?) {
+        self.file = file
+        self.observer = observer
+    }
 
     /// The document's root node; nil for a stream without a document (empty, or only comments).
-    static func compose(_ source: SourceText) -> Result<Node?, Failure> {
-        var composer = YAMLComposer(file: source.path)
+    static func compose(_ source: SourceText, observer: (any Observer)? = nil) -> Result<Node?, Failure> {
+        var composer = YAMLComposer(file: source.path, observer: observer)
         var text = source.text
         return text.withUTF8 { bytes in
             yaml_parser_initialize(&composer.parser)
@@ -108,11 +125,15 @@ struct YAMLComposer {
         /// True for a mapping whose next node is a key.
         var expectsKey: Bool { isMapping && key == nil }
 
-        /// Makes this (spare) collection a new, empty one, keeping its arrays' capacity.
+        /// Makes this (spare, cleared) collection a new one.
         mutating func start(at mark: Mark, anchor: String?, isMapping: Bool) {
             self.mark = mark
             self.anchor = anchor
             self.isMapping = isMapping
+        }
+
+        /// Empties the collection once its node is made, keeping its arrays' capacity.
+        mutating func clear() {
             items.removeAll(keepingCapacity: true)
             pairs.removeAll(keepingCapacity: true)
             key = nil
@@ -166,6 +187,8 @@ struct YAMLComposer {
                     ? .mapping(.init(open[depth].pairs, mappingTag, .any, open[depth].mark))
                     : .sequence(.init(open[depth].items, sequenceTag, .any, open[depth].mark))
                 anchor = open[depth].anchor
+                // Release the composer's copies now, before the node may be handed to another thread.
+                open[depth].clear()
             default:
                 continue
             }
@@ -173,6 +196,7 @@ struct YAMLComposer {
             if depth == 0 {
                 root = completed
             } else {
+                if let observer, depth <= 2 { report(completed, to: observer, open: open, depth: depth) }
                 add(completed, to: &open[depth - 1])
             }
         }
@@ -185,6 +209,20 @@ struct YAMLComposer {
         }
         if problems.hasErrors { throw .diagnostics(problems) }
         return root
+    }
+
+    /// Tells the observer about a value completed as an entry of the root mapping or of a mapping one level below.
+    private mutating func report(_ value: Node, to observer: any Observer, open: [OpenCollection], depth: Int) {
+        let parent = depth - 1
+        guard open[parent].isMapping, let key = open[parent].key else { return }
+        if parent == 0 {
+            if case .scalar(let name) = key { observer.composed(topLevelKey: name.string, value: value) }
+        } else if open[0].isMapping, case .scalar(let section)? = open[0].key {
+            observer.composed(entryOf: section.string, key: key, value: value)
+            scalarTag = Tag(.str, .basic, .default)
+            mappingTag = Tag(.map, .basic, .default)
+            sequenceTag = Tag(.seq, .basic, .default)
+        }
     }
 
     /// Mappings of up to this many keys find repeated keys by comparing strings; larger ones hash them.
