@@ -53,9 +53,12 @@ struct YAMLComposer {
     /// After each entry reported to an observer the composer takes new ones, so the nodes another thread
     /// reads share no reference count with the nodes composed meanwhile (two cores changing one count
     /// slowed both down).
-    private var scalarTag = Tag(.str, .basic, .default)
-    private var mappingTag = Tag(.map, .basic, .default)
-    private var sequenceTag = Tag(.seq, .basic, .default)
+    private var scalarTag = Tag(.str, .basic, YAMLComposer.constructor)
+    private var mappingTag = Tag(.map, .basic, YAMLComposer.constructor)
+    private var sequenceTag = Tag(.seq, .basic, YAMLComposer.constructor)
+    /// Yams' default constructor, made once (`Constructor.default` builds a new one, three dictionaries,
+    /// on every use); never changed after, so sharing it between threads is safe.
+    nonisolated(unsafe) private static let constructor = Constructor.default
     private var anchors: [String: Node] = [:]
     private var problems = DiagnosticList()
 
@@ -219,9 +222,9 @@ struct YAMLComposer {
             if case .scalar(let name) = key { observer.composed(topLevelKey: name.string, value: value) }
         } else if open[0].isMapping, case .scalar(let section)? = open[0].key {
             observer.composed(entryOf: section.string, key: key, value: value)
-            scalarTag = Tag(.str, .basic, .default)
-            mappingTag = Tag(.map, .basic, .default)
-            sequenceTag = Tag(.seq, .basic, .default)
+            scalarTag = Tag(.str, .basic, Self.constructor)
+            mappingTag = Tag(.map, .basic, Self.constructor)
+            sequenceTag = Tag(.seq, .basic, Self.constructor)
         }
     }
 

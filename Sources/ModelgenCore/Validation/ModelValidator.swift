@@ -55,7 +55,7 @@ public final class ModelValidator {
     private func run() {
         checkModel()
         checkComposites()
-        for entity in model.entities { checkEntityAndProperties(entity) }
+        checkEveryEntity()
         checkInheritanceCycles()
         var functions: [String: FetchRequestTemplate] = [:]
         for template in model.fetchRequests {
@@ -69,6 +69,29 @@ public final class ModelValidator {
         }
         checkConfigurations()
     }
+
+    /// Large models are checked in chunks of entities on all cores, each by a validator of its own (the
+    /// rules of one entity read the model and the graph, and write only diagnostics and the regex
+    /// cache); the chunks' diagnostics join in entity order, as checking the entities in turn gives them.
+    private func checkEveryEntity() {
+        let entities = model.entities
+        let chunkCount = entities.count >= Self.entitiesPerChunk * 2 ? 8 : 1
+        guard chunkCount > 1 else {
+            for entity in entities { checkEntityAndProperties(entity) }
+            return
+        }
+        let (model, graph) = (model, graph)
+        let chunks = ParallelMap.map(chunkCount) { chunk in
+            let validator = ModelValidator(model, graph: graph)
+            let range = entities.count * chunk / chunkCount..<entities.count * (chunk + 1) / chunkCount
+            for entity in entities[range] { validator.checkEntityAndProperties(entity) }
+            return validator.diagnostics.all
+        }
+        for found in chunks { diagnostics.append(contentsOf: found) }
+    }
+
+    /// Below twice this many entities, a model is checked on one thread.
+    private static let entitiesPerChunk = 32
 
     private func checkEntityAndProperties(_ entity: Entity) {
         checkEntity(entity)
