@@ -33,14 +33,17 @@ struct OutputWriter {
     /// Writes what changed; returns the names written and removed.
     func write(_ files: [GeneratedFile]) throws -> (written: [String], removed: [String]) {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        var written: [String] = []
-        for file in files {
-            let url = directory.appendingPathComponent(file.name)
-            let data = Data(file.contents.utf8)
-            if let current = Self.contentsIfPresent(url.path), current == data { continue }
+        // Side by side on all cores (a thousand files cost 30 ms one after the other on tmpfs); the
+        // first error in the files' order is thrown, as writing them in turn would.
+        let directory = directory
+        let changed = try ParallelMap.map(files.count) { index throws(CocoaError) -> Bool in
+            let url = directory.appendingPathComponent(files[index].name)
+            let data = Data(files[index].contents.utf8)
+            if let current = Self.contentsIfPresent(url.path), current == data { return false }
             try Self.writeAtomically(data, to: url)
-            written.append(file.name)
+            return true
         }
+        let written = zip(files, changed).filter(\.1).map(\.0.name)
         let stale = staleFiles(keeping: files)
         for name in stale { try FileManager.default.removeItem(at: directory.appendingPathComponent(name)) }
         return (written, stale)
@@ -84,7 +87,7 @@ struct OutputWriter {
 
     /// POSIX writes (Foundation's Data.write fsyncs every file on Linux, three times slower here),
     /// then a rename, so a reader sees the old file or the new one, never half of one.
-    static func writeAtomically(_ data: Data, to url: URL) throws {
+    static func writeAtomically(_ data: Data, to url: URL) throws(CocoaError) {
         let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(getpid()).tmp")
         let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         guard descriptor >= 0 else {

@@ -1,12 +1,13 @@
 import Foundation
 
-/// Work spread over all cores with results in order: the files of a model render side by side, and
-/// their views are built side by side (one item per task, so a large one does not hold up the rest;
-/// each result in its place, so the output stays deterministic).
-enum ParallelMap {
+/// Work spread over all cores with results in order: the files of a model render side by side, their
+/// views are built side by side, large models' entities are checked side by side, and the CLI writes
+/// the files side by side (one item per task, so a large one does not hold up the rest; each result in
+/// its place, so the output stays deterministic).
+package enum ParallelMap {
     /// `body(0) … body(count - 1)`, run on all cores (in order on one core, or for fewer than 8 items);
     /// the first error, in index order, is thrown.
-    static func map<T: Sendable, E: Error>(_ count: Int, _ body: @Sendable (Int) throws(E) -> T) throws(E) -> [T] {
+    package static func map<T: Sendable, E: Error>(_ count: Int, _ body: @Sendable (Int) throws(E) -> T) throws(E) -> [T] {
         let results = Slots<T, E>(count: count)
         if count < 8 || ProcessInfo.processInfo.activeProcessorCount <= 1 {
             for index in 0..<count { results.store(Result { () throws(E) in try body(index) }, at: index) }
