@@ -226,9 +226,7 @@ extension {{name}}: ModelgenRuntime.ManagedComposite {
     /// One description per entity, each its own statement (quick to type-check at any model size).
     private enum Entities {
 {{#entityDescriptions}}
-{{#lines}}
-        {{.}}
-{{/lines}}
+        {{text}}
 {{/entityDescriptions}}
     }
 {{#fetchHelpers}}

@@ -24,6 +24,15 @@ struct ModelDescriptionFormatter {
         }
     }
 
+    /// Where the built-in model template writes the declarations (inside `enum Entities`).
+    static let builtinIndent = "        "
+
+    /// A declaration's lines as one text for a template that writes it at `indent`: every line after
+    /// the first starts with `indent` (the template writes the first line's).
+    static func written(_ lines: [String], indent: String) -> String {
+        lines.joined(separator: "\n" + indent)
+    }
+
     func entityDescription(_ entity: Entity) -> [String] {
         var head = "static let \(builder.entityMember(entity)): EntityDescription = EntityDescription(\(SwiftLiterals.string(entity.name.value)), class: \(entity.swiftClassName).self"
         if entity.isAbstract { head += ", abstract: true" }
