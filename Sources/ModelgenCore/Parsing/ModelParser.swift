@@ -72,8 +72,9 @@ public struct ModelParser {
     }
 
     /// Parses the bytes of a model file, with `readingAhead` the entities on a second thread while the
-    /// rest of the file is composed (the result is the same either way; tests compare the two).
-    static func parse(data: Data, path: String, readingAhead: Bool) -> ParseResult {
+    /// rest of the file is composed (the result is the same either way: `EntityReadAheadTests` and the
+    /// `fuzz-model` target compare the two, whatever the file's size).
+    @_spi(Testing) public static func parse(data: Data, path: String, readingAhead: Bool) -> ParseResult {
         let source: SourceText
         switch SourceText.decode(data, path: path) {
         case .failure(let diagnostics): return ParseResult(model: nil, diagnostics: diagnostics.all)
