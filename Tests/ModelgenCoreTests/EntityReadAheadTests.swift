@@ -1,5 +1,5 @@
 import Foundation
-@testable import ModelgenCore
+@_spi(Testing) @testable import ModelgenCore
 import Testing
 
 /// Reading entities on a second thread while the file is composed (`EntityReadAhead`) gives what
