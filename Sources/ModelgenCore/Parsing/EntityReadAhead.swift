@@ -29,8 +29,8 @@ final class EntityReadAhead: YAMLComposer.Observer, @unchecked Sendable {
     /// False once something composed after the first entity could change how entities read.
     private var isUsable = true
     // The queue's, until `finish()` or `entities(for:into:at:)` waited for it:
-    /// The entities read, in order (nil where an entity could not be read).
-    private var entities: [Entity?] = []
+    /// The entities read, in order (those that could not be read left out, as the main parser does).
+    private var entities: [Entity] = []
     /// True once the main parser took the entities read ahead.
     private(set) var wasUsed = false
 
@@ -71,7 +71,7 @@ final class EntityReadAhead: YAMLComposer.Observer, @unchecked Sendable {
         guard let worker, !pending.isEmpty else { return }
         let job = Job(parser: worker, entries: pending)
         pending.removeAll()
-        queue.async { self.entities += job.entries.map { job.parser.entity($0) } }
+        queue.async { self.entities += job.entries.compactMap { job.parser.entity($0) } }
     }
 
     /// Entities to read on the queue (the parser and the nodes are used by the queue alone until it is waited for).
@@ -89,7 +89,7 @@ final class EntityReadAhead: YAMLComposer.Observer, @unchecked Sendable {
         guard isUsable, let worker, keys.count == items.count, zip(keys, items).allSatisfy({ $0 == $1.key }) else { return nil }
         reader.absorb(worker.reader, at: node)
         wasUsed = true
-        return entities.compactMap { $0 }
+        return entities
     }
 
     /// Waits until every entity composed has been read.

@@ -2,6 +2,7 @@ extension ModelValidator {
     /// Composite types: Swift type names that collide with nothing generated, fields of scalar types
     /// (or other composites) with valid bounds and defaults, and no composite that contains itself.
     func checkComposites() {
+        guard !model.composites.isEmpty else { return }   // (no table of every entity's class for nothing)
         let modelTypeName = model.name.value + "Model"
         let classNames = Dictionary(model.entities.map { ($0.swiftClassName, $0) }, uniquingKeysWith: { first, _ in first })
         for composite in model.composites {

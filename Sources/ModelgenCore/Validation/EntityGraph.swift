@@ -30,11 +30,21 @@ enum PropertyReference: Sendable {
 /// Entities by name, with inheritance and property lookup; safe on models with
 /// inheritance cycles and repeated names (the validator reports those).
 struct EntityGraph: Sendable {
-    private(set) var entities: [String: Entity] = [:]
-    /// Each entity's own properties by name, as positions in its arrays: a `PropertyReference` holds a
-    /// copy of the property (an `Attribute` is several hundred bytes), so one per property held here
-    /// doubled the memory of validation (250 MB for 10,000 entities); one is built per lookup instead.
-    private var ownProperties: [String: [String: PropertyPosition]] = [:]
+    /// The model's entities (the model's own array, not copied).
+    private let all: [Entity]
+    /// Each entity's position in `all` by name (the first of a repeated name).
+    private var positions: [String: Int] = [:]
+    /// Every entity's own properties, by entity position and name, as positions in the entity's
+    /// arrays: a `PropertyReference` holds a copy of the property (an `Attribute` is several hundred
+    /// bytes), so one per property held here doubled the memory of validation (250 MB for 10,000
+    /// entities); one is built per lookup instead. One table for all entities, not one each: a
+    /// table per entity cost 4% of validating 10,000 small entities.
+    private var ownProperties: [PropertyKey: PropertyPosition] = [:]
+
+    private struct PropertyKey: Hashable, Sendable {
+        var entity: Int
+        var name: String
+    }
 
     /// Where a property is declared in its entity.
     private enum PropertyPosition: Sendable {
@@ -44,65 +54,79 @@ struct EntityGraph: Sendable {
     }
 
     init(_ model: ObjectModel) {
-        for entity in model.entities where entities[entity.name.value] == nil {
-            let name = entity.name.value
-            entities[name] = entity
-            var properties: [String: PropertyPosition] = [:]
-            properties.reserveCapacity(entity.attributes.count + entity.relationships.count + entity.fetchedProperties.count)
-            for (index, a) in entity.attributes.enumerated() where properties[a.name.value] == nil {
-                properties[a.name.value] = .attribute(index)
+        all = model.entities
+        positions.reserveCapacity(all.count)
+        ownProperties.reserveCapacity(all.reduce(0) { $0 + $1.attributes.count + $1.relationships.count + $1.fetchedProperties.count })
+        for position in all.indices where positions[all[position].name.value] == nil {
+            positions[all[position].name.value] = position
+            for (index, a) in all[position].attributes.enumerated() {
+                let key = PropertyKey(entity: position, name: a.name.value)
+                if ownProperties[key] == nil { ownProperties[key] = .attribute(index) }
             }
-            for (index, r) in entity.relationships.enumerated() where properties[r.name.value] == nil {
-                properties[r.name.value] = .relationship(index)
+            for (index, r) in all[position].relationships.enumerated() {
+                let key = PropertyKey(entity: position, name: r.name.value)
+                if ownProperties[key] == nil { ownProperties[key] = .relationship(index) }
             }
-            for (index, f) in entity.fetchedProperties.enumerated() where properties[f.name.value] == nil {
-                properties[f.name.value] = .fetchedProperty(index)
+            for (index, f) in all[position].fetchedProperties.enumerated() {
+                let key = PropertyKey(entity: position, name: f.name.value)
+                if ownProperties[key] == nil { ownProperties[key] = .fetchedProperty(index) }
             }
-            ownProperties[name] = properties
         }
     }
 
-    /// The property at `position` of the entity named `owner`.
-    private func reference(_ position: PropertyPosition, owner: String) -> PropertyReference? {
-        guard let entity = entities[owner] else { return nil }
-        switch position {
-        case .attribute(let index): return .attribute(entity.attributes[index], owner: owner)
-        case .relationship(let index): return .relationship(entity.relationships[index], owner: owner)
-        case .fetchedProperty(let index): return .fetchedProperty(entity.fetchedProperties[index], owner: owner)
+    /// The property named `name` declared by the entity at `position`.
+    private func ownProperty(_ name: String, of position: Int) -> PropertyReference? {
+        guard let found = ownProperties[PropertyKey(entity: position, name: name)] else { return nil }
+        let owner = all[position].name.value
+        switch found {
+        case .attribute(let index): return .attribute(all[position].attributes[index], owner: owner)
+        case .relationship(let index): return .relationship(all[position].relationships[index], owner: owner)
+        case .fetchedProperty(let index): return .fetchedProperty(all[position].fetchedProperties[index], owner: owner)
         }
     }
 
-    func entity(_ name: String) -> Entity? { entities[name] }
+    func entity(_ name: String) -> Entity? { positions[name].map { all[$0] } }
 
     /// Parent, grandparent, … (stops at a cycle or an unknown parent).
     func ancestors(of name: String) -> [Entity] {
-        var result: [Entity] = []
+        ancestorPositions(of: name).map { all[$0] }
+    }
+
+    /// The positions of the entity's parent, grandparent, … (stops at a cycle or an unknown parent).
+    private func ancestorPositions(of name: String) -> [Int] {
+        guard let start = positions[name], all[start].parent != nil else { return [] }
+        var result: [Int] = []
         var seen: Set<String> = [name]
-        var current = entities[name]?.parent?.value
-        while let parentName = current, let parent = entities[parentName], seen.insert(parentName).inserted {
+        var current = all[start].parent?.value
+        while let parentName = current, let parent = positions[parentName], seen.insert(parentName).inserted {
             result.append(parent)
-            current = parent.parent?.value
+            current = all[parent].parent?.value
         }
         return result
     }
 
     /// The property of this name declared by the entity or the nearest ancestor.
     func property(_ name: String, in entityName: String) -> PropertyReference? {
-        if let own = ownProperties[entityName]?[name] { return reference(own, owner: entityName) }
-        for ancestor in ancestors(of: entityName) {
-            if let position = ownProperties[ancestor.name.value]?[name] { return reference(position, owner: ancestor.name.value) }
+        guard let position = positions[entityName] else { return nil }
+        if let own = ownProperty(name, of: position) { return own }
+        for ancestor in ancestorPositions(of: entityName) {
+            if let found = ownProperty(name, of: ancestor) { return found }
         }
         return nil
     }
 
     /// Every property name reachable on the entity, for suggestions.
     func propertyNames(in entityName: String) -> [String] {
-        ([entityName] + ancestors(of: entityName).map(\.name.value)).flatMap { ownProperties[$0]?.keys.sorted() ?? [] }
+        guard let position = positions[entityName] else { return [] }
+        return ([position] + ancestorPositions(of: entityName)).flatMap { owner in
+            Set(all[owner].attributes.map(\.name.value) + all[owner].relationships.map(\.name.value)
+                + all[owner].fetchedProperties.map(\.name.value)).sorted()
+        }
     }
 
     /// True when `a` is `b` or one of `b`'s subentities.
     func isKind(_ a: String, of b: String) -> Bool {
-        a == b || ancestors(of: a).contains { $0.name.value == b }
+        a == b || ancestorPositions(of: a).contains { all[$0].name.value == b }
     }
 
     /// True when either entity is the other or inherits from it.

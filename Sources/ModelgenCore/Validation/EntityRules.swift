@@ -19,8 +19,11 @@ extension ModelValidator {
         var classNames: [String: (entity: String, className: String, location: SourceLocation)] = [:]
         let modelTypeName = name.value + "Model"
         // Entities with generated code also get `<Class>Keys`: no class may take that name.
-        let keysOwners = Dictionary(model.entities.filter { model.codegen(of: $0) != .none }.map { ($0.swiftClassName + "Keys", $0.name.value) },
-                                    uniquingKeysWith: { first, _ in first })
+        var keysOwners: [String: String] = [:]
+        for position in model.entities.indices where model.codegen(of: model.entities[position]) != .none {
+            let key = model.entities[position].swiftClassName + "Keys"
+            if keysOwners[key] == nil { keysOwners[key] = model.entities[position].name.value }
+        }
         for entity in model.entities {
             if let first = entityNames[entity.name.value] {
                 error(.duplicateDeclaration, "entity '\(entity.name.value)' is declared twice", at: entity.name.location,
@@ -151,7 +154,9 @@ extension ModelValidator {
     /// Reports each entity on an inheritance cycle, at its `parent:` value.
     func checkInheritanceCycles() {
         var reported: Set<String> = []
-        for entity in model.entities {
+        // Only entities with a parent can be in a cycle (most have none: no copy, no table for them).
+        for position in model.entities.indices where model.entities[position].parent != nil {
+            let entity = model.entities[position]
             var chain: [Entity] = []
             var index: [String: Int] = [:]
             var current: Entity? = entity
