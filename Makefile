@@ -83,8 +83,9 @@ fuzz-long: deps
 tsan: deps
 	$(SWIFT) build --sanitize=thread --product modelgen-store-stress --scratch-path .build-tsan
 	$(SWIFT) build --sanitize=thread --product modelgen --scratch-path .build-tsan
+	$(SWIFT) build --sanitize=thread --product modelgen-bench --scratch-path .build-tsan
 	@# The generator's threads: entities read while composing (files over 64 KB), views and files rendered side by side.
-	@python3 scripts/synthetic-model.py 400 >.build-tsan/synthetic.model.yaml
+	@.build-tsan/debug/modelgen-bench --write-model 1000 >.build-tsan/synthetic.model.yaml
 	TSAN_OPTIONS="halt_on_error=1 exitcode=66" .build-tsan/debug/modelgen validate .build-tsan/synthetic.model.yaml
 	TSAN_OPTIONS="halt_on_error=1 exitcode=66" .build-tsan/debug/modelgen generate .build-tsan/synthetic.model.yaml --output .build-tsan/synthetic-output --no-cache
 	@rm -rf .build-tsan/converge && mkdir -p .build-tsan/converge

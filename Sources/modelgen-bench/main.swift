@@ -3,6 +3,7 @@
 // the same file, and the compile time of the code generated for 100 and 1,000 entities beside plain classes.
 //
 // usage: modelgen-bench PATH_TO_RELEASE_MODELGEN [--installed PATH_TO_STATIC_MODELGEN] [ENTITY_COUNTS...]
+//        modelgen-bench --write-model N   (prints the scaling section's model of N entities)
 //
 // The first binary is the one `swift build -c release` makes (what `swift run` and the build-tool
 // plugin run: Swift runtime and Foundation as shared libraries); `--installed` names the one
@@ -83,6 +84,12 @@ func spawnAndWait(_ argv: [String], discardingOutput: Bool = false) -> Int32 {
 }
 
 var arguments = Array(CommandLine.arguments.dropFirst())
+// `modelgen-bench --write-model N`: prints the scaling section's model of N entities and exits
+// (`make tsan` runs modelgen's threads on it).
+if arguments.count == 2, arguments[0] == "--write-model", let n = Int(arguments[1]) {
+    print(scalingModel(entities: n), terminator: "")
+    exit(0)
+}
 let installedBinary: String? = arguments.firstIndex(of: "--installed").flatMap { option in
     guard option + 1 < arguments.count else { return nil }
     defer { arguments.removeSubrange(option...option + 1) }

@@ -190,18 +190,16 @@ private struct InputDigest {
     /// Eight bytes at a time (byte by byte, digesting a thousand generated files took 15 ms), then the rest.
     private mutating func mix(_ bytes: UnsafeRawBufferPointer) {
         var a = self.a, b = self.b
+        func step(_ value: UInt64) {
+            a = (a ^ value) &* 0x0000_0100_0000_01b3
+            b = (b ^ value) &* 0x9e37_79b9_7f4a_7c15
+            b ^= b >> 29
+        }
         let words = bytes.count / 8
         for index in 0..<words {
-            let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: index * 8, as: UInt64.self))
-            a = (a ^ word) &* 0x0000_0100_0000_01b3
-            b = (b ^ word) &* 0x9e37_79b9_7f4a_7c15
-            b ^= b >> 29
+            step(UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: index * 8, as: UInt64.self)))
         }
-        for byte in bytes[(words * 8)...] {
-            a = (a ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
-            b = (b ^ UInt64(byte)) &* 0x9e37_79b9_7f4a_7c15
-            b ^= b >> 29
-        }
+        for byte in bytes[(words * 8)...] { step(UInt64(byte)) }
         self.a = a
         self.b = b
     }

@@ -52,14 +52,15 @@ final class EntityReadAhead: YAMLComposer.Observer, @unchecked Sendable {
         }
     }
 
-    func composed(entryOf section: String, key: Node, value: Node) {
-        guard section == "entities", isUsable, case .scalar(let name) = key else { return }
+    func composed(entryOf section: String, key: Node, value: Node) -> Bool {
+        guard section == "entities", isUsable, case .scalar(let name) = key else { return false }
         let worker = self.worker ?? ModelParser(source: source, compositeNames: compositeNames)
         self.worker = worker
         let entry = NodeReader.Entry(key: name.string, value: value, keyLocation: worker.reader.location(name.mark))
         keys.append(entry.key)
         pending.append(entry)
         if pending.count == Self.entitiesPerHandOff { handOver() }
+        return true
     }
 
     /// Entities are handed to the queue this many at a time (waking its thread for each cost 2% of `validate`).

@@ -41,8 +41,9 @@ struct YAMLComposer {
     protocol Observer: AnyObject {
         /// An entry of the root mapping: its key and its value, complete.
         func composed(topLevelKey key: String, value: Node)
-        /// An entry of a mapping that is the value of the root mapping's entry `section`.
-        func composed(entryOf section: String, key: Node, value: Node)
+        /// An entry of a mapping that is the value of the root mapping's entry `section`; true when the
+        /// observer hands it to another thread (the composer then takes new tags, see `scalarTag`).
+        func composed(entryOf section: String, key: Node, value: Node) -> Bool
     }
 
     private let file: String
@@ -50,7 +51,7 @@ struct YAMLComposer {
     private var parser = yaml_parser_t()
     private var event = yaml_event_t()
     /// One tag per kind of node (Yams makes one per node); the basic resolver's names, so nothing is resolved later.
-    /// After each entry reported to an observer the composer takes new ones, so the nodes another thread
+    /// After each entry an observer hands to another thread the composer takes new ones, so the nodes another thread
     /// reads share no reference count with the nodes composed meanwhile (two cores changing one count
     /// slowed both down).
     private var scalarTag = Tag(.str, .basic, YAMLComposer.constructor)
@@ -220,8 +221,8 @@ struct YAMLComposer {
         guard open[parent].isMapping, let key = open[parent].key else { return }
         if parent == 0 {
             if case .scalar(let name) = key { observer.composed(topLevelKey: name.string, value: value) }
-        } else if open[0].isMapping, case .scalar(let section)? = open[0].key {
-            observer.composed(entryOf: section.string, key: key, value: value)
+        } else if open[0].isMapping, case .scalar(let section)? = open[0].key,
+                  observer.composed(entryOf: section.string, key: key, value: value) {
             scalarTag = Tag(.str, .basic, Self.constructor)
             mappingTag = Tag(.map, .basic, Self.constructor)
             sequenceTag = Tag(.seq, .basic, Self.constructor)

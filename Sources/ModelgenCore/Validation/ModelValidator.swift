@@ -75,12 +75,11 @@ public final class ModelValidator {
     /// cache); the chunks' diagnostics join in entity order, as checking the entities in turn gives them.
     private func checkEveryEntity() {
         let entities = model.entities
-        let chunkCount = entities.count >= Self.entitiesPerChunk * 2 ? 8 : 1
-        guard chunkCount > 1 else {
+        guard entities.count >= Self.entitiesForChunks else {
             for entity in entities { checkEntityAndProperties(entity) }
             return
         }
-        let (model, graph) = (model, graph)
+        let (model, graph, chunkCount) = (model, graph, Self.chunkCount)
         let chunks = ParallelMap.map(chunkCount) { chunk in
             let validator = ModelValidator(model, graph: graph)
             let range = entities.count * chunk / chunkCount..<entities.count * (chunk + 1) / chunkCount
@@ -90,8 +89,10 @@ public final class ModelValidator {
         for found in chunks { diagnostics.append(contentsOf: found) }
     }
 
-    /// Below twice this many entities, a model is checked on one thread.
-    private static let entitiesPerChunk = 32
+    /// Models of fewer entities are checked on one thread; larger ones in `chunkCount` chunks
+    /// (ParallelMap runs eight items or more on all cores).
+    private static let entitiesForChunks = 64
+    private static let chunkCount = 8
 
     private func checkEntityAndProperties(_ entity: Entity) {
         checkEntity(entity)
