@@ -79,17 +79,20 @@ struct RegenerationCache {
     /// True (after tracing it) when the last recorded run had these inputs and left these files.
     func isUpToDate() -> Bool {
         guard let text = try? String(contentsOf: entry, encoding: .utf8) else { return miss("no entry") }
-        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        // The cheap checks first (the digest, then whether the output directory is there at all), and the
+        // entry split as bytes: splitting its thousand lines as characters took 4 ms of a fresh run.
+        guard text.utf8.prefix(while: { $0 != UInt8(ascii: "\n") }).elementsEqual(digest.utf8) else { return miss("the inputs changed") }
+        guard let present = Self.swiftFiles(in: output) else { return miss("the output directory's .swift files changed") }
+        var lines = text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map { String(Substring($0)) }
         if lines.last == "" { lines.removeLast() }
-        guard lines.count >= 2, lines[0] == digest, let recordedAt = Int64(lines[1]) else { return miss("the inputs changed") }
-        let recorded = lines.dropFirst(2)
-        let recordedNames = Set(recorded.map { String($0.prefix { $0 != "\t" }) })
-        guard let present = Self.swiftFiles(in: output), present == recordedNames.filter({ $0.hasSuffix(".swift") }) else {
+        guard lines.count >= 2, let recordedAt = Int64(lines[1]) else { return miss("the inputs changed") }
+        let recorded = lines.dropFirst(2).map { $0.utf8.split(separator: UInt8(ascii: "\t"), omittingEmptySubsequences: false).map { String(Substring($0)) } }
+        let recordedNames = Set(recorded.map { $0.first ?? "" })
+        guard present == recordedNames.filter({ $0.hasSuffix(".swift") }) else {
             return miss("the output directory's .swift files changed")
         }
-        for line in recorded {
-            let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
-            let path = fields.isEmpty ? "" : (output as NSString).appendingPathComponent(String(fields[0]))
+        for fields in recorded {
+            let path = fields.isEmpty ? "" : (output as NSString).appendingPathComponent(fields[0])
             guard fields.count == 3, let state = FileState(path: path), state.description == fields[1] else {
                 return miss("'\(fields.first ?? "")' changed")
             }
@@ -113,13 +116,20 @@ struct RegenerationCache {
     func record(generated: [GeneratedFile]) {
         let contents = Dictionary(generated.map { ($0.name, $0.contents) }, uniquingKeysWith: { a, _ in a })
         guard let names = Self.swiftFiles(in: output)?.union(contents.keys) else { return }
-        var lines: [String] = []
-        for name in names.sorted() {
+        // Each file's state and digest on all cores (a thousand files' 6 MB took 7 ms on one).
+        let sorted = names.sorted(), output = self.output
+        let entries = ParallelMap.map(sorted.count) { index -> String? in
+            let name = sorted[index]
             let path = (output as NSString).appendingPathComponent(name)
-            guard let state = FileState(path: path) else { return }
+            guard let state = FileState(path: path) else { return nil }
             // The bytes of a file this run generated are known; another model's are read.
-            let bytes = contents[name].map { Data($0.utf8) } ?? FileManager.default.contents(atPath: path)
-            lines.append("\(name)\t\(state.description)\t\(bytes.map(Self.digest(of:)) ?? "-")")
+            let digest = contents[name].map { Self.digest(of: $0) } ?? FileManager.default.contents(atPath: path).map(Self.digest(of:))
+            return "\(name)\t\(state.description)\t\(digest ?? "-")"
+        }
+        var lines: [String] = []
+        for entry in entries {
+            guard let entry else { return }
+            lines.append(entry)
         }
         // The time after every stat: files changed within the racy window of it are compared by content.
         var now = timespec()
@@ -128,9 +138,9 @@ struct RegenerationCache {
         for line in lines { text += line + "\n" }
         let directory = entry.deletingLastPathComponent()
         try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let temporary = directory.appendingPathComponent(".\(entry.lastPathComponent).\(getpid())")
-        guard (try? Data(text.utf8).write(to: temporary)) != nil else { return }
-        if rename(temporary.path, entry.path) != 0 { try? FileManager.default.removeItem(at: temporary) }
+        // Without an fsync (Foundation's `Data.write` syncs on Linux): an entry lost or cut short by a
+        // crash fails its checks, and the next run simply runs in full.
+        try? OutputWriter.writeAtomically(Data(text.utf8), to: entry)
     }
 
     /// Two seconds, in nanoseconds: far more than any file system's timestamp granularity.
@@ -139,6 +149,14 @@ struct RegenerationCache {
     private static func digest(of data: Data) -> String {
         var digest = InputDigest()
         digest.add(data)
+        return digest.hex
+    }
+
+    /// The digest of a text's UTF-8 bytes (the same as of its `Data`), read in place.
+    private static func digest(of text: String) -> String {
+        var text = text
+        var digest = InputDigest()
+        text.withUTF8 { digest.add(UnsafeRawBufferPointer($0)) }
         return digest.hex
     }
 
@@ -182,9 +200,13 @@ private struct InputDigest {
     mutating func add(_ text: String) { add(Data(text.utf8)) }
 
     mutating func add(_ data: Data) {
-        var length = UInt64(data.count)
+        data.withUnsafeBytes { add($0) }
+    }
+
+    mutating func add(_ bytes: UnsafeRawBufferPointer) {
+        var length = UInt64(bytes.count)
         withUnsafeBytes(of: &length) { mix($0) }
-        data.withUnsafeBytes { mix($0) }
+        mix(bytes)
     }
 
     /// Eight bytes at a time (byte by byte, digesting a thousand generated files took 15 ms), then the rest.

@@ -180,6 +180,31 @@ func temporaryDirectory() throws -> URL {
         #expect(try modelgen(["generate", "Shop.model.yaml", "--output", "Generated", "--check"], in: dir).status == 0)
     }
 
+    /// A new output directory is filled beside it and renamed into place: it appears whole, with its
+    /// missing parents, and nothing of the staging is left; what is already there is never replaced
+    /// (a dangling symbolic link stays, and the run says it cannot write).
+    @Test func aNewOutputDirectoryAppearsWholeAndNothingElseIsReplaced() throws {
+        let dir = try project()
+        let run = try modelgen(["generate", "Shop.model.yaml", "--output", "Deep/er/Generated"], in: dir)
+        #expect(run.status == 0, "\(run.stderr)")
+        let names = try FileManager.default.contentsOfDirectory(atPath: dir.appendingPathComponent("Deep/er/Generated").path).sorted()
+        #expect(names.contains("Item.swift") && names.allSatisfy { $0.hasSuffix(".swift") && !$0.hasPrefix(".") }, "\(names)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.appendingPathComponent("Deep/er").path) == ["Generated"])
+        // The same files as into a directory that already exists (written one by one).
+        try FileManager.default.createDirectory(at: dir.appendingPathComponent("Existing"), withIntermediateDirectories: true)
+        #expect(try modelgen(["generate", "Shop.model.yaml", "--output", "Existing", "--no-cache"], in: dir).status == 0)
+        for name in names {
+            let fresh = try String(contentsOf: dir.appendingPathComponent("Deep/er/Generated/\(name)"), encoding: .utf8)
+            let existing = try String(contentsOf: dir.appendingPathComponent("Existing/\(name)"), encoding: .utf8)
+            #expect(fresh.replacingOccurrences(of: "../../../Shop.model.yaml", with: "../Shop.model.yaml") == existing, "\(name)")
+        }
+        try FileManager.default.createSymbolicLink(atPath: dir.appendingPathComponent("Dangling").path, withDestinationPath: "nowhere/at/all")
+        let dangling = try modelgen(["generate", "Shop.model.yaml", "--output", "Dangling"], in: dir)
+        #expect(dangling.status == 2 && dangling.stderr.contains("cannot write to 'Dangling'"), "\(dangling.status) \(dangling.stderr)")
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: dir.appendingPathComponent("Dangling").path) == "nowhere/at/all")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).allSatisfy { !$0.hasPrefix(".") })
+    }
+
     @Test func checkReportsStaleMissingAndExtraFilesWithADiffAndWritesNothing() throws {
         let dir = try project()
         #expect(try modelgen(["generate", "Shop.model.yaml", "--output", "Generated"], in: dir).status == 0)

@@ -27,24 +27,38 @@ struct ModelDescriptionFormatter {
     /// Where the built-in model template writes the declarations (inside `enum Entities`).
     static let builtinIndent = "        "
 
-    /// A declaration's lines as one text for a template that writes it at `indent`: every line after
-    /// the first starts with `indent` (the template writes the first line's).
-    static func written(_ lines: [String], indent: String) -> String {
-        lines.joined(separator: "\n" + indent)
-    }
-
-    func entityDescription(_ entity: Entity) -> [String] {
-        var head = "static let \(builder.entityMember(entity)): EntityDescription = EntityDescription(\(SwiftLiterals.string(entity.name.value)), class: \(entity.swiftClassName).self"
-        if entity.isAbstract { head += ", abstract: true" }
-        if let parent = entity.parent { head += ", parent: \(SwiftLiterals.string(parent.value))" }
-        var lines = [head + ","]
+    /// An entity's declaration as one text for the built-in template: one line a list element, lines
+    /// after the first indented by `builtinIndent` (the template writes the first line's), built in one
+    /// string (lines joined afterwards cost a third more).
+    func entityDescription(_ entity: Entity) -> String {
+        var text = "static let \(builder.entityMember(entity)): EntityDescription = EntityDescription(\(SwiftLiterals.string(entity.name.value)), class: \(entity.swiftClassName).self"
+        if entity.isAbstract { text += ", abstract: true" }
+        if let parent = entity.parent { text += ", parent: \(SwiftLiterals.string(parent.value))" }
+        text += ","
+        var lineCount = 1
+        func line(_ content: String) {
+            text += "\n"
+            text += Self.builtinIndent
+            text += content
+            lineCount += 1
+        }
         func list(_ label: String, _ items: [String]) {
             guard !items.isEmpty else { return }
-            lines.append("    \(label): [")
-            lines += items.map { "        \($0)," }
-            lines.append("    ],")
+            line("    \(label): [")
+            for item in items { line("        " + item + ",") }
+            line("    ],")
         }
-        list("attributes", entity.attributes.flatMap(model.storedAttributes).map(attributeDescription))
+        // A composite attribute is described by its stored fields; others as they are (not copied
+        // into a list of one: an `Attribute` is 760 bytes).
+        var attributes: [String] = []
+        for attribute in entity.attributes {
+            if attribute.type.value == .composite {
+                attributes += model.storedAttributes(of: attribute).map(attributeDescription)
+            } else {
+                attributes.append(attributeDescription(attribute))
+            }
+        }
+        list("attributes", attributes)
         list("relationships", entity.relationships.map(relationshipDescription))
         list("fetchedProperties", entity.fetchedProperties.map { f in
             var text = "FetchedPropertyDescription(\(SwiftLiterals.string(f.name.value)), destination: \(SwiftLiterals.string(f.destination.value)), predicate: \(SwiftLiterals.string(f.predicate?.source.text ?? "TRUEPREDICATE"))"
@@ -55,15 +69,15 @@ struct ModelDescriptionFormatter {
         func names(_ lists: [PropertyNameList]) -> String {
             "[" + lists.map { "[" + $0.names.map { SwiftLiterals.string($0.value) }.joined(separator: ", ") + "]" }.joined(separator: ", ") + "]"
         }
-        if !entity.uniquenessConstraints.isEmpty { lines.append("    unique: \(names(entity.uniquenessConstraints)),") }
-        if !entity.indexes.isEmpty { lines.append("    indexes: \(names(entity.indexes)),") }
+        if !entity.uniquenessConstraints.isEmpty { line("    unique: \(names(entity.uniquenessConstraints)),") }
+        if !entity.indexes.isEmpty { line("    indexes: \(names(entity.indexes)),") }
         if !entity.computedProperties.isEmpty {
             let entries = entity.computedProperties.map { c in
                 "\(SwiftLiterals.string(c.name.value)): [" + c.dependsOn.map { SwiftLiterals.string($0.value) }.joined(separator: ", ") + "]"
             }
-            lines.append("    dependencies: [\(entries.joined(separator: ", "))],")
+            line("    dependencies: [\(entries.joined(separator: ", "))],")
         }
-        if !entity.userInfo.isEmpty { lines.append("    userInfo: \(userInfo(entity.userInfo)),") }
+        if !entity.userInfo.isEmpty { line("    userInfo: \(userInfo(entity.userInfo)),") }
         // The class's key paths by property name, inherited ones included, for `#Predicate` queries (the
         // class of a none-mode entity is the user's: its properties are not known here).
         if model.codegen(of: entity) != .none {
@@ -73,9 +87,9 @@ struct ModelDescriptionFormatter {
         }
         // Drop the trailing comma of the last argument and close the call (on the head's line
         // when nothing follows it).
-        lines[lines.count - 1].removeLast()
-        if lines.count == 1 { lines[0] += ")" } else { lines.append(")") }
-        return lines
+        text.removeLast()
+        if lineCount == 1 { text += ")" } else { line(")") }
+        return text
     }
 
     func userInfo(_ entries: [UserInfoEntry]) -> String {

@@ -38,7 +38,8 @@ enum SwiftLiterals {
     /// A Double printed so it reads back as the same value (Swift's shortest round-trip form).
     static func double(_ value: Double) -> String {
         let text = "\(value)"
-        return text.contains(".") || text.contains("e") || text.contains("n") || text.contains("i") ? text : text + ".0"
+        // Bytes, not `String.contains(_:)`, which on Linux goes through Foundation's string search.
+        return text.utf8.contains { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "n") || $0 == UInt8(ascii: "i") } ? text : text + ".0"
     }
 
     /// Control, format and separator characters (Unicode categories Cc, Cf, Zl, Zp, and unassigned Cn): the ones source

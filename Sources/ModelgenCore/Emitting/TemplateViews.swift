@@ -24,7 +24,7 @@ struct DocLineView: MustacheParent, Sendable {
 
     func child(named: String) -> Any? {
         switch named {
-        case "text": return text
+        case "text": return TemplateValue(text)
         case "isEmpty": return isEmpty
         default: return nil
         }
@@ -79,31 +79,31 @@ struct PropertyView: MustacheParent, Sendable {
         // The names the built-in templates look up for every property first: a string switch tries its
         // cases in turn (`access` last cost twenty failed comparisons, twice per property).
         switch named {
-        case "name": return name
-        case "access": return access
-        case "type": return type
-        case "slot": return slot
+        case "name": return TemplateValue(name)
+        case "access": return TemplateValue(access)
+        case "type": return TemplateValue(type)
+        case "slot": return TemplateValue(slot)
         case "isManaged": return isManaged
         case "documentation": return documentation
         case "isReadOnly": return isReadOnly
-        case "key": return key
+        case "key": return TemplateValue(key)
         case "docLines": return docLines   // deprecated
         case "isComputed": return isComputed
         case "isThrowing": return isThrowing
-        case "getterName": return getterName
-        case "setterName": return setterName
-        case "keyLiteral": return keyLiteral
+        case "getterName": return TemplateValue(getterName)
+        case "setterName": return TemplateValue(setterName)
+        case "keyLiteral": return TemplateValue(keyLiteral)
         // Deprecated (the calls written out, as before `getterName`/`setterName`): kept so custom
         // templates of earlier releases still render; docs/templates.md lists them as such.
-        case "getter": return isThrowing ? "try \(getterName)(forProperty: \(keyLiteral))" : getterName.isEmpty ? "" : "\(getterName)(at: \(slot))"
-        case "setter": return setterName.isEmpty ? "" : "\(setterName)(newValue, at: \(slot))"
+        case "getter": return TemplateValue(isThrowing ? "try \(getterName)(forProperty: \(keyLiteral))" : getterName.isEmpty ? "" : "\(getterName)(at: \(slot))")
+        case "setter": return TemplateValue(setterName.isEmpty ? "" : "\(setterName)(newValue, at: \(slot))")
         case "isToMany": return isToMany
         case "isOrdered": return isOrdered
-        case "elementType": return elementType
-        case "addName": return addName
-        case "removeName": return removeName
-        case "insertName": return insertName
-        case "computeName": return computeName
+        case "elementType": return TemplateValue(elementType)
+        case "addName": return TemplateValue(addName)
+        case "removeName": return TemplateValue(removeName)
+        case "insertName": return TemplateValue(insertName)
+        case "computeName": return TemplateValue(computeName)
         default: return nil
         }
     }
@@ -122,13 +122,13 @@ struct ParameterView: MustacheParent, Sendable {
 
     func child(named: String) -> Any? {
         switch named {
-        case "name": return name
-        case "type": return type
-        case "keyLiteral": return keyLiteral
+        case "name": return TemplateValue(name)
+        case "type": return TemplateValue(type)
+        case "keyLiteral": return TemplateValue(keyLiteral)
         case "isLast": return isLast
         // Deprecated (written out, as before `name`/`type`/`keyLiteral`), for custom templates of earlier releases.
-        case "declaration": return "\(name): \(type)"
-        case "use": return keyLiteral.isEmpty ? "self.\(name) = \(name)" : "\(keyLiteral): \(name)"
+        case "declaration": return TemplateValue("\(name): \(type)")
+        case "use": return TemplateValue(keyLiteral.isEmpty ? "self.\(name) = \(name)" : "\(keyLiteral): \(name)")
         default: return nil
         }
     }
@@ -168,11 +168,11 @@ struct EntityView: MustacheParent, Sendable {
 
     func child(named: String) -> Any? {
         switch named {
-        case "entityName": return entityName
-        case "className": return className
-        case "superclassName": return superclassName
-        case "classKeyword": return classKeyword
-        case "access": return access
+        case "entityName": return TemplateValue(entityName)
+        case "className": return TemplateValue(className)
+        case "superclassName": return TemplateValue(superclassName)
+        case "classKeyword": return TemplateValue(classKeyword)
+        case "access": return TemplateValue(access)
         case "documentation": return documentation
         case "docLines": return docLines   // deprecated
         case "isClassMode": return isClassMode
@@ -183,7 +183,7 @@ struct EntityView: MustacheParent, Sendable {
         case "keys": return keys
         case "initParameters": return initParameters
         case "hasInitParameters": return hasInitParameters
-        case "fileName": return fileName
+        case "fileName": return TemplateValue(fileName)
         default: return nil
         }
     }
@@ -205,9 +205,9 @@ struct FetchHelperView: MustacheParent, Sendable {
 
     func child(named: String) -> Any? {
         switch named {
-        case "name": return name
-        case "templateName": return templateName
-        case "resultClass": return resultClass
+        case "name": return TemplateValue(name)
+        case "templateName": return TemplateValue(templateName)
+        case "resultClass": return TemplateValue(resultClass)
         case "parameters": return parameters
         case "hasParameters": return hasParameters
         case "documentation": return documentation
@@ -242,17 +242,17 @@ struct CompositeFieldView: MustacheParent, Sendable {
 
     func child(named: String) -> Any? {
         switch named {
-        case "name": return name
-        case "key": return key
-        case "type": return type
-        case "defaultValue": return defaultValue
+        case "name": return TemplateValue(name)
+        case "key": return TemplateValue(key)
+        case "type": return TemplateValue(type)
+        case "defaultValue": return TemplateValue(defaultValue)
         case "hasDefault": return hasDefault
         case "isComposite": return isComposite
         case "isOptional": return isOptional
         case "documentation": return documentation
         case "docLines": return docLines   // deprecated
         case "isLast": return isLast
-        case "access": return access
+        case "access": return TemplateValue(access)
         default: return nil
         }
     }
@@ -274,13 +274,13 @@ struct CompositeView: MustacheParent, Sendable {
 
     func child(named: String) -> Any? {
         switch named {
-        case "name": return name
-        case "access": return access
+        case "name": return TemplateValue(name)
+        case "access": return TemplateValue(access)
         case "documentation": return documentation
         case "docLines": return docLines   // deprecated
         case "fields": return fields
         case "hasFields": return hasFields
-        case "slotCount": return slotCount
+        case "slotCount": return TemplateValue(slotCount)
         default: return nil
         }
     }
@@ -300,7 +300,7 @@ struct ListItemView: MustacheParent, Sendable {
 
     func child(named: String) -> Any? {
         switch named {
-        case "value": return value
+        case "value": return TemplateValue(value)
         case "isLast": return isLast
         default: return nil
         }
@@ -337,15 +337,15 @@ struct FetchTemplateView: MustacheParent, Sendable {
 
     func child(named: String) -> Any? {
         switch named {
-        case "nameLiteral": return nameLiteral
-        case "entityLiteral": return entityLiteral
-        case "predicateLiteral": return predicateLiteral
+        case "nameLiteral": return TemplateValue(nameLiteral)
+        case "entityLiteral": return TemplateValue(entityLiteral)
+        case "predicateLiteral": return TemplateValue(predicateLiteral)
         case "hasPredicate": return hasPredicate
         case "sortLiterals": return sortLiterals
         case "hasSort": return hasSort
-        case "limit": return limit
+        case "limit": return TemplateValue(limit)
         case "hasLimit": return hasLimit
-        case "offset": return offset
+        case "offset": return TemplateValue(offset)
         case "hasOffset": return hasOffset
         default: return nil
         }
@@ -363,7 +363,7 @@ struct ConfigurationView: MustacheParent, Sendable {
 
     func child(named: String) -> Any? {
         switch named {
-        case "nameLiteral": return nameLiteral
+        case "nameLiteral": return TemplateValue(nameLiteral)
         case "entityLiterals": return entityLiterals
         case "isLast": return isLast
         default: return nil
@@ -390,7 +390,7 @@ struct ValueTypeView: MustacheParent, Sendable {
 
     func child(named: String) -> Any? {
         switch named {
-        case "typeName": return typeName
+        case "typeName": return TemplateValue(typeName)
         case "isRawValue": return isRawValue
         case "isTransformable": return isTransformable
         case "isUndefined": return isUndefined
@@ -409,8 +409,8 @@ struct ModelView: MustacheParent, Sendable {
     /// Extra modules to import.
     var imports: [String]
     var access: String
-    /// `static let Name: EntityDescription = EntityDescription(…)` declarations, one per entity, each a list of lines.
-    var entityDescriptions: [[String]]
+    /// `static let Name: EntityDescription = EntityDescription(…)` declarations, one per entity, each one text.
+    var entityDescriptions: [String]
     /// The generated `Entities` namespace's members (`person`, `post`), in declaration order.
     var entityMembers: [ListItemView]
     /// The fetch request templates, for the model description.
@@ -429,24 +429,24 @@ struct ModelView: MustacheParent, Sendable {
 
     func child(named: String) -> Any? {
         switch named {
-        case "modelName": return modelName
-        case "typeName": return typeName
-        case "sourcePath": return sourcePath
+        case "modelName": return TemplateValue(modelName)
+        case "typeName": return TemplateValue(typeName)
+        case "sourcePath": return TemplateValue(sourcePath)
         case "imports": return imports
-        case "access": return access
-        case "entityDescriptions": return entityDescriptions.map { DescriptionLines(lines: $0) }
+        case "access": return TemplateValue(access)
+        case "entityDescriptions": return entityDescriptions.map { DescriptionLines(text: $0) }
         case "entityMembers": return entityMembers
         case "fetchTemplates": return fetchTemplates
         case "hasFetchTemplates": return !fetchTemplates.isEmpty
         case "configurations": return configurations
         case "hasConfigurations": return !configurations.isEmpty
         // Deprecated (written out, as before the lists above), for custom templates of earlier releases.
-        case "entityList": return entityMembers.map { "Entities." + $0.value }.joined(separator: ", ")
+        case "entityList": return TemplateValue(entityMembers.map { "Entities." + $0.value }.joined(separator: ", "))
         case "templateDescriptions": return fetchTemplates.map(\.expression)
         case "configurationsLiteral":
-            if configurations.isEmpty { return "[:]" }
-            return "[" + configurations.map { c in "\(c.nameLiteral): [" + c.entityLiterals.map(\.value).joined(separator: ", ") + "]" }
-                .joined(separator: ", ") + "]"
+            if configurations.isEmpty { return TemplateValue("[:]") }
+            return TemplateValue("[" + configurations.map { c in "\(c.nameLiteral): [" + c.entityLiterals.map(\.value).joined(separator: ", ") + "]" }
+                .joined(separator: ", ") + "]")
         case "fetchHelpers": return fetchHelpers
         case "valueTypes": return valueTypes
         // Deprecated (the conformances written out, each with its doc line), for custom templates of earlier releases.
@@ -461,13 +461,22 @@ struct ModelView: MustacheParent, Sendable {
 
 /// One entity's description declaration: its lines, or all of them as one text.
 struct DescriptionLines: MustacheParent {
-    var lines: [String]
+    /// The declaration as the formatter writes it: lines after the first indented by
+    /// `ModelDescriptionFormatter.builtinIndent`, where the built-in template writes it.
+    var text: String
+    /// The lines, without that indentation (only a custom template asks for them).
+    var lines: [String] {
+        let indent = ModelDescriptionFormatter.builtinIndent
+        return text.split(separator: "\n", omittingEmptySubsequences: false).enumerated().map { index, line in
+            index == 0 ? String(line) : String(line.dropFirst(indent.count))
+        }
+    }
     func child(named: String) -> Any? {
         switch named {
         case "lines": return lines
         // The built-in template writes each declaration as one value: the model of 1,000 entities has
         // 40,000 such lines, and a section for each cost swift-mustache 60 ms.
-        case "text": return ModelDescriptionFormatter.written(lines, indent: ModelDescriptionFormatter.builtinIndent)
+        case "text": return TemplateValue(text)
         default: return nil
         }
     }
