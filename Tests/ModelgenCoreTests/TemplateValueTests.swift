@@ -70,3 +70,29 @@ import Testing
         #expect(text.split(separator: "\n").map { $0.dropFirst(8) } == lines.split(separator: "\n").map { $0[...] })
     }
 }
+
+/// Every generated file ends its lines without trailing spaces and ends with exactly one newline,
+/// whatever the templates leave: the emitter's line-at-a-time pass gives what the rule says, on
+/// texts of every shape (checked against the rule written out plainly).
+@Suite struct WhitespaceNormalizationTests {
+    static func plainly(_ text: String) -> String {
+        let lines = text.components(separatedBy: "\n").map { line in
+            var line = line
+            while line.hasSuffix(" ") { line.removeLast() }
+            return line
+        }
+        var joined = lines.joined(separator: "\n")
+        while joined.hasSuffix("\n") { joined.removeLast() }
+        return joined + "\n"
+    }
+
+    @Test func linesLoseTrailingSpacesAndTheTextEndsWithOneNewline() {
+        let fixed = ["", " ", "\n", "\n\n\n", "a", "a ", "a\n", "a \n b  \n", "  \n  x\t \n\n", "é  \nü\t\n \u{2028} \n", "x\n\n\ny   "]
+        var generator = SystemRandomNumberGenerator()
+        let alphabet: [String] = [" ", " ", "\n", "a", "\t", "é", "//", "}"]
+        let random = (0..<300).map { _ in (0..<Int.random(in: 0..<60, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! }.joined() }
+        for text in fixed + random {
+            #expect(ModelEmitter.normalizeWhitespace(text) == Self.plainly(text), "\(Array(text.utf8))")
+        }
+    }
+}
