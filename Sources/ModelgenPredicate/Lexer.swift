@@ -23,9 +23,22 @@ struct Lexer {
         return i < scalars.count ? scalars[i] : nil
     }
 
+    // ASCII answered without Unicode property lookups (predicates are nearly all ASCII, and a model
+    // may hold thousands of them).
     private static func isIdentifierStart(_ c: Unicode.Scalar) -> Bool {
-        c == "_" || c.properties.isAlphabetic
+        if c.value < 0x80 { return c == "_" || ("a"..."z").contains(c) || ("A"..."Z").contains(c) }
+        return c.properties.isAlphabetic
     }
+
+    private static func isWhitespace(_ c: Unicode.Scalar) -> Bool {
+        if c.value < 0x80 { return c == " " || (0x09...0x0D).contains(c.value) }
+        return c.properties.isWhitespace
+    }
+
+    /// The operators of two characters, and the spelling each stands for.
+    private static let twoCharacter: [String: String] = [
+        "==": "==", "!=": "!=", "<>": "!=", "<=": "<=", ">=": ">=", "=<": "<=", "=>": ">=", "&&": "&&", "||": "||",
+    ]
 
     private static func isIdentifierContinue(_ c: Unicode.Scalar) -> Bool {
         isIdentifierStart(c) || ("0"..."9").contains(c)
@@ -46,7 +59,7 @@ struct Lexer {
     }
 
     mutating func next() throws(PredicateSyntaxError) -> Token {
-        while let c = peek(), c.properties.isWhitespace { index += 1 }
+        while let c = peek(), Lexer.isWhitespace(c) { index += 1 }
         let start = index
         guard let c = peek() else { return Token(kind: .end, range: SourceRange(start, start)) }
 
@@ -76,14 +89,10 @@ struct Lexer {
         if Lexer.isDigit(c) || (c == "." && Lexer.isDigit(peek(1))) {
             return numberLiteral()
         }
-        let twoCharacter = ["==", "!=", "<>", "<=", ">=", "=<", "=>", "&&", "||"]
-        if let d = peek(1) {
-            let pair = String(String.UnicodeScalarView([c, d]))
-            if twoCharacter.contains(pair) {
-                index += 2
-                let normalized = ["<>": "!=", "=<": "<=", "=>": ">="][pair] ?? pair
-                return Token(kind: .symbol(normalized), range: SourceRange(start, index))
-            }
+        if "=!<>&|".unicodeScalars.contains(c), let d = peek(1),
+           let normalized = Lexer.twoCharacter[String(String.UnicodeScalarView([c, d]))] {
+            index += 2
+            return Token(kind: .symbol(normalized), range: SourceRange(start, index))
         }
         if "(){}[],.:<>!=-".unicodeScalars.contains(c) {
             index += 1

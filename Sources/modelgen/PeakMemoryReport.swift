@@ -6,7 +6,8 @@ import Foundation
 /// peak in `ru_maxrss` through `vfork`, while `VmHWM` counts this program's own memory only.
 enum PeakMemoryReport {
     static func installIfAsked() {
-        guard ProcessInfo.processInfo.environment["MODELGEN_PEAK_MEMORY_FILE"] != nil else { return }
+        // `getenv`: `ProcessInfo.environment` builds a dictionary of the whole environment (0.3 ms of every run).
+        guard getenv("MODELGEN_PEAK_MEMORY_FILE") != nil else { return }
         atexit {
             guard let path = ProcessInfo.processInfo.environment["MODELGEN_PEAK_MEMORY_FILE"],
                   let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
