@@ -87,6 +87,10 @@ tsan: deps
 	@# The generator's threads: entities read while composing (files over 64 KB), views and files rendered side by side.
 	@.build-tsan/debug/modelgen-bench --write-model 1000 >.build-tsan/synthetic.model.yaml
 	TSAN_OPTIONS="halt_on_error=1 exitcode=66" .build-tsan/debug/modelgen validate .build-tsan/synthetic.model.yaml
+	@# Into a new directory (written side by side into a hidden sibling, the cache's digests side by side),
+	@# then again into it without the cache (files compared and written one by one, side by side).
+	@rm -rf .build-tsan/synthetic-output .build-tsan/cache
+	TSAN_OPTIONS="halt_on_error=1 exitcode=66" MODELGEN_CACHE_DIR=.build-tsan/cache .build-tsan/debug/modelgen generate .build-tsan/synthetic.model.yaml --output .build-tsan/synthetic-output
 	TSAN_OPTIONS="halt_on_error=1 exitcode=66" .build-tsan/debug/modelgen generate .build-tsan/synthetic.model.yaml --output .build-tsan/synthetic-output --no-cache
 	@rm -rf .build-tsan/converge && mkdir -p .build-tsan/converge
 	@for run in 1 2 3; do \
