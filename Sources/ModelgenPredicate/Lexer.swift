@@ -39,6 +39,8 @@ struct Lexer {
     private static let twoCharacter: [String: String] = [
         "==": "==", "!=": "!=", "<>": "!=", "<=": "<=", ">=": ">=", "=<": "<=", "=>": ">=", "&&": "&&", "||": "||",
     ]
+    /// The characters a two-character operator starts with (no pair is looked up for others).
+    private static let twoCharacterStarts = Set(twoCharacter.keys.compactMap(\.unicodeScalars.first))
 
     private static func isIdentifierContinue(_ c: Unicode.Scalar) -> Bool {
         isIdentifierStart(c) || ("0"..."9").contains(c)
@@ -89,7 +91,7 @@ struct Lexer {
         if Lexer.isDigit(c) || (c == "." && Lexer.isDigit(peek(1))) {
             return numberLiteral()
         }
-        if "=!<>&|".unicodeScalars.contains(c), let d = peek(1),
+        if Lexer.twoCharacterStarts.contains(c), let d = peek(1),
            let normalized = Lexer.twoCharacter[String(String.UnicodeScalarView([c, d]))] {
             index += 2
             return Token(kind: .symbol(normalized), range: SourceRange(start, index))

@@ -126,11 +126,8 @@ struct RegenerationCache {
             let digest = contents[name].map { Self.digest(of: $0) } ?? FileManager.default.contents(atPath: path).map(Self.digest(of:))
             return "\(name)\t\(state.description)\t\(digest ?? "-")"
         }
-        var lines: [String] = []
-        for entry in entries {
-            guard let entry else { return }
-            lines.append(entry)
-        }
+        let lines = entries.compactMap { $0 }
+        guard lines.count == entries.count else { return }
         // The time after every stat: files changed within the racy window of it are compared by content.
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
@@ -152,11 +149,10 @@ struct RegenerationCache {
         return digest.hex
     }
 
-    /// The digest of a text's UTF-8 bytes (the same as of its `Data`), read in place.
+    /// The digest of a text's UTF-8 bytes (the same as of its `Data`).
     private static func digest(of text: String) -> String {
-        var text = text
         var digest = InputDigest()
-        text.withUTF8 { digest.add(UnsafeRawBufferPointer($0)) }
+        digest.add(text)
         return digest.hex
     }
 
@@ -197,7 +193,11 @@ private struct InputDigest {
     private var a: UInt64 = 0xcbf2_9ce4_8422_2325
     private var b: UInt64 = 0x6c62_272e_07bb_0142
 
-    mutating func add(_ text: String) { add(Data(text.utf8)) }
+    /// The text's UTF-8 bytes, read in place (no copy into a `Data`).
+    mutating func add(_ text: String) {
+        var text = text
+        text.withUTF8 { add(UnsafeRawBufferPointer($0)) }
+    }
 
     mutating func add(_ data: Data) {
         data.withUnsafeBytes { add($0) }

@@ -59,18 +59,14 @@ struct EntityGraph: Sendable {
         ownProperties.reserveCapacity(all.reduce(0) { $0 + $1.attributes.count + $1.relationships.count + $1.fetchedProperties.count })
         for position in all.indices where positions[all[position].name.value] == nil {
             positions[all[position].name.value] = position
-            for (index, a) in all[position].attributes.enumerated() {
-                let key = PropertyKey(entity: position, name: a.name.value)
-                if ownProperties[key] == nil { ownProperties[key] = .attribute(index) }
+            // The first declaration of a name is the one looked up (the validator reports the others).
+            func claim(_ name: String, _ place: PropertyPosition) {
+                let key = PropertyKey(entity: position, name: name)
+                if ownProperties[key] == nil { ownProperties[key] = place }
             }
-            for (index, r) in all[position].relationships.enumerated() {
-                let key = PropertyKey(entity: position, name: r.name.value)
-                if ownProperties[key] == nil { ownProperties[key] = .relationship(index) }
-            }
-            for (index, f) in all[position].fetchedProperties.enumerated() {
-                let key = PropertyKey(entity: position, name: f.name.value)
-                if ownProperties[key] == nil { ownProperties[key] = .fetchedProperty(index) }
-            }
+            for (index, a) in all[position].attributes.enumerated() { claim(a.name.value, .attribute(index)) }
+            for (index, r) in all[position].relationships.enumerated() { claim(r.name.value, .relationship(index)) }
+            for (index, f) in all[position].fetchedProperties.enumerated() { claim(f.name.value, .fetchedProperty(index)) }
         }
     }
 
