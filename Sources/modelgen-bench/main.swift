@@ -3,7 +3,7 @@
 // the same file, and the compile time of the code generated for 100 and 1,000 entities beside plain classes.
 //
 // usage: modelgen-bench PATH_TO_RELEASE_MODELGEN [--installed PATH_TO_STATIC_MODELGEN] [ENTITY_COUNTS...]
-//        modelgen-bench --write-model N   (prints the scaling section's model of N entities)
+//        modelgen-bench --write-model [scaling|bench|varied] N   (prints one of the bench's models)
 //
 // The first binary is the one `swift build -c release` makes (what `swift run` and the build-tool
 // plugin run: Swift runtime and Foundation as shared libraries); `--installed` names the one
@@ -84,10 +84,24 @@ func spawnAndWait(_ argv: [String], discardingOutput: Bool = false) -> Int32 {
 }
 
 var arguments = Array(CommandLine.arguments.dropFirst())
-// `modelgen-bench --write-model N`: prints the scaling section's model of N entities and exits
-// (`make tsan` runs modelgen's threads on it).
-if arguments.count == 2, arguments[0] == "--write-model", let n = Int(arguments[1]) {
-    print(scalingModel(entities: n), terminator: "")
+// `modelgen-bench --write-model [scaling|bench|varied] N`: prints one of the bench's models and exits:
+// the scaling section's of N entities (the default; `make tsan` runs modelgen's threads on it), the
+// synthetic model of N entities, or the Blog example copied N times (run from the package root), so a
+// figure of `make bench` can be reproduced with `perf` or a loop of one's own.
+if arguments.first == "--write-model", arguments.count == 2 || arguments.count == 3, let n = Int(arguments.last!) {
+    switch arguments.count == 2 ? "scaling" : arguments[1] {
+    case "scaling": print(scalingModel(entities: n), terminator: "")
+    case "bench": print(syntheticModel(entities: n), terminator: "")
+    case "varied":
+        guard let blog = try? String(contentsOfFile: "Examples/Blog/Blog.model.yaml", encoding: .utf8) else {
+            FileHandle.standardError.write(Data("error: run from the package root (Examples/Blog/Blog.model.yaml)\n".utf8))
+            exit(2)
+        }
+        print(variedModel(blog: blog, copies: n), terminator: "")
+    default:
+        FileHandle.standardError.write(Data("error: --write-model scaling|bench|varied N\n".utf8))
+        exit(2)
+    }
     exit(0)
 }
 let installedBinary: String? = arguments.firstIndex(of: "--installed").flatMap { option in
