@@ -2,42 +2,45 @@ import Foundation
 @_spi(Testing) @testable import ModelgenCore
 import Testing
 
-/// Reading entities on a second thread while the file is composed (`EntityReadAhead`) gives what
-/// reading them in turn gives: the same model, value for value and position for position, and the
+/// Reading entities and fetch requests on a second thread while the file is composed
+/// (`SectionReadAhead`) gives what reading them in turn gives: the same model, value for value and position for position, and the
 /// same diagnostics in the same order, on every model of the repository and on models written to
 /// defeat it.
-@Suite struct EntityReadAheadTests {
+@Suite struct SectionReadAheadTests {
     /// Everything parsing produced, written out (`ObjectModel` holds every value with its position).
-    private func outcome(_ text: String, readingAhead: Bool) -> (model: String, diagnostics: [Diagnostic], readAhead: Bool) {
+    private func outcome(_ text: String, readingAhead: Bool) -> (model: String, diagnostics: [Diagnostic], readAhead: Set<String>) {
         let result = ModelParser.parse(data: Data(text.utf8), path: "m.model.yaml", readingAhead: readingAhead)
         var model = ""
         if let parsed = result.model { dump(parsed, to: &model) }
-        return (model, result.diagnostics, result.entitiesWereReadAhead)
+        return (model, result.diagnostics, result.sectionsReadAhead)
     }
 
-    /// Parses both ways and compares; returns whether the entities were in fact read ahead.
+    /// Parses both ways and compares; returns the sections that were in fact read ahead.
     @discardableResult
-    private func expectSameOutcome(_ text: String, _ comment: Comment? = nil) -> Bool {
+    private func expectSameOutcome(_ text: String, _ comment: Comment? = nil) -> Set<String> {
         let inTurn = outcome(text, readingAhead: false)
         let ahead = outcome(text, readingAhead: true)
-        #expect(!inTurn.readAhead)
+        #expect(inTurn.readAhead.isEmpty)
         #expect(ahead.model == inTurn.model, comment)
         #expect(ahead.diagnostics == inTurn.diagnostics, comment)
         return ahead.readAhead
     }
 
     @Test func everyModelOfTheRepositoryParsesTheSameEitherWay() throws {
-        var readAhead = 0, compared = 0
+        var readAhead = 0, fetchRequestsReadAhead = 0, compared = 0
         let roots = ["Examples", "Tests/Models", "Tests/Fixtures", "../shared/models"].map { packageRoot.appendingPathComponent($0) }
         for root in roots {
             guard let files = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil) else { continue }
             for case let file as URL in files where file.lastPathComponent.hasSuffix(".model.yaml") && !file.path.contains("/.build") {
-                if expectSameOutcome(try String(contentsOf: file, encoding: .utf8), "\(file.path)") { readAhead += 1 }
+                let sections = expectSameOutcome(try String(contentsOf: file, encoding: .utf8), "\(file.path)")
+                if sections.contains("entities") { readAhead += 1 }
+                if sections.contains("fetchRequests") { fetchRequestsReadAhead += 1 }
                 compared += 1
             }
         }
         #expect(compared > 20)
         #expect(readAhead > 15, "the entities of most models are read ahead")
+        #expect(fetchRequestsReadAhead > 3, "and the fetch requests of those that have them")
     }
 
     /// A model of this test's own: composites, every kind of property, predicates, aliases, and errors
@@ -86,9 +89,15 @@ import Testing
           broken: { entity: Item2, predicate: 'count <' }
 
         """
-        #expect(expectSameOutcome(text))
+        for i in 0..<100 {
+            text += "  query\(i): { entity: Item\(i), predicate: '\(i % 4 == 0 ? "name ==" : "name == $NAME AND count > \(i)")', "
+            text += "sort: [\(i % 6 == 0 ? "name sideways" : "name")], limit: \(i % 9 == 0 ? "-1" : "10"), \(i % 13 == 0 ? "bogus: 1" : "doc: Query \(i)") }\n"
+        }
+        text += "configurations:\n  Main: [Item1, Item2]\n  Odd: 3\n"
+        #expect(expectSameOutcome(text) == ["entities", "fetchRequests"])
         let diagnostics = outcome(text, readingAhead: true).diagnostics
         #expect(diagnostics.count > 600, "errors in every entity: \(diagnostics.count)")
+        #expect(diagnostics.contains { $0.location.line > text.split(separator: "\n").count - 100 }, "and in the fetch requests")
     }
 
     /// Where reading ahead cannot know what reading in turn knows, the main parser reads the entities
@@ -107,7 +116,7 @@ import Testing
               city: string
 
         """
-        #expect(!expectSameOutcome(compositesAfter))
+        #expect(expectSameOutcome(compositesAfter).isEmpty)
         #expect(outcome(compositesAfter, readingAhead: true).diagnostics.isEmpty)
 
         let aliased = """
@@ -119,7 +128,7 @@ import Testing
         entities: *entities
 
         """
-        #expect(!expectSameOutcome(aliased))
+        #expect(expectSameOutcome(aliased).isEmpty)
 
         let compositesBefore = """
         model: M
@@ -133,7 +142,7 @@ import Testing
               home: Address
 
         """
-        #expect(expectSameOutcome(compositesBefore))
+        #expect(expectSameOutcome(compositesBefore) == ["entities"])
         #expect(outcome(compositesBefore, readingAhead: true).diagnostics.isEmpty)
     }
 
@@ -143,6 +152,41 @@ import Testing
         var text = "model: Bomb\nentities:\n  E0:\n    attributes: &attrs\n"
         for i in 0..<300 { text += "      a\(i): string\n" }
         for i in 1..<300 { text += "  E\(i): { attributes: *attrs }\n" }
+        for ahead in [false, true] {
+            let result = ModelParser.parse(data: Data(text.utf8), path: "m.model.yaml", readingAhead: ahead)
+            #expect(result.model == nil)
+            #expect(result.diagnostics.count == 1)
+            #expect(result.diagnostics.first?.id == .yamlTooComplex)
+        }
+    }
+
+    /// Fetch requests read ahead whatever comes around them: before the entities (their diagnostics
+    /// still come after the entities'), with composites after the entities (which only the entities
+    /// must then be read in turn for); an aliased section is read in turn.
+    @Test func fetchRequestsAreReadAheadWhereverTheyAre() {
+        var entities = "entities:\n"
+        var requests = "fetchRequests:\n"
+        for i in 0..<40 {
+            entities += "  E\(i):\n    attributes:\n      name: \(i % 5 == 0 ? "strng" : "string")\n      home: Address\n"
+            requests += "  byName\(i): { entity: E\(i), predicate: '\(i % 3 == 0 ? "name = = 1" : "name == $NAME")', sort: [name], limit: \(i % 7 == 0 ? "x" : "5") }\n"
+        }
+        let composites = "composites:\n  Address:\n    attributes:\n      city: string\n"
+        let first = "model: M\n" + requests + composites + entities
+        #expect(expectSameOutcome(first) == ["entities", "fetchRequests"])
+        let diagnostics = outcome(first, readingAhead: true).diagnostics
+        #expect(diagnostics.count > 20)
+        let compositesAfter = "model: M\n" + entities + requests + composites
+        #expect(expectSameOutcome(compositesAfter) == ["fetchRequests"])
+        let aliased = "model: M\n" + composites + entities + requests.replacingOccurrences(of: "fetchRequests:", with: "shared: &requests") + "fetchRequests: *requests\n"
+        #expect(expectSameOutcome(aliased) == ["entities"])
+    }
+
+    /// Aliases that expand across the fetch requests exhaust the worker's node budget: the file is
+    /// refused whole, as when read in turn.
+    @Test func anAliasBombInTheFetchRequestsIsRefusedEitherWay() {
+        var text = "model: Bomb\nentities:\n  E:\n    attributes:\n      name: string\nfetchRequests:\n  q0:\n    entity: E\n    sort: &sort\n"
+        for i in 0..<300 { text += "      - name\(i)\n" }
+        for i in 1..<300 { text += "  q\(i): { entity: E, sort: *sort }\n" }
         for ahead in [false, true] {
             let result = ModelParser.parse(data: Data(text.utf8), path: "m.model.yaml", readingAhead: ahead)
             #expect(result.model == nil)

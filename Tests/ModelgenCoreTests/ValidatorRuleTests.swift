@@ -464,4 +464,30 @@ import Testing
     @Test func selfInverseRelationshipsAreValid() {
         expectClean("model: M\nentities:\n  Person:\n    relationships:\n      friends: { destination: Person, toMany: true, inverse: friends }\n      spouse: { destination: Person, inverse: spouse }")
     }
+
+    /// Large models are checked in chunks on all cores (entities, and fetch requests with their
+    /// predicates): the diagnostics, in their order, and the inferred template variables are those of
+    /// checking everything in turn, with errors in many chunks and function names colliding across them.
+    @Test func checkingInChunksFindsWhatCheckingInTurnFinds() throws {
+        var yaml = "model: Chunks\nentities:\n"
+        for i in 0..<90 {
+            yaml += "  E\(i):\n    attributes:\n      name: { type: string, default: \(i % 7 == 0 ? "12" : "x") }\n      count: int32\n"
+            yaml += "    relationships:\n      next: { destination: E\((i + 1) % 90), inverse: \(i % 11 == 0 ? "nope" : "previous") }\n"
+            yaml += "      previous: { destination: E\((i + 89) % 90), inverse: next }\n"
+        }
+        yaml += "fetchRequests:\n"
+        for i in 0..<90 {
+            let predicate = i % 5 == 0 ? "count == 'text'" : i % 3 == 0 ? "missing > $MIN" : "name BEGINSWITH $PREFIX AND count > $MIN_\(i)"
+            yaml += "  query\(i): { entity: E\(i), predicate: \"\(predicate)\", sort: [\(i % 4 == 0 ? "next" : "name")]\(i % 9 == 0 ? ", swiftName: shared" : "") }\n"
+        }
+        let parsed = ModelParser.parse(text: yaml, path: "Chunks.model.yaml")
+        let model = try #require(parsed.model)
+        let chunked = ModelValidator.validate(model, inChunks: true)
+        let inTurn = ModelValidator.validate(model, inChunks: false)
+        #expect(chunked.diagnostics == inTurn.diagnostics)
+        #expect(chunked.templateVariables == inTurn.templateVariables)
+        #expect(chunked.diagnostics.count > 60, "errors in many chunks: \(chunked.diagnostics.count)")
+        #expect(chunked.diagnostics.contains { $0.id == .nameCollision }, "function names collide across chunks")
+        #expect(chunked.templateVariables["query1"]?.map(\.name) == ["PREFIX", "MIN_1"])
+    }
 }

@@ -6,7 +6,7 @@ import FuzzSupport
 // invisible character but line feeds and tabs (a model string reaches the code only escaped, and no
 // line break can end a comment and make code: the security note of docs/reliability.md); format is
 // idempotent (format(format(x)) == format(x)); reading the entities on a second thread while composing
-// (EntityReadAhead, which modelgen does for files over 64 KB) parses to the same model and diagnostics as
+// (SectionReadAhead, which modelgen does for files over 64 KB; fetch requests too) parses to the same model and diagnostics as
 // reading them in turn.
 @_cdecl("fuzz_model_main")
 public func main(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> CInt {

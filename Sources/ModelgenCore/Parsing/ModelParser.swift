@@ -10,8 +10,8 @@ public struct ParseResult: Sendable {
     public var diagnostics: [Diagnostic]
     /// The YAML tree the model was read from, kept so a short-lived process can skip freeing it.
     var syntaxTree: SyntaxTree?
-    /// True when the entities were read on a second thread while the file was composed (`EntityReadAhead`).
-    var entitiesWereReadAhead = false
+    /// The sections (`entities`, `fetchRequests`) read on a second thread while the file was composed (`SectionReadAhead`).
+    var sectionsReadAhead: Set<String> = []
 }
 
 /// The composed YAML of a model file. Holding on to it until exit lets a command-line run skip
@@ -51,7 +51,7 @@ public struct ModelParser {
     /// The names under `composites:`, read before any attribute so a type can name one.
     private let compositeNames = CompositeNames()
     /// The entities read on a second thread while the file was composed (nil: read here, in turn).
-    private let readAhead: EntityReadAhead?
+    private let readAhead: SectionReadAhead?
 
     private final class CompositeNames {
         var names: Set<String> = []
@@ -59,7 +59,7 @@ public struct ModelParser {
 
     /// A parser of the model in `source`; `compositeNames`, for a parser reading entities ahead, are
     /// those known when it started.
-    init(source: SourceText, compositeNames: Set<String> = [], readAhead: EntityReadAhead? = nil) {
+    init(source: SourceText, compositeNames: Set<String> = [], readAhead: SectionReadAhead? = nil) {
         reader = NodeReader(file: source.path, byteCount: source.byteCount)
         mapper = EmbeddedSourceMapper(file: source.path, text: source.text)
         self.compositeNames.names = compositeNames
@@ -68,11 +68,11 @@ public struct ModelParser {
 
     /// Parses the bytes of a model file.
     public static func parse(data: Data, path: String) -> ParseResult {
-        parse(data: data, path: path, readingAhead: ProcessInfo.processInfo.activeProcessorCount > 1 && data.count >= EntityReadAhead.minimumByteCount)
+        parse(data: data, path: path, readingAhead: ProcessInfo.processInfo.activeProcessorCount > 1 && data.count >= SectionReadAhead.minimumByteCount)
     }
 
-    /// Parses the bytes of a model file, with `readingAhead` the entities on a second thread while the
-    /// rest of the file is composed (the result is the same either way: `EntityReadAheadTests` and the
+    /// Parses the bytes of a model file, with `readingAhead` the entities and fetch requests on a second thread while the
+    /// rest of the file is composed (the result is the same either way: `SectionReadAheadTests` and the
     /// `fuzz-model` target compare the two, whatever the file's size).
     @_spi(Testing) public static func parse(data: Data, path: String, readingAhead: Bool) -> ParseResult {
         let source: SourceText
@@ -80,7 +80,7 @@ public struct ModelParser {
         case .failure(let diagnostics): return ParseResult(model: nil, diagnostics: diagnostics.all)
         case .success(let decoded): source = decoded
         }
-        let readAhead = readingAhead ? EntityReadAhead(source: source) : nil
+        let readAhead = readingAhead ? SectionReadAhead(source: source) : nil
         // Nothing read ahead runs on after parsing returns.
         defer { readAhead?.finish() }
         switch YAMLLoader.load(source, observer: readAhead) {
@@ -93,7 +93,7 @@ public struct ModelParser {
             // (which would cost memory in proportion to the expansion, not to the file).
             if parser.reader.budgetExhausted { return ParseResult(model: nil, diagnostics: parser.reader.diagnostics.all) }
             return ParseResult(model: model, diagnostics: parser.reader.diagnostics.all, syntaxTree: SyntaxTree(root),
-                               entitiesWereReadAhead: readAhead?.wasUsed ?? false)
+                               sectionsReadAhead: readAhead?.sectionsUsed ?? [])
         }
     }
 
@@ -144,7 +144,7 @@ public struct ModelParser {
         }
         var fetchRequests: [FetchRequestTemplate] = []
         if let entry = top["fetchRequests"], let items = reader.entries(of: entry.value, "'fetchRequests'") {
-            fetchRequests = items.compactMap { fetchRequest($0) }
+            fetchRequests = readAhead?.fetchRequests(for: items, into: reader, at: entry.value) ?? items.compactMap { fetchRequest($0) }
         }
         var configurations: [Configuration] = []
         if let entry = top["configurations"], let items = reader.entries(of: entry.value, "'configurations'") {
@@ -440,7 +440,7 @@ public struct ModelParser {
         return ComputedProperty(name: Located(item.key, at: item.keyLocation), type: type, dependsOn: dependsOn, doc: doc)
     }
 
-    private func fetchRequest(_ item: NodeReader.Entry) -> FetchRequestTemplate? {
+    func fetchRequest(_ item: NodeReader.Entry) -> FetchRequestTemplate? {
         func what() -> String { "fetch request '\(item.key)'" }
         guard let entries = reader.entries(of: item.value, what(), allowedKeys: Keys.fetchRequest) else { return nil }
         guard let entityEntry = entries.first(where: { $0.key == "entity" }) else {

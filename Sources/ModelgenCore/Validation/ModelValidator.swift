@@ -40,14 +40,23 @@ public final class ModelValidator {
     /// Compiled regexes by pattern (nil: does not compile); models repeat patterns across entities.
     var regexCache: [String: NSRegularExpression?] = [:]
 
-    private init(_ model: ObjectModel, graph: EntityGraph) {
+    /// False to check everything on the calling thread (tests compare the two ways).
+    private let checksInChunks: Bool
+
+    private init(_ model: ObjectModel, graph: EntityGraph, checksInChunks: Bool = true) {
         self.model = model
         self.graph = graph
+        self.checksInChunks = checksInChunks
     }
 
     /// Validates a model.
     public static func validate(_ model: ObjectModel) -> ValidationResult {
-        let validator = ModelValidator(model, graph: EntityGraph(model))
+        validate(model, inChunks: true)
+    }
+
+    /// Validates a model, with `inChunks` false on the calling thread alone (the result is the same).
+    static func validate(_ model: ObjectModel, inChunks: Bool) -> ValidationResult {
+        let validator = ModelValidator(model, graph: EntityGraph(model), checksInChunks: inChunks)
         validator.run()
         return ValidationResult(diagnostics: validator.diagnostics.all, templateVariables: validator.templateVariables)
     }
@@ -58,8 +67,8 @@ public final class ModelValidator {
         checkEveryEntity()
         checkInheritanceCycles()
         var functions: [String: FetchRequestTemplate] = [:]
-        for template in model.fetchRequests {
-            checkFetchRequest(template)
+        for (template, found) in zip(model.fetchRequests, checkEveryFetchRequest()) {
+            diagnostics.append(contentsOf: found)
             let function = template.functionName
             if let other = functions[function.value] {
                 error(.nameCollision, "fetch requests '\(other.name.value)' and '\(template.name.value)' both generate the function '\(function.value)'; give one another swiftName", at: function.location)
@@ -75,7 +84,7 @@ public final class ModelValidator {
     /// cache); the chunks' diagnostics join in entity order, as checking the entities in turn gives them.
     private func checkEveryEntity() {
         let entities = model.entities
-        guard entities.count >= Self.entitiesForChunks else {
+        guard checksInChunks, entities.count >= Self.entitiesForChunks else {
             for entity in entities { checkEntityAndProperties(entity) }
             return
         }
@@ -87,6 +96,28 @@ public final class ModelValidator {
             return validator.diagnostics.all
         }
         for found in chunks { diagnostics.append(contentsOf: found) }
+    }
+
+    /// Checks each fetch request (its predicate against the entity graph, its sort, its name) and
+    /// infers its template variables; returns each one's diagnostics, in order. Many fetch requests are
+    /// checked in chunks on all cores, as entities are.
+    private func checkEveryFetchRequest() -> [[Diagnostic]] {
+        let templates = model.fetchRequests
+        let chunkCount = checksInChunks && templates.count >= Self.entitiesForChunks ? Self.chunkCount : 1
+        let (model, graph) = (model, graph)
+        let check = { @Sendable (chunk: Int) -> (diagnostics: [[Diagnostic]], variables: [String: [TemplateVariable]]) in
+            let validator = ModelValidator(model, graph: graph)
+            var found: [[Diagnostic]] = []
+            for template in templates[templates.count * chunk / chunkCount..<templates.count * (chunk + 1) / chunkCount] {
+                let start = validator.diagnostics.all.count
+                validator.checkFetchRequest(template)
+                found.append(Array(validator.diagnostics.all[start...]))
+            }
+            return (found, validator.templateVariables)
+        }
+        let chunks = chunkCount == 1 ? [check(0)] : ParallelMap.map(chunkCount, check)
+        for chunk in chunks { templateVariables.merge(chunk.variables) { _, new in new } }
+        return chunks.flatMap(\.diagnostics)
     }
 
     /// Models of fewer entities are checked on one thread; larger ones in `chunkCount` chunks
