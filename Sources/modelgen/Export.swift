@@ -5,6 +5,7 @@ import ModelgenCore
 /// `modelgen export`: a model as a Core Data model bundle.
 struct Export: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "export",
         abstract: "Write a model as a Core Data model bundle (.xcdatamodel) that Xcode and momc read.",
         discussion: """
             --xcdatamodel names the bundle to write (Model.xcdatamodel), or a folder to write <Model>.xcdatamodel into. Fields Core Data has no place for travel in userInfo as modelgen.<key> and come back with modelgen import; model options and fetch-request sorts are reported as warnings.

@@ -5,6 +5,7 @@ import ModelgenCore
 /// `modelgen format`: rewrite model files in the canonical layout, comments kept.
 struct Format: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "format",
         abstract: "Rewrite model files in the canonical layout (key order, short forms, spacing), keeping comments.",
         discussion: """
             Keys go in the format's order, attributes that only have a type (and optionality) take the short form, properties that fit on a line are written { ... }, entities are separated by blank lines. Declaration order, values and comments are kept. Formatting twice changes nothing. A file that does not parse as a model is left alone (exit 1).

@@ -8,6 +8,7 @@ extension PropertyStyle: ExpressibleByArgument {}
 /// `modelgen generate`: validate models and write their Swift code.
 struct Generate: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "generate",
         abstract: "Generate Swift code for model files.",
         discussion: """
             Writes <Model>Model.swift (the model description and typed fetch request functions) and one file per entity with generated code: <Class>.swift for codegen: class, <Class>+Generated.swift for codegen: extension. Files are written only when their content changed. A model with errors writes nothing and exits with status 1.

@@ -7,6 +7,7 @@ extension ModelGraph.Format: ExpressibleByArgument {}
 /// `modelgen graph`: an entity-relationship diagram of a model.
 struct Graph: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "graph",
         abstract: "Draw a model as an entity-relationship diagram (Mermaid or Graphviz dot).",
         discussion: """
             Entities with their attributes and types, relationships with cardinality (an inverse pair drawn once, labelled with both names), and inheritance edges. Mermaid renders in GitHub Markdown; dot renders with Graphviz (dot -Tsvg).

@@ -27,6 +27,7 @@ struct Modelgen: ParsableCommand {
 /// `modelgen` with no command (or `modelgen project`): every model modelgen.yml lists.
 struct Project: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "project",
         abstract: "Generate (or --check) every model listed in modelgen.yml; the default command.")
 
     @Option(help: "The project file listing models and outputs.")
@@ -111,12 +112,14 @@ enum ProjectFile {
 /// `modelgen config lint`: check modelgen.yml without generating anything.
 struct Config: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "config",
         abstract: "Work with modelgen.yml.",
         subcommands: [Lint.self]
     )
 
     struct Lint: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "lint",
             abstract: "Check modelgen.yml: known keys, value kinds, existing model files. Exit 1 on errors.")
 
         @Option(help: "The project file.")

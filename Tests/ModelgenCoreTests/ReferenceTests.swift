@@ -160,6 +160,10 @@ import Testing
         let lines = SwiftLiterals.docComment(hostile, indent: "  ")
         #expect(lines == ["  /// a", "  /// func b() {}", "  /// c", "  /// d", "  /// e", "  /// f", "  /// \\u{202e}g\\u{200b}"])
         #expect(SwiftLiterals.commentText("M\r\nfunc x() {}.model.yaml") == "M\\u{a}func x() {}.model.yaml")
+        // Plain ASCII takes a shorter path: one line as it is, several split at line feeds, empty ones kept.
+        #expect(SwiftLiterals.commentLines("One line.") == ["One line."])
+        #expect(SwiftLiterals.commentLines("First.\n\n  Indented.\n") == ["First.", "", "  Indented.", ""])
+        #expect(SwiftLiterals.commentLines("\n") == ["", ""])
         #expect(SwiftLiterals.string("\u{202E}\u{200B}\u{85}\u{2028}é🦊") == #""\u{202e}\u{200b}\u{85}\u{2028}é🦊""#)
         for text in [hostile, "\u{7F}\u{9F}\u{FEFF}"] {
             #expect(!SwiftLiterals.string(text).unicodeScalars.contains {

@@ -70,7 +70,9 @@ enum SwiftLiterals {
     /// The text's lines, split at every line break, each with invisible characters shown as `\u{…}`.
     static func commentLines(_ text: String) -> [String] {
         if text.utf8.allSatisfy({ ($0 >= 0x20 && $0 < 0x7F) || $0 == 0x0A }) {   // the usual case: split at line feeds only
-            return text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            // One line (most docs) as it is; else split the bytes (ASCII: no character can span a line feed).
+            guard text.utf8.contains(0x0A) else { return [text] }
+            return text.utf8.split(separator: 0x0A, omittingEmptySubsequences: false).map { String(Substring($0)) }
         }
         var lines: [String] = [""]
         var previous: Unicode.Scalar?

@@ -1,0 +1,34 @@
+import Foundation
+
+/// Work started on another thread while the caller goes on, its result waited for where it is needed:
+/// the pipeline loads its templates while the models are parsed and validated (which leave a core idle
+/// part of the time), and frees a model's YAML tree while the model is validated, instead of doing
+/// either in turn.
+package final class BackgroundTask<Value: Sendable>: @unchecked Sendable {
+    private let done = DispatchGroup()
+    /// Written once, by the task, before `done` is left; read only after waiting for `done`.
+    private var result: Value?
+
+    /// Starts `body` on a global queue.
+    package init(_ body: @escaping @Sendable () -> Value) {
+        done.enter()
+        DispatchQueue.global().async {
+            self.result = body()
+            self.done.leave()
+        }
+    }
+
+    /// The result, once the task has finished (waiting for it when it has not).
+    package var value: Value {
+        done.wait()
+        return result!
+    }
+}
+
+extension BackgroundTask where Value == Void {
+    /// Drops the last reference to `object` on another thread, so tearing down a large tree of
+    /// objects (a model's YAML nodes) does not hold up the caller.
+    package static func release(_ object: consuming some AnyObject & Sendable) {
+        DispatchQueue.global().async { [object] in withExtendedLifetime(object) {} }
+    }
+}
