@@ -177,11 +177,11 @@ struct EntityView: MustacheParent, Sendable {
         case "docLines": return docLines   // deprecated
         case "isClassMode": return isClassMode
         case "isExtensionMode": return isExtensionMode
-        case "properties": return properties
-        case "toManyProperties": return toManyProperties
-        case "computedProperties": return computedProperties
-        case "keys": return keys
-        case "initParameters": return initParameters
+        case "properties": return properties.asObjects
+        case "toManyProperties": return toManyProperties.asObjects
+        case "computedProperties": return computedProperties.asObjects
+        case "keys": return keys.asObjects
+        case "initParameters": return initParameters.asObjects
         case "hasInitParameters": return hasInitParameters
         case "fileName": return TemplateValue(fileName)
         default: return nil
@@ -208,7 +208,7 @@ struct FetchHelperView: MustacheParent, Sendable {
         case "name": return TemplateValue(name)
         case "templateName": return TemplateValue(templateName)
         case "resultClass": return TemplateValue(resultClass)
-        case "parameters": return parameters
+        case "parameters": return parameters.asObjects
         case "hasParameters": return hasParameters
         case "documentation": return documentation
         case "docLines": return docLines   // deprecated
@@ -278,7 +278,7 @@ struct CompositeView: MustacheParent, Sendable {
         case "access": return TemplateValue(access)
         case "documentation": return documentation
         case "docLines": return docLines   // deprecated
-        case "fields": return fields
+        case "fields": return fields.asObjects
         case "hasFields": return hasFields
         case "slotCount": return TemplateValue(slotCount)
         default: return nil
@@ -436,9 +436,9 @@ struct ModelView: MustacheParent, Sendable {
         case "access": return TemplateValue(access)
         case "entityDescriptions": return entityDescriptions.map { DescriptionLines(text: $0) }
         case "entityMembers": return entityMembers
-        case "fetchTemplates": return fetchTemplates
+        case "fetchTemplates": return fetchTemplates.asObjects
         case "hasFetchTemplates": return !fetchTemplates.isEmpty
-        case "configurations": return configurations
+        case "configurations": return configurations.asObjects
         case "hasConfigurations": return !configurations.isEmpty
         // Deprecated (written out, as before the lists above), for custom templates of earlier releases.
         case "entityList": return TemplateValue(entityMembers.map { "Entities." + $0.value }.joined(separator: ", "))
@@ -447,12 +447,12 @@ struct ModelView: MustacheParent, Sendable {
             if configurations.isEmpty { return TemplateValue("[:]") }
             return TemplateValue("[" + configurations.map { c in "\(c.nameLiteral): [" + c.entityLiterals.map(\.value).joined(separator: ", ") + "]" }
                 .joined(separator: ", ") + "]")
-        case "fetchHelpers": return fetchHelpers
-        case "valueTypes": return valueTypes
+        case "fetchHelpers": return fetchHelpers.asObjects
+        case "valueTypes": return valueTypes.asObjects
         // Deprecated (the conformances written out, each with its doc line), for custom templates of earlier releases.
         case "valueConformances": return valueTypes.map(\.declaration)
-        case "composites": return composites
-        case "entities": return entities
+        case "composites": return composites.asObjects
+        case "entities": return entities.asObjects
         case "isSingleFile": return isSingleFile
         default: return nil
         }
@@ -482,13 +482,38 @@ struct DescriptionLines: MustacheParent {
     }
 }
 
-/// One file's context: the model plus, for entity files, the entity.
-struct FileView: MustacheParent, Sendable {
-    var model: ModelView
-    var entity: EntityView?
+/// One file's context: the model plus, for entity files, the entity. A class: swift-mustache casts the
+/// object at each level of its context stack for every tag it looks up, and a cast copies a struct
+/// (here the model's and the entity's views, some thirty arrays and strings) where it retains an object.
+final class FileView: MustacheParent, Sendable {
+    let model: ModelView
+    let entity: EntityView?
+
+    init(model: ModelView, entity: EntityView?) {
+        self.model = model
+        self.entity = entity
+    }
+
     func child(named: String) -> Any? {
         if named == "entity" { return entity }
         if let entity, let value = entity.child(named: named) { return value }
         return model.child(named: named)
     }
+}
+
+/// A view handed to swift-mustache as an object. The engine casts the object at each level of its
+/// context stack for every tag it looks up, and a cast copies a struct into a new box (a property's
+/// view: a dozen strings retained and released, per tag) where it only retains an object; the views
+/// stay structs for building and reading, and their lists reach templates wrapped.
+final class ViewObject<View: MustacheParent & Sendable>: MustacheParent, Sendable {
+    let view: View
+
+    init(_ view: View) { self.view = view }
+
+    func child(named name: String) -> Any? { view.child(named: name) }
+}
+
+extension Array where Element: MustacheParent & Sendable {
+    /// The views as objects for the engine (`ViewObject`).
+    var asObjects: [ViewObject<Element>] { map(ViewObject.init) }
 }
