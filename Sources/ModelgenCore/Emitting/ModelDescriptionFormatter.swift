@@ -83,9 +83,11 @@ struct ModelDescriptionFormatter {
         // The class's key paths by property name, inherited ones included, for `#Predicate` queries (the
         // class of a none-mode entity is the user's: its properties are not known here).
         if model.codegen(of: entity) != .none {
-            let owners = builder.ancestors(entity) + [entity]
-            let paths = owners.flatMap { $0.attributes.flatMap { keyPaths(of: $0) } + $0.relationships.map { (SwiftLiterals.identifier($0.name.value), $0.name.value) } }
-            list("keyPaths", paths.map { "\\\(entity.swiftClassName).\($0.swift): \(SwiftLiterals.string($0.name))" })
+            func paths(of owner: Entity) -> [(swift: String, name: String)] {
+                owner.attributes.flatMap { keyPaths(of: $0) } + owner.relationships.map { (SwiftLiterals.identifier($0.name.value), $0.name.value) }
+            }
+            let all = builder.ancestors(entity).flatMap { paths(of: model.entities[$0]) } + paths(of: entity)
+            list("keyPaths", all.map { "\\\(entity.swiftClassName).\($0.swift): \(SwiftLiterals.string($0.name))" })
         }
         // Drop the trailing comma of the last argument and close the call (on the head's line
         // when nothing follows it).

@@ -23,7 +23,11 @@ struct ModelViewBuilder {
     let model: ObjectModel
     let variables: [String: [TemplateVariable]]
     let options: GenerationOptions
-    private let entities: [String: Entity]
+    /// Each entity's position in `model.entities`, by name (positions, not copies: an `Entity` is
+    /// large, and copying one for each lookup was a tenth of building the views).
+    private let entityIndex: [String: Int]
+    /// Each entity's class name, by entity name.
+    private let classNames: [String: String]
     /// The entities some entity names as its parent (looked up once per entity: a scan of every entity
     /// for each made generation quadratic in the model's size).
     private let parentNames: Set<String>
@@ -32,7 +36,13 @@ struct ModelViewBuilder {
         self.model = model
         self.variables = variables
         self.options = options
-        entities = Dictionary(model.entities.map { ($0.name.value, $0) }, uniquingKeysWith: { a, _ in a })
+        var entityIndex: [String: Int] = [:], classNames: [String: String] = [:]
+        for (index, entity) in model.entities.enumerated() where entityIndex[entity.name.value] == nil {
+            entityIndex[entity.name.value] = index
+            classNames[entity.name.value] = entity.swiftClassName
+        }
+        self.entityIndex = entityIndex
+        self.classNames = classNames
         parentNames = Set(model.entities.compactMap { $0.parent?.value })
     }
 
@@ -44,21 +54,22 @@ struct ModelViewBuilder {
     /// The formatter of the model description's Swift (`ModelDescriptionFormatter`).
     var formatter: ModelDescriptionFormatter { ModelDescriptionFormatter(builder: self) }
 
-    func className(_ entityName: String) -> String { entities[entityName]?.swiftClassName ?? entityName }
+    func className(_ entityName: String) -> String { classNames[entityName] ?? entityName }
 
-    func ancestors(_ entity: Entity) -> [Entity] {
-        var result: [Entity] = []
-        var current = entity.parent.flatMap { entities[$0.value] }
-        while let e = current, !result.contains(where: { $0.name.value == e.name.value }) {
-            result.insert(e, at: 0)
-            current = e.parent.flatMap { entities[$0.value] }
+    /// The positions in `model.entities` of the entity's ancestors, the root first.
+    func ancestors(_ entity: Entity) -> [Int] {
+        var result: [Int] = []
+        var current = entity.parent.flatMap { entityIndex[$0.value] }
+        while let index = current, !result.contains(index) {
+            result.insert(index, at: 0)
+            current = model.entities[index].parent.flatMap { entityIndex[$0.value] }
         }
         return result
     }
 
     /// The first slot of the entity's own properties (its ancestors' properties come first).
     func firstOwnSlot(_ entity: Entity) -> Int {
-        ancestors(entity).reduce(0) { $0 + slotCount($1) }
+        ancestors(entity).reduce(0) { $0 + slotCount(model.entities[$1]) }
     }
 
     /// The slots an entity's own stored properties take (a composite attribute one per field).
@@ -111,8 +122,8 @@ struct ModelViewBuilder {
         }
         properties += entity.fetchedProperties.map(fetchedPropertyView)
         var computed = entity.computedProperties.map(computedPropertyView)
-        let all = ancestors(entity) + [entity]
-        var keys = all.flatMap { $0.declaredPropertyNames }.map { name in
+        let ancestors = self.ancestors(entity)
+        var keys = (ancestors.flatMap { model.entities[$0].declaredPropertyNames } + entity.declaredPropertyNames).map { name in
             PropertyView(name: SwiftLiterals.identifier(name.value), key: name.value, type: "String", slot: 0, documentation: [],
                          isManaged: false, isComputed: false, isReadOnly: true, isThrowing: false, getterName: "", setterName: "", keyLiteral: "",
                          isToMany: false, isOrdered: false, elementType: "", addName: "", removeName: "", insertName: "")
@@ -122,7 +133,7 @@ struct ModelViewBuilder {
         for index in computed.indices { computed[index].access = access }
         for index in keys.indices { keys[index].access = access }
         var parameters: [ParameterView] = []
-        for owner in all {
+        func addParameters(of owner: Entity) {
             for a in owner.attributes where requiresValue(a) {
                 let name = SwiftLiterals.identifier(a.name.value)
                 parameters.append(ParameterView(name: name, type: attributeType(a), keyLiteral: "", isLast: false))
@@ -132,6 +143,8 @@ struct ModelViewBuilder {
                 parameters.append(ParameterView(name: name, type: className(r.destination.value), keyLiteral: "", isLast: false))
             }
         }
+        for index in ancestors { addParameters(of: model.entities[index]) }
+        addParameters(of: entity)
         if !parameters.isEmpty { parameters[parameters.count - 1].isLast = true }
         // A subentity adding no required value inherits its parent's initializer (same signature).
         let ownRequired = entity.attributes.contains(where: requiresValue)
@@ -233,8 +246,8 @@ struct ModelViewBuilder {
     func valueConformances(_ views: [EntityView]) -> [ValueTypeView] {
         var seen: Set<String> = [], result: [ValueTypeView] = []
         for view in views where view.isClassMode {
-            guard let entity = entities[view.entityName] else { continue }
-            for (attribute, property) in zip(entity.attributes, view.properties) where property.isManaged {
+            guard let index = entityIndex[view.entityName] else { continue }
+            for (attribute, property) in zip(model.entities[index].attributes, view.properties) where property.isManaged {
                 if let conformance = valueConformance(attribute), seen.insert(conformance.declaration).inserted { result.append(conformance) }
             }
         }
