@@ -146,18 +146,23 @@ import Testing
         #expect(outcome(compositesBefore, readingAhead: true).diagnostics.isEmpty)
     }
 
+    /// The file is refused whole, read ahead or in turn, with the node budget's error alone.
+    private func expectRefusedEitherWay(_ text: String, sourceLocation: Testing.SourceLocation = #_sourceLocation) {
+        for ahead in [false, true] {
+            let result = ModelParser.parse(data: Data(text.utf8), path: "m.model.yaml", readingAhead: ahead)
+            #expect(result.model == nil, sourceLocation: sourceLocation)
+            #expect(result.diagnostics.count == 1, sourceLocation: sourceLocation)
+            #expect(result.diagnostics.first?.id == .yamlTooComplex, sourceLocation: sourceLocation)
+        }
+    }
+
     /// Aliases that expand across the entities exhaust the worker's node budget: the file is refused
     /// whole, as when read in turn, with the budget's error.
     @Test func anAliasBombInTheEntitiesIsRefusedEitherWay() {
         var text = "model: Bomb\nentities:\n  E0:\n    attributes: &attrs\n"
         for i in 0..<300 { text += "      a\(i): string\n" }
         for i in 1..<300 { text += "  E\(i): { attributes: *attrs }\n" }
-        for ahead in [false, true] {
-            let result = ModelParser.parse(data: Data(text.utf8), path: "m.model.yaml", readingAhead: ahead)
-            #expect(result.model == nil)
-            #expect(result.diagnostics.count == 1)
-            #expect(result.diagnostics.first?.id == .yamlTooComplex)
-        }
+        expectRefusedEitherWay(text)
     }
 
     /// Fetch requests read ahead whatever comes around them: before the entities (their diagnostics
@@ -187,11 +192,6 @@ import Testing
         var text = "model: Bomb\nentities:\n  E:\n    attributes:\n      name: string\nfetchRequests:\n  q0:\n    entity: E\n    sort: &sort\n"
         for i in 0..<300 { text += "      - name\(i)\n" }
         for i in 1..<300 { text += "  q\(i): { entity: E, sort: *sort }\n" }
-        for ahead in [false, true] {
-            let result = ModelParser.parse(data: Data(text.utf8), path: "m.model.yaml", readingAhead: ahead)
-            #expect(result.model == nil)
-            #expect(result.diagnostics.count == 1)
-            #expect(result.diagnostics.first?.id == .yamlTooComplex)
-        }
+        expectRefusedEitherWay(text)
     }
 }
