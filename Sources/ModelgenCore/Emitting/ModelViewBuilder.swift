@@ -24,10 +24,8 @@ struct ModelViewBuilder {
     let variables: [String: [TemplateVariable]]
     let options: GenerationOptions
     /// Each entity's position in `model.entities`, by name (positions, not copies: an `Entity` is
-    /// large, and copying one for each lookup was a tenth of building the views).
+    /// large, and a dictionary of them copied one out for each lookup).
     private let entityIndex: [String: Int]
-    /// Each entity's class name, by entity name.
-    private let classNames: [String: String]
     /// The entities some entity names as its parent (looked up once per entity: a scan of every entity
     /// for each made generation quadratic in the model's size).
     private let parentNames: Set<String>
@@ -36,13 +34,7 @@ struct ModelViewBuilder {
         self.model = model
         self.variables = variables
         self.options = options
-        var entityIndex: [String: Int] = [:], classNames: [String: String] = [:]
-        for (index, entity) in model.entities.enumerated() where entityIndex[entity.name.value] == nil {
-            entityIndex[entity.name.value] = index
-            classNames[entity.name.value] = entity.swiftClassName
-        }
-        self.entityIndex = entityIndex
-        self.classNames = classNames
+        entityIndex = Dictionary(model.entities.indices.map { (model.entities[$0].name.value, $0) }, uniquingKeysWith: { first, _ in first })
         parentNames = Set(model.entities.compactMap { $0.parent?.value })
     }
 
@@ -54,7 +46,7 @@ struct ModelViewBuilder {
     /// The formatter of the model description's Swift (`ModelDescriptionFormatter`).
     var formatter: ModelDescriptionFormatter { ModelDescriptionFormatter(builder: self) }
 
-    func className(_ entityName: String) -> String { classNames[entityName] ?? entityName }
+    func className(_ entityName: String) -> String { entityIndex[entityName].map { model.entities[$0].swiftClassName } ?? entityName }
 
     /// The positions in `model.entities` of the entity's ancestors, the root first.
     func ancestors(_ entity: Entity) -> [Int] {

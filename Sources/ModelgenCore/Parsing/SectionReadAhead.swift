@@ -50,6 +50,13 @@ final class SectionReadAhead: YAMLComposer.Observer, @unchecked Sendable {
             pending.append(NodeReader.Entry(key: name.string, value: value, keyLocation: worker.reader.location(name.mark)))
             return pending.count == SectionReadAhead.entriesPerHandOff
         }
+
+        /// The pending entries as a job for the queue (nil when none), no longer pending.
+        mutating func takeJob() -> Job? {
+            guard let worker, !pending.isEmpty else { return nil }
+            defer { pending.removeAll() }
+            return Job(parser: worker, entries: pending)
+        }
     }
 
     init(source: SourceText) {
@@ -89,14 +96,10 @@ final class SectionReadAhead: YAMLComposer.Observer, @unchecked Sendable {
     private static let entriesPerHandOff = 16
 
     private func handOver() {
-        if let worker = entities.worker, !entities.pending.isEmpty {
-            let job = Job(parser: worker, entries: entities.pending)
-            entities.pending.removeAll()
+        if let job = entities.takeJob() {
             queue.async { self.entitiesRead += job.entries.compactMap { job.parser.entity($0) } }
         }
-        if let worker = fetchRequests.worker, !fetchRequests.pending.isEmpty {
-            let job = Job(parser: worker, entries: fetchRequests.pending)
-            fetchRequests.pending.removeAll()
+        if let job = fetchRequests.takeJob() {
             queue.async { self.fetchRequestsRead += job.entries.compactMap { job.parser.fetchRequest($0) } }
         }
     }

@@ -2,8 +2,7 @@ import Foundation
 
 /// Work started on another thread while the caller goes on, its result waited for where it is needed:
 /// the pipeline loads its templates while the models are parsed and validated (which leave a core idle
-/// part of the time), and frees a model's YAML tree while the model is validated, instead of doing
-/// either in turn.
+/// part of the time) instead of after them.
 package final class BackgroundTask<Value: Sendable>: @unchecked Sendable {
     private let done = DispatchGroup()
     /// Written once, by the task, before `done` is left; read only after waiting for `done`.
@@ -26,8 +25,9 @@ package final class BackgroundTask<Value: Sendable>: @unchecked Sendable {
 }
 
 extension BackgroundTask where Value == Void {
-    /// Drops the last reference to `object` on another thread, so tearing down a large tree of
-    /// objects (a model's YAML nodes) does not hold up the caller.
+    /// Drops a reference to `object` on another thread, so that when the caller's goes right after
+    /// (as the pipeline's does), tearing down a large tree of objects (a model's YAML nodes) happens
+    /// there, beside the start of rendering, instead of holding up the caller.
     package static func release(_ object: consuming some AnyObject & Sendable) {
         DispatchQueue.global().async { [object] in withExtendedLifetime(object) {} }
     }

@@ -84,14 +84,7 @@ public final class ModelValidator {
     /// cache); the chunks' diagnostics join in entity order, as checking the entities in turn gives them.
     private func checkEveryEntity() {
         let entities = model.entities
-        guard checksInChunks, entities.count >= Self.entitiesForChunks else {
-            for entity in entities { checkEntityAndProperties(entity) }
-            return
-        }
-        let (model, graph, chunkCount) = (model, graph, Self.chunkCount)
-        let chunks = ParallelMap.map(chunkCount) { chunk in
-            let validator = ModelValidator(model, graph: graph)
-            let range = entities.count * chunk / chunkCount..<entities.count * (chunk + 1) / chunkCount
+        let chunks = inChunks(of: entities.count) { validator, range in
             for entity in entities[range] { validator.checkEntityAndProperties(entity) }
             return validator.diagnostics.all
         }
@@ -103,26 +96,34 @@ public final class ModelValidator {
     /// checked in chunks on all cores, as entities are.
     private func checkEveryFetchRequest() -> [[Diagnostic]] {
         let templates = model.fetchRequests
-        let chunkCount = checksInChunks && templates.count >= Self.entitiesForChunks ? Self.chunkCount : 1
-        let (model, graph) = (model, graph)
-        let check = { @Sendable (chunk: Int) -> (diagnostics: [[Diagnostic]], variables: [String: [TemplateVariable]]) in
-            let validator = ModelValidator(model, graph: graph)
+        let chunks = inChunks(of: templates.count) { validator, range in
             var found: [[Diagnostic]] = []
-            for template in templates[templates.count * chunk / chunkCount..<templates.count * (chunk + 1) / chunkCount] {
+            for template in templates[range] {
                 let start = validator.diagnostics.all.count
                 validator.checkFetchRequest(template)
                 found.append(Array(validator.diagnostics.all[start...]))
             }
-            return (found, validator.templateVariables)
+            return (diagnostics: found, variables: validator.templateVariables)
         }
-        let chunks = chunkCount == 1 ? [check(0)] : ParallelMap.map(chunkCount, check)
         for chunk in chunks { templateVariables.merge(chunk.variables) { _, new in new } }
         return chunks.flatMap(\.diagnostics)
     }
 
-    /// Models of fewer entities are checked on one thread; larger ones in `chunkCount` chunks
-    /// (ParallelMap runs eight items or more on all cores).
-    private static let entitiesForChunks = 64
+    /// `body` over `0..<count` in consecutive ranges, each with a validator of its own, the results in
+    /// order: in `chunkCount` chunks on all cores for `itemsForChunks` items or more (unless
+    /// `checksInChunks` is off), else in one on this thread.
+    private func inChunks<T: Sendable>(of count: Int, _ body: @Sendable (ModelValidator, Range<Int>) -> T) -> [T] {
+        let chunkCount = checksInChunks && count >= Self.itemsForChunks ? Self.chunkCount : 1
+        let (model, graph) = (model, graph)
+        @Sendable func chunk(_ index: Int) -> T {
+            body(ModelValidator(model, graph: graph), count * index / chunkCount..<count * (index + 1) / chunkCount)
+        }
+        return chunkCount == 1 ? [chunk(0)] : ParallelMap.map(chunkCount, chunk)
+    }
+
+    /// Fewer entities (or fetch requests) than this are checked on one thread; more in `chunkCount`
+    /// chunks (ParallelMap runs eight items or more on all cores).
+    private static let itemsForChunks = 64
     private static let chunkCount = 8
 
     private func checkEntityAndProperties(_ entity: Entity) {
