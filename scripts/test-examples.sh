@@ -164,9 +164,16 @@ if url=$(scripts/postgres-server.sh start 2>/tmp/modelgen-pg-start.log); then
     else
         fail "shop-check (status $status)"
     fi
-    SHOP_STORE="$url?schema=shop_server" PORT=18080 swift run -q --package-path "$server" shop-server >/tmp/modelgen-shop-server.log 2>&1 &
+    # The server runs from its built binary (not `swift run`, whose build check alone can outlast
+    # a fixed wait on a busy machine), and the wait ends when it answers or exits, at most 120 s.
+    server_bin="$(swift build --package-path "$server" --show-bin-path)/shop-server"
+    SHOP_STORE="$url?schema=shop_server" PORT=18080 "$server_bin" >/tmp/modelgen-shop-server.log 2>&1 &
     server_pid=$!
-    for _ in $(seq 1 100); do curl -s http://127.0.0.1:18080/health >/dev/null 2>&1 && break; sleep 0.2; done
+    for _ in $(seq 1 600); do
+        curl -s http://127.0.0.1:18080/health >/dev/null 2>&1 && break
+        kill -0 $server_pid 2>/dev/null || { echo "    shop-server exited before answering"; break; }
+        sleep 0.2
+    done
     created=$(curl -s -o /dev/null -w '%{http_code}' -H 'Content-Type: application/json' \
         -d '{"sku": "HAM-001", "title": "Hammer", "price": 12.5, "categories": ["Tools"]}' http://127.0.0.1:18080/products)
     duplicate=$(curl -s -o /dev/null -w '%{http_code}' -H 'Content-Type: application/json' \

@@ -3,10 +3,11 @@ import ModelgenRuntime
 import Observation
 import Testing
 
-/// Waits (yielding the main actor, where merges run) until `condition` holds, for at most two seconds.
+/// Waits (yielding the main actor, where merges run) until `condition` holds, for at most ten
+/// seconds (a loaded CI machine can take seconds; a passing test returns at once).
 @MainActor
 func eventually(_ condition: () -> Bool) async throws -> Bool {
-    for _ in 0..<400 {
+    for _ in 0..<2_000 {
         if condition() { return true }
         try await Task.sleep(for: .milliseconds(5))
     }

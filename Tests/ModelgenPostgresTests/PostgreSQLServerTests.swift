@@ -55,7 +55,7 @@ struct PostgreSQLServerTests {
         let id = try await saved.value
         let change = await first(of: changes, within: 10) { $0.inserted.contains(id) }
         #expect(change != nil, "server B never heard of server A's save")
-        for _ in 0..<200 where projects.objects.isEmpty { try await Task.sleep(for: .milliseconds(10)) }
+        for _ in 0..<1_000 where projects.objects.isEmpty { try await Task.sleep(for: .milliseconds(10)) }
         #expect(try projects.objects.map { try $0.value(forKey: "title") as? String } == ["Gemini"])
         #expect(try serverB.history().last?.changes.inserted == [id])
     }
@@ -218,15 +218,19 @@ struct PostgreSQLReconnectTests {
         let follower = ManagedContainer(model: semanticsModel, store: try PostgreSQLStore(model: semanticsModel, configuration: configuration))
         follower.watchOtherProcesses(every: .milliseconds(20))
         let changes = follower.changes
-        try await Task.sleep(for: .milliseconds(100))   // the follower listens
 
         // Cut the listening connections of this schema (the follower's, and the writer's if it has one);
         // other tests' connections are left alone.
         let logger = Logger(label: "test")
         let admin = try await PostgresConnection.connect(on: PostgresClient.defaultEventLoopGroup.any(), configuration: configuration.connection,
                                                          id: 98, logger: logger).get()
-        let cut = try await admin.query(PostgresQuery(unsafeSQL: "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = 'LISTEN \"modelgen.\(configuration.schema)\"'"),
-                                        logger: logger).get()
+        let listening = "FROM pg_stat_activity WHERE query = 'LISTEN \"modelgen.\(configuration.schema)\"'"
+        for _ in 0..<1_000 {   // until the follower listens, at most ten seconds
+            let rows = try await admin.query(PostgresQuery(unsafeSQL: "SELECT pid \(listening)"), logger: logger).get()
+            if !rows.rows.isEmpty { break }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        let cut = try await admin.query(PostgresQuery(unsafeSQL: "SELECT pg_terminate_backend(pid) \(listening)"), logger: logger).get()
         try? await admin.close().get()
         #expect(cut.rows.count == 1)
 

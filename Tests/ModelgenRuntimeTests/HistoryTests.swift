@@ -45,7 +45,7 @@ final class Hits: Sendable {
             #expect(change.updated[counter.objectID] == ["value"] && change.inserted.isEmpty)
         }
         var merged = false
-        for _ in 0..<400 where !merged {
+        for _ in 0..<2_000 where !merged {   // at most ten seconds
             merged = value() == 4
             if !merged { try await Task.sleep(for: .milliseconds(5)) }
         }
