@@ -482,17 +482,28 @@ struct DescriptionLines: MustacheParent {
     }
 }
 
-/// One file's context: the model plus, for entity files, the entity. A class: swift-mustache casts the
-/// object at each level of its context stack for every tag it looks up, and a cast copies a struct
-/// (here the model's and the entity's views, some thirty arrays and strings) where it retains an object.
-final class FileView: MustacheParent, Sendable {
-    let model: ModelView
-    let entity: EntityView?
+/// One file's context: the model plus, for entity files, the entity. One reference wide: swift-mustache
+/// casts the object at each level of its context stack for every tag it looks up, and a cast copies it
+/// (here the model's and the entity's views, some thirty arrays and strings, are retained once, as a
+/// whole); and a struct, because casting an object costs twice as much (the runtime also checks whether
+/// it is Foundation's box of a Swift value).
+struct FileView: MustacheParent, Sendable {
+    private final class Storage: Sendable {
+        let model: ModelView
+        let entity: EntityView?
 
-    init(model: ModelView, entity: EntityView?) {
-        self.model = model
-        self.entity = entity
+        init(model: ModelView, entity: EntityView?) {
+            self.model = model
+            self.entity = entity
+        }
     }
+
+    private let storage: Storage
+
+    init(model: ModelView, entity: EntityView?) { storage = Storage(model: model, entity: entity) }
+
+    var model: ModelView { storage.model }
+    var entity: EntityView? { storage.entity }
 
     func child(named: String) -> Any? {
         if named == "entity" { return entity }
@@ -501,16 +512,23 @@ final class FileView: MustacheParent, Sendable {
     }
 }
 
-/// A view handed to swift-mustache as an object. The engine casts the object at each level of its
-/// context stack for every tag it looks up, and a cast copies a struct into a new box (a property's
-/// view: a dozen strings retained and released, per tag) where it only retains an object; the views
-/// stay structs for building and reading, and their lists reach templates wrapped.
-final class ViewObject<View: MustacheParent & Sendable>: MustacheParent, Sendable {
-    let view: View
+/// A view handed to swift-mustache as one reference (see `FileView`): a cast of a view copies it, where
+/// a property's view is a dozen strings to retain and release, per tag; the views stay plain structs for
+/// building and reading, and their lists reach templates wrapped.
+struct ViewObject<View: MustacheParent & Sendable>: MustacheParent, Sendable {
+    private final class Storage: Sendable {
+        let view: View
 
-    init(_ view: View) { self.view = view }
+        init(_ view: View) { self.view = view }
+    }
 
-    func child(named name: String) -> Any? { view.child(named: name) }
+    private let storage: Storage
+
+    init(_ view: View) { storage = Storage(view) }
+
+    var view: View { storage.view }
+
+    func child(named name: String) -> Any? { storage.view.child(named: name) }
 }
 
 extension Array where Element: MustacheParent & Sendable {
