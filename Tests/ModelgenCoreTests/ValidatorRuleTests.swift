@@ -472,6 +472,9 @@ import Testing
         var yaml = "model: Chunks\nentities:\n"
         for i in 0..<90 {
             yaml += "  E\(i):\n    attributes:\n      name: { type: string, default: \(i % 7 == 0 ? "12" : "x") }\n      count: int32\n"
+            // One regex cache serves every chunk: a pattern that does not compile is reported at each
+            // attribute using it, and a default is matched against the pattern its own attribute has.
+            yaml += "      code: { type: string, regex: '\(i % 5 == 0 ? "[unclosed" : "^[a-z]+$")', default: \(i % 4 == 0 ? "A1" : "ab") }\n"
             yaml += "    relationships:\n      next: { destination: E\((i + 1) % 90), inverse: \(i % 11 == 0 ? "nope" : "previous") }\n"
             yaml += "      previous: { destination: E\((i + 89) % 90), inverse: next }\n"
         }
@@ -489,5 +492,7 @@ import Testing
         #expect(chunked.diagnostics.count > 60, "errors in many chunks: \(chunked.diagnostics.count)")
         #expect(chunked.diagnostics.contains { $0.id == .nameCollision }, "function names collide across chunks")
         #expect(chunked.templateVariables["query1"]?.map(\.name) == ["PREFIX", "MIN_1"])
+        let regexErrors = chunked.diagnostics.filter { $0.message.contains("regex") }.map(\.location.line)
+        #expect(regexErrors.count == 18 + 18, "18 patterns that do not compile; 18 defaults that do not match a pattern that does: \(regexErrors.count)")
     }
 }

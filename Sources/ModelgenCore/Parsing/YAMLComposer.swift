@@ -201,7 +201,7 @@ struct YAMLComposer {
                 root = completed
             } else {
                 if let observer, depth <= 2 { report(completed, to: observer, open: open, depth: depth) }
-                add(completed, to: &open[depth - 1])
+                add(consume completed, to: &open[depth - 1])
             }
         }
         try next()   // document end
@@ -232,18 +232,19 @@ struct YAMLComposer {
     /// Mappings of up to this many keys find repeated keys by comparing strings; larger ones hash them.
     private static let keysComparedDirectly = 16
 
-    private mutating func add(_ node: Node, to collection: inout OpenCollection) {
+    /// Moves `node` into the collection (a `Node` copied is each of its strings and arrays retained, and
+    /// released again when the copy left behind is freed).
+    private mutating func add(_ node: consuming Node, to collection: inout OpenCollection) {
         guard collection.isMapping else {
             collection.items.append(node)
             return
         }
-        guard let key = collection.key else {
-            if case .scalar(let scalar) = node { checkRepetition(of: scalar.string, at: scalar.mark, in: &collection) }
+        guard let key = collection.key.take() else {
+            if let (name, mark) = node.scalarText { checkRepetition(of: name, at: mark, in: &collection) }
             collection.key = node
             return
         }
         collection.pairs.append((key, node))
-        collection.key = nil
     }
 
     private mutating func checkRepetition(of key: String, at mark: Mark?, in collection: inout OpenCollection) {
@@ -279,6 +280,12 @@ extension Node {
     fileprivate var isScalar: Bool {
         if case .scalar = self { return true }
         return false
+    }
+
+    /// A scalar's text and where it is written (read without consuming the node, as a pattern match would).
+    fileprivate var scalarText: (String, Mark?)? {
+        if case .scalar(let scalar) = self { return (scalar.string, scalar.mark) }
+        return nil
     }
 }
 

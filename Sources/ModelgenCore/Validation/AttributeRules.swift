@@ -76,10 +76,7 @@ extension ModelValidator {
         }
         // The regex compiles, and the default matches it.
         if let regex = attribute.regex, type == .string {
-            if regexCache[regex.value] == nil {
-                regexCache[regex.value] = .some(try? NSRegularExpression(pattern: regex.value))
-            }
-            if let expression = regexCache[regex.value] ?? nil {
+            if let expression = regexes.expression(for: regex.value) {
                 if case .string(let text)? = attribute.defaultValue?.value {
                     let range = NSRange(text.startIndex..., in: text)
                     let match = expression.firstMatch(in: text, options: [.anchored], range: range)

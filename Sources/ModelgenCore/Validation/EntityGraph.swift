@@ -57,16 +57,26 @@ struct EntityGraph: Sendable {
         all = model.entities
         positions.reserveCapacity(all.count)
         ownProperties.reserveCapacity(all.reduce(0) { $0 + $1.attributes.count + $1.relationships.count + $1.fetchedProperties.count })
-        for position in all.indices where positions[all[position].name.value] == nil {
-            positions[all[position].name.value] = position
-            // The first declaration of a name is the one looked up (the validator reports the others).
-            func claim(_ name: String, _ place: PropertyPosition) {
-                let key = PropertyKey(entity: position, name: name)
-                if ownProperties[key] == nil { ownProperties[key] = place }
+        // The names are read in place: iterating the arrays copied each entity and property whole (an
+        // `Attribute`'s dozens of fields retained and released) for the one string wanted from it.
+        all.withUnsafeBufferPointer { entities in
+            for position in entities.indices where positions[entities[position].name.value] == nil {
+                positions[entities[position].name.value] = position
+                // The first declaration of a name is the one looked up (the validator reports the others).
+                func claim(_ name: String, _ place: PropertyPosition) {
+                    let key = PropertyKey(entity: position, name: name)
+                    if ownProperties[key] == nil { ownProperties[key] = place }
+                }
+                entities[position].attributes.withUnsafeBufferPointer { properties in
+                    for index in properties.indices { claim(properties[index].name.value, .attribute(index)) }
+                }
+                entities[position].relationships.withUnsafeBufferPointer { properties in
+                    for index in properties.indices { claim(properties[index].name.value, .relationship(index)) }
+                }
+                entities[position].fetchedProperties.withUnsafeBufferPointer { properties in
+                    for index in properties.indices { claim(properties[index].name.value, .fetchedProperty(index)) }
+                }
             }
-            for (index, a) in all[position].attributes.enumerated() { claim(a.name.value, .attribute(index)) }
-            for (index, r) in all[position].relationships.enumerated() { claim(r.name.value, .relationship(index)) }
-            for (index, f) in all[position].fetchedProperties.enumerated() { claim(f.name.value, .fetchedProperty(index)) }
         }
     }
 

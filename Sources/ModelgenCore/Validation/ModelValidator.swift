@@ -37,15 +37,16 @@ public final class ModelValidator {
     let graph: EntityGraph
     var diagnostics = DiagnosticList()
     var templateVariables: [String: [TemplateVariable]] = [:]
-    /// Compiled regexes by pattern (nil: does not compile); models repeat patterns across entities.
-    var regexCache: [String: NSRegularExpression?] = [:]
+    /// Compiled regexes by pattern, shared with the validators of this model's chunks.
+    let regexes: RegexCache
 
     /// False to check everything on the calling thread (tests compare the two ways).
     private let checksInChunks: Bool
 
-    private init(_ model: ObjectModel, graph: EntityGraph, checksInChunks: Bool = true) {
+    private init(_ model: ObjectModel, graph: EntityGraph, regexes: RegexCache = RegexCache(), checksInChunks: Bool = true) {
         self.model = model
         self.graph = graph
+        self.regexes = regexes
         self.checksInChunks = checksInChunks
     }
 
@@ -80,8 +81,8 @@ public final class ModelValidator {
     }
 
     /// Large models are checked in chunks of entities on all cores, each by a validator of its own (the
-    /// rules of one entity read the model and the graph, and write only diagnostics and the regex
-    /// cache); the chunks' diagnostics join in entity order, as checking the entities in turn gives them.
+    /// rules of one entity read the model and the graph, and write only diagnostics and the shared
+    /// regex cache); the chunks' diagnostics join in entity order, as checking the entities in turn gives them.
     private func checkEveryEntity() {
         let entities = model.entities
         let chunks = inChunks(of: entities.count) { validator, range in
@@ -114,9 +115,9 @@ public final class ModelValidator {
     /// `checksInChunks` is off), else in one on this thread.
     private func inChunks<T: Sendable>(of count: Int, _ body: @Sendable (ModelValidator, Range<Int>) -> T) -> [T] {
         let chunkCount = checksInChunks && count >= Self.itemsForChunks ? Self.chunkCount : 1
-        let (model, graph) = (model, graph)
+        let (model, graph, regexes) = (model, graph, regexes)
         @Sendable func chunk(_ index: Int) -> T {
-            body(ModelValidator(model, graph: graph), count * index / chunkCount..<count * (index + 1) / chunkCount)
+            body(ModelValidator(model, graph: graph, regexes: regexes), count * index / chunkCount..<count * (index + 1) / chunkCount)
         }
         return chunkCount == 1 ? [chunk(0)] : ParallelMap.map(chunkCount, chunk)
     }
