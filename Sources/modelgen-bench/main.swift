@@ -114,18 +114,42 @@ guard let binary = arguments.first else {
     exit(2)
 }
 let counts = arguments.count > 1 ? arguments.dropFirst().compactMap { Int($0) } : [100, 1_000, 5_000]
-/// Times `a` and `b` alternately, `runs` times each (so both see the same machine), and returns their medians.
-func alternating(runs: Int, _ a: () -> Void, _ b: () -> Void) -> (Double, Double) {
-    var first: [Double] = [], second: [Double] = []
+/// Times each of `bodies` in turn, `runs` rounds (so all see the same machine), and returns their medians.
+func alternating(runs: Int, _ bodies: [() -> Void]) -> [Double] {
+    var samples = Array(repeating: [Double](), count: bodies.count)
     for _ in 0..<runs {
-        var start = DispatchTime.now().uptimeNanoseconds
-        a()
-        first.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
-        start = DispatchTime.now().uptimeNanoseconds
-        b()
-        second.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+        for (index, body) in bodies.enumerated() {
+            let start = DispatchTime.now().uptimeNanoseconds
+            body()
+            samples[index].append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+        }
     }
-    return (median(first), median(second))
+    return samples.map(median)
+}
+
+/// Times `a` and `b` alternately, `runs` times each, and returns their medians.
+func alternating(runs: Int, _ a: () -> Void, _ b: () -> Void) -> (Double, Double) {
+    withoutActuallyEscaping(a) { a in
+        withoutActuallyEscaping(b) { b in
+            let medians = alternating(runs: runs, [a, b])
+            return (medians[0], medians[1])
+        }
+    }
+}
+
+/// The floor (when there is one), the release build and the installed binary (when given), timed in
+/// one loop by turns: on this machine the speed drifts by tens of percent within a minute, so ratios
+/// are taken only between figures of the same loop. Returns the three medians (nil for those absent).
+func alternatingWithFloor(runs: Int, floor: @escaping () -> Void, release: () -> Void,
+                          installed: ((String) -> Void)?) -> (floor: Double?, release: Double, installed: Double?) {
+    withoutActuallyEscaping(release) { release in
+        var bodies: [() -> Void] = [release]
+        if floorBinary != nil { bodies.insert(floor, at: 0) }
+        if let installed, let installedBinary { bodies.append { installed(installedBinary) } }
+        var medians = alternating(runs: runs, bodies)
+        let floorMedian = floorBinary != nil ? medians.removeFirst() : nil
+        return (floorMedian, medians[0], medians.count > 1 ? medians[1] : nil)
+    }
 }
 
 /// The floor of the speed goals: libyaml's C API loading the same file (`../shared/tools/yaml_floor.c`,
@@ -156,9 +180,10 @@ func ratioColumn(_ value: Double, _ floor: Double?, width: Int = 12) -> String {
     return String(repeating: " ", count: max(0, width - figure.count)) + figure
 }
 
-/// A whole-process figure of the installed binary, right-aligned in its column (a dash when none was given).
-func installedColumn(_ body: (String) -> Double) -> String {
-    let figure = installedBinary.map { String(format: "%.1f", body($0)) } ?? "-"
+/// A whole-process figure of the installed binary with its ratio to the floor of the same loop,
+/// right-aligned in its column (a dash when none was given).
+func installedColumn(_ value: Double?, floor: Double?) -> String {
+    let figure = value.map { value in String(format: "%.1f", value) + (floor.map { String(format: " (%.1fx)", value / $0) } ?? "") } ?? "-"
     return String(repeating: " ", count: max(0, 16 - figure.count)) + figure
 }
 let directory = FileManager.default.temporaryDirectory.appendingPathComponent("modelgen-bench-\(getpid())")
@@ -167,7 +192,7 @@ try FileManager.default.createDirectory(at: directory, withIntermediateDirectori
 let keep = ProcessInfo.processInfo.environment["MODELGEN_BENCH_KEEP"] == "1"
 defer { if keep { print("models kept in \(directory.path)") } else { try? FileManager.default.removeItem(at: directory) } }
 
-print("modelgen validate, release build, median of runs (ms); the libyaml floor and modelgen run alternately")
+print("modelgen validate, median of runs (ms); the libyaml floor, the release build and the installed binary run by turns in one loop")
 print("entities   size      parse-only  parse+model   parse+validate  libyaml floor    modelgen validate  validate/floor  validate/parse   installed binary")
 print("                     (compose)   (in process)  (in process)    (whole process)  (whole process)                                   (whole process)")
 for n in counts {
@@ -175,7 +200,7 @@ for n in counts {
     let file = directory.appendingPathComponent("Bench\(n).model.yaml")
     try text.write(to: file, atomically: true, encoding: .utf8)
     let data = try Data(contentsOf: file)
-    let runs = n >= 5_000 ? 5 : 11
+    let runs = n >= 5_000 ? 5 : 21
 
     let check = ModelCheck.run(data: data, path: file.path)
     guard !check.hasErrors else {
@@ -187,21 +212,12 @@ for n in counts {
     }
     let parseModel = time(runs: runs) { _ = ModelParser.parse(data: data, path: file.path) }
     let inProcess = time(runs: runs) { _ = ModelCheck.run(data: data, path: file.path) }
-    func validate(with binary: String) -> Double {
-        time(runs: runs) {
-            guard spawnAndWait([binary, "validate", file.path]) == 0 else { fatalError("\(binary) validate failed on \(file.path)") }
-        }
+    func validate(with binary: String) {
+        guard spawnAndWait([binary, "validate", file.path]) == 0 else { fatalError("\(binary) validate failed on \(file.path)") }
     }
-    var floor: Double?
-    var endToEnd = 0.0
-    if floorBinary != nil {
-        (floor, endToEnd) = alternating(runs: runs, { runFloor(file.path) }, {
-            guard spawnAndWait([binary, "validate", file.path]) == 0 else { fatalError("\(binary) validate failed on \(file.path)") }
-        })
-    } else {
-        endToEnd = validate(with: binary)
-    }
-    let installed = installedColumn(validate(with:))
+    let (floor, endToEnd, installedTime) = alternatingWithFloor(runs: runs, floor: { runFloor(file.path) },
+                                                                release: { validate(with: binary) }, installed: validate(with:))
+    let installed = installedColumn(installedTime, floor: floor)
     let size = String(format: "%.1f MB", Double(data.count) / 1e6)
     print(String(format: "%8d   %-8@  %10.1f  %12.1f  %14.1f  %15@  %17.1f  %@  %14.2f   %@",
                  n, size as NSString, parseOnly, parseModel, inProcess, (floor.map { String(format: "%.1f", $0) } ?? "-") as NSString,
@@ -228,15 +244,15 @@ func createAlone(_ files: [GeneratedFile], in directory: URL) {
 // Creating many files on this machine's ext4 costs anywhere from 0.04 to 0.35 ms each, depending on
 // how many files were deleted in the last seconds (the kernel's inode allocator skips recently freed
 // inodes): the same files created without modelgen are timed beside it.
-print("modelgen generate, release build, median (ms); the libyaml floor and modelgen run alternately")
+print("modelgen generate, median (ms); the libyaml floor, the release build and the installed binary run by turns in one loop")
 print("entities   parse-only   render        generate --dry-run   libyaml floor    generate          generate/floor  regenerate       regenerate/floor  regenerate   regenerate/floor  same files created   generate/parse   installed binary")
-print("           (compose)    (in process)  (whole process)      (whole process)  (fresh directory)                 (nothing changed)                  --no-cache                     without modelgen                    generate")
+print("           (compose)    (in process)  (whole process)      (whole process)  (fresh directory)                 (nothing changed)                  --no-cache                     without modelgen                    generate, ratio")
 // The regeneration cache (RegenerationCache) keeps its entries under the bench's directory.
 setenv("MODELGEN_CACHE_DIR", directory.appendingPathComponent("cache").path, 1)
 for n in counts {
     let file = directory.appendingPathComponent("Bench\(n).model.yaml")
     let data = try Data(contentsOf: file)
-    let runs = n >= 5_000 ? 5 : 11
+    let runs = n >= 5_000 ? 5 : 21
     let parseOnly = time(runs: runs) {
         guard case .success = YAMLLoader.loadDocument(data, path: file.path) else { fatalError("the synthetic model does not compose") }
     }
@@ -254,22 +270,12 @@ for n in counts {
     func generateOnce(_ binary: String, into out: String, _ extra: [String] = []) {
         guard spawnAndWait([binary, "generate", file.path, "--output", out] + extra) == 0 else { fatalError("\(binary) generate failed") }
     }
-    func generate(with binary: String) -> Double {
-        time(runs: runs) {
-            run += 1
-            generateOnce(binary, into: directory.appendingPathComponent("out-\(n)-\(run)").path)
-        }
+    func generate(with binary: String) {
+        run += 1
+        generateOnce(binary, into: directory.appendingPathComponent("out-\(n)-\(run)").path)
     }
-    var floor: Double?
-    var fresh = 0.0
-    if floorBinary != nil {
-        (floor, fresh) = alternating(runs: runs, { runFloor(file.path) }, {
-            run += 1
-            generateOnce(binary, into: directory.appendingPathComponent("out-\(n)-\(run)").path)
-        })
-    } else {
-        fresh = generate(with: binary)
-    }
+    let (floor, fresh, installedTime) = alternatingWithFloor(runs: runs, floor: { runFloor(file.path) },
+                                                             release: { generate(with: binary) }, installed: generate(with:))
     // Regenerating into a directory that already holds the same files (what a build script does on every build):
     // as it runs (the cache finds nothing changed), and in full with --no-cache.
     let (_, regenerate) = alternating(runs: runs, { if floorBinary != nil { runFloor(file.path) } }, {
@@ -278,7 +284,7 @@ for n in counts {
     let (_, regenerateUncached) = alternating(runs: runs, { if floorBinary != nil { runFloor(file.path) } }, {
         generateOnce(binary, into: directory.appendingPathComponent("out-\(n)-1").path, ["--no-cache"])
     })
-    let installed = installedColumn(generate(with:))
+    let installed = installedColumn(installedTime, floor: floor)
     run = 0
     let alone = time(runs: runs) {
         run += 1
