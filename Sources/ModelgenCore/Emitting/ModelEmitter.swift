@@ -141,7 +141,7 @@ public struct ModelEmitter: Sendable {
     }
 
     private func render(_ template: String, _ context: FileView) throws -> String {
-        guard let text = library.render(context, withTemplate: template) else {
+        guard let text = library.render(ViewObject(context), withTemplate: template) else {
             throw EmitError(message: "no template '\(template)'")
         }
         return Self.normalizeWhitespace(text)

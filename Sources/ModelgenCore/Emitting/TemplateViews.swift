@@ -482,28 +482,11 @@ struct DescriptionLines: MustacheParent {
     }
 }
 
-/// One file's context: the model plus, for entity files, the entity. One reference wide: swift-mustache
-/// casts the object at each level of its context stack for every tag it looks up, and a cast copies it
-/// (here the model's and the entity's views, some thirty arrays and strings, are retained once, as a
-/// whole); and a struct, because casting an object costs twice as much (the runtime also checks whether
-/// it is Foundation's box of a Swift value).
+/// One file's context: the model plus, for entity files, the entity (handed to the engine as a
+/// `ViewObject`, as every view is).
 struct FileView: MustacheParent, Sendable {
-    private final class Storage: Sendable {
-        let model: ModelView
-        let entity: EntityView?
-
-        init(model: ModelView, entity: EntityView?) {
-            self.model = model
-            self.entity = entity
-        }
-    }
-
-    private let storage: Storage
-
-    init(model: ModelView, entity: EntityView?) { storage = Storage(model: model, entity: entity) }
-
-    var model: ModelView { storage.model }
-    var entity: EntityView? { storage.entity }
+    let model: ModelView
+    let entity: EntityView?
 
     func child(named: String) -> Any? {
         if named == "entity" { return entity }
@@ -512,9 +495,12 @@ struct FileView: MustacheParent, Sendable {
     }
 }
 
-/// A view handed to swift-mustache as one reference (see `FileView`): a cast of a view copies it, where
-/// a property's view is a dozen strings to retain and release, per tag; the views stay plain structs for
-/// building and reading, and their lists reach templates wrapped.
+/// A view handed to swift-mustache as one reference. The engine casts the object at each level of its
+/// context stack for every tag it looks up, and a cast copies it: a view struct would be copied whole
+/// (a property's view: a dozen strings retained and released; a file's: the model's and the entity's
+/// views), this only retains its storage. And a struct, not a class, because the runtime casts an
+/// object at twice the cost (it also checks whether it is Foundation's box of a Swift value). The
+/// views stay plain structs for building and reading; they reach templates wrapped.
 struct ViewObject<View: MustacheParent & Sendable>: MustacheParent, Sendable {
     private final class Storage: Sendable {
         let view: View
@@ -525,8 +511,6 @@ struct ViewObject<View: MustacheParent & Sendable>: MustacheParent, Sendable {
     private let storage: Storage
 
     init(_ view: View) { storage = Storage(view) }
-
-    var view: View { storage.view }
 
     func child(named name: String) -> Any? { storage.view.child(named: name) }
 }
