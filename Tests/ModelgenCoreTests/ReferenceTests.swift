@@ -53,6 +53,52 @@ import Testing
         }
     }
 
+    /// What the built-in entity template takes written out from the formatter (`declaration`,
+    /// `collectionFunctions`, `keyDeclaration`), Templates/Explicit/entity.mustache writes from the data
+    /// keys: every reference renders byte for byte either way, so the formatter adds nothing a custom
+    /// template cannot write itself, and the explicit template stays a true starting point.
+    @Test(arguments: references)
+    func explicitEntityTemplateRendersTheReference(path: String, referenceFolder: String) throws {
+        let explicit = packageRoot.appendingPathComponent("Templates/Explicit")
+        let directory = packageRoot.appendingPathComponent(referenceFolder)
+        let source = ModelSource(path: packageRoot.appendingPathComponent(path).path, contents: try Data(contentsOf: packageRoot.appendingPathComponent(path)))
+        var config = GenerationConfiguration(outputDirectory: directory.path)
+        config.templatesDirectory = explicit.path
+        let files = try Modelgen.generate(input: [source], config: config, diagnostics: CollectedDiagnostics()).files
+        #expect(files.count > 1)
+        for file in files {
+            let reference = (try? String(contentsOf: directory.appendingPathComponent(file.name), encoding: .utf8)) ?? ""
+            let diff = UnifiedDiff.diff(old: reference, new: file.contents, oldName: "reference/\(file.name)", newName: "explicit-template/\(file.name)")
+            #expect(diff.isEmpty, "\(file.name) from the explicit entity template differs from the reference:\n\(diff)")
+        }
+    }
+
+    /// The same in the forms the references do not take: every reference model with accessors instead
+    /// of `@Managed` (derived attributes then read `managedValue(at:)` without a setter), in one file,
+    /// and public.
+    @Test(arguments: references.map(\.0))
+    func explicitEntityTemplateAgreesInEveryPropertyStyle(path: String) throws {
+        let check = ModelCheck.run(data: try Data(contentsOf: packageRoot.appendingPathComponent(path)), path: path)
+        let model = try #require(check.validated)
+        let builtin = try ModelEmitter()
+        let explicit = try ModelEmitter(templatesDirectory: packageRoot.appendingPathComponent("Templates/Explicit").path)
+        for style in [PropertyStyle.managed, .accessors] {
+            for singleFile in [false, true] {
+                var options = GenerationOptions()
+                options.propertyStyle = style
+                options.singleFile = singleFile
+                options.access = .public
+                let expected = try builtin.generate(model, options: options)
+                let written = try explicit.generate(model, options: options)
+                #expect(expected.map(\.name) == written.map(\.name))
+                for (file, other) in zip(expected, written) {
+                    let diff = UnifiedDiff.diff(old: file.contents, new: other.contents, oldName: "builtin/\(file.name)", newName: "explicit/\(other.name)")
+                    #expect(diff.isEmpty, "\(style) single file \(singleFile): \(diff)")
+                }
+            }
+        }
+    }
+
     @Test(arguments: models)
     func singleFileOutputMatchesItsReference(model: String) throws {
         let path = "Examples/\(model)/\(model).model.yaml"

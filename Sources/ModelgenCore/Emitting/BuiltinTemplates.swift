@@ -9,6 +9,9 @@ enum BuiltinTemplates {
 {{> entity}}
 """#,
         "entity": #"""
+{{! Members come written out by modelgen's one formatter (declaration, collectionFunctions,
+    keyDeclaration: a value per member renders much faster than a tag per word); Explicit/entity.mustache
+    writes the same from the data keys, as a starting point for custom templates. }}
 {{#documentation}}
 ///{{^isEmpty}} {{text}}{{/isEmpty}}
 {{/documentation}}
@@ -19,56 +22,14 @@ enum BuiltinTemplates {
 extension {{className}} {
 {{/isExtensionMode}}
 {{#properties}}
-{{#documentation}}
-    ///{{^isEmpty}} {{text}}{{/isEmpty}}
-{{/documentation}}
-{{#isManaged}}
-    @Managed(slot: {{slot}}) {{access}}{{#isReadOnly}}private(set) {{/isReadOnly}}var {{name}}: {{type}}
-{{/isManaged}}
-{{^isManaged}}
-    {{access}}var {{name}}: {{type}} {
-{{#isReadOnly}}
-{{#isThrowing}}
-        get throws { try {{getterName}}(forProperty: {{keyLiteral}}) }
-{{/isThrowing}}
-{{^isThrowing}}
-        {{getterName}}(at: {{slot}})
-{{/isThrowing}}
-{{/isReadOnly}}
-{{^isReadOnly}}
-        get { {{getterName}}(at: {{slot}}) }
-        set { {{setterName}}(newValue, at: {{slot}}) }
-{{/isReadOnly}}
-    }
-{{/isManaged}}
+{{declaration}}
 {{/properties}}
 {{#computedProperties}}
-{{#documentation}}
-    ///{{^isEmpty}} {{text}}{{/isEmpty}}
-{{/documentation}}
-    {{access}}var {{name}}: {{type}} {
-        observeDependencies(of: "{{key}}")
-        return {{computeName}}()
-    }
+{{declaration}}
 {{/computedProperties}}
 {{#toManyProperties}}
 
-    /// Adds `value` to `{{key}}`; the inverse relationship follows.
-    {{access}}func {{addName}}(_ value: {{elementType}}) {
-        addRelatedObject(value, at: {{slot}})
-    }
-
-    /// Removes `value` from `{{key}}`; the inverse relationship follows.
-    {{access}}func {{removeName}}(_ value: {{elementType}}) {
-        removeRelatedObject(value, at: {{slot}})
-    }
-{{#isOrdered}}
-
-    /// Inserts `value` into `{{key}}` at `index`; the inverse relationship follows.
-    {{access}}func {{insertName}}(_ value: {{elementType}}, at index: Int) {
-        addRelatedObject(value, at: {{slot}}, index: index)
-    }
-{{/isOrdered}}
+{{collectionFunctions}}
 {{/toManyProperties}}
 {{#hasInitParameters}}
 
@@ -84,7 +45,7 @@ extension {{className}} {
     /// The property names of {{entityName}} (inherited ones included), for key-value access and predicates.
     {{access}}enum Keys {
 {{#keys}}
-        {{access}}static var {{name}}: String { "{{key}}" }
+{{keyDeclaration}}
 {{/keys}}
     }
 }

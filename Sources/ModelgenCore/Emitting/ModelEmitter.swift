@@ -62,7 +62,10 @@ public struct ModelEmitter: Sendable {
                 guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) else {
                     throw EmitError(message: "cannot read template '\(path)'")
                 }
-                sources[name] = text
+                // Without its final line breaks, as the built-in templates are embedded: a built-in
+                // template copied into the directory renders the same (in one file, the line break
+                // after an entity's last line would otherwise add an empty line between entities).
+                sources[name] = String(text[..<(text.lastIndex { $0 != "\n" }.map(text.index(after:)) ?? text.startIndex)])
                 paths[name] = path
             }
         }

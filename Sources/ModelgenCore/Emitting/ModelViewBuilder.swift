@@ -43,8 +43,8 @@ struct ModelViewBuilder {
         return level == .internal ? "" : level.rawValue + " "
     }
 
-    /// The formatter of the model description's Swift (`ModelDescriptionFormatter`).
-    var formatter: ModelDescriptionFormatter { ModelDescriptionFormatter(builder: self) }
+    /// The formatter of the Swift the context carries written out (`SwiftFormatter`).
+    var formatter: SwiftFormatter { SwiftFormatter(builder: self) }
 
     func className(_ entityName: String) -> String { entityIndex[entityName].map { model.entities[$0].swiftClassName } ?? entityName }
 

@@ -76,9 +76,13 @@ struct PropertyView: MustacheParent, Sendable {
     var access: String = ""
 
     func child(named: String) -> Any? {
-        // The names the built-in templates look up for every property first: a string switch tries its
-        // cases in turn (`access` last cost twenty failed comparisons, twice per property).
+        // The names templates look up for every property first (the built-in template's three, then the
+        // explicit template's): a string switch tries its cases in turn (`access` last cost twenty failed
+        // comparisons, twice per property).
         switch named {
+        case "declaration": return TemplateValue(SwiftFormatter.declaration(of: self))
+        case "keyDeclaration": return TemplateValue(SwiftFormatter.keyDeclaration(of: self))
+        case "collectionFunctions": return TemplateValue(SwiftFormatter.collectionFunctions(of: self))
         case "name": return TemplateValue(name)
         case "access": return TemplateValue(access)
         case "type": return TemplateValue(type)
@@ -462,11 +466,11 @@ struct ModelView: MustacheParent, Sendable {
 /// One entity's description declaration: its lines, or all of them as one text.
 struct DescriptionLines: MustacheParent {
     /// The declaration as the formatter writes it: lines after the first indented by
-    /// `ModelDescriptionFormatter.builtinIndent`, where the built-in template writes it.
+    /// `SwiftFormatter.builtinIndent`, where the built-in template writes it.
     var text: String
     /// The lines, without that indentation (only a custom template asks for them).
     var lines: [String] {
-        let indent = ModelDescriptionFormatter.builtinIndent
+        let indent = SwiftFormatter.builtinIndent
         return text.split(separator: "\n", omittingEmptySubsequences: false).enumerated().map { index, line in
             index == 0 ? String(line) : String(line.dropFirst(indent.count))
         }

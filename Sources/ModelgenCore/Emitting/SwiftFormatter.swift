@@ -1,12 +1,14 @@
 import Foundation
 
-/// The one place where the template context carries Swift written out: the model description's
-/// declarations (`static let post: EntityDescription = EntityDescription(…)` with its attribute,
-/// relationship and fetched property descriptions, constraints, indexes, dependencies and key paths,
-/// one line a list element) and value literals (`Decimal(string: "1.5", …)!`, `Date(…)`). Everything
-/// else templates receive is data they format themselves; the template context's `entityDescriptions`
-/// and a composite field's `defaultValue` come from here.
-struct ModelDescriptionFormatter {
+/// The one place where the template context carries Swift written out, for the built-in templates:
+/// the model description's declarations (`static let post: EntityDescription = EntityDescription(…)`
+/// with its attribute, relationship and fetched property descriptions, constraints, indexes,
+/// dependencies and key paths, one line a list element) and value literals (`Decimal(string: "1.5",
+/// …)!`, `Date(…)`) here, and an entity's members (`SwiftFormatter+Members.swift`: each property's
+/// declaration, its `Keys` constant, a to-many relationship's functions). Everything it writes is made
+/// from data the context also gives, so a template can write the same itself
+/// (`Templates/Explicit/entity.mustache` does, and a test keeps its output identical).
+struct SwiftFormatter {
     let builder: ModelViewBuilder
     var model: ObjectModel { builder.model }
 
