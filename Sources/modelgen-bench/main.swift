@@ -365,9 +365,11 @@ if ProcessInfo.processInfo.environment["MODELGEN_BENCH_VARIED"] != "0", floorBin
 
 // Scaling: validate and generate of a lighter model (three attributes and a relationship with its
 // inverse per entity) at 1,000, 10,000 and 100,000 entities, beside the libyaml floor of the same file,
-// each a whole process under GNU time (wall seconds and peak resident memory: `ru_maxrss` of a process
-// spawned from this one would include this process's own peak, inherited through vfork; GNU time forks
-// from its small self). The slope is the cost per 1,000 entities between the two largest sizes.
+// each a whole process under GNU time for its peak resident memory (`ru_maxrss` of a process spawned
+// from this one would include this process's own peak, inherited through vfork; GNU time forks from
+// its small self), timed here (GNU time's 10 ms resolution is the floor's whole time at 1,000
+// entities). The floor, validate and generate run by turns, the median of 7 rounds (3 from 10,000
+// entities, 1 from 100,000). The slope is the cost per 1,000 entities between two sizes.
 // MODELGEN_BENCH_SCALE=0 skips the section; MODELGEN_BENCH_SCALE=1000,10000 picks the sizes.
 func scalingModel(entities n: Int) -> String {
     var out = "model: Scale\nentities:\n"
@@ -378,43 +380,64 @@ func scalingModel(entities n: Int) -> String {
     return out
 }
 
-/// Wall seconds and peak resident MB of one whole-process run under GNU time (nil without it).
-func measured(_ argv: [String]) -> (seconds: Double, megabytes: Double)? {
+/// Wall milliseconds (timed here) and peak resident MB (from GNU time) of one whole-process run; nil
+/// when it fails or GNU time is missing.
+func measured(_ argv: [String]) -> (milliseconds: Double, megabytes: Double)? {
     guard FileManager.default.isExecutableFile(atPath: "/usr/bin/time") else { return nil }
     let report = directory.appendingPathComponent("time-report").path
-    guard spawnAndWait(["/usr/bin/time", "-f", "%e %M", "-o", report] + argv, discardingOutput: true) == 0,
-          let fields = (try? String(contentsOfFile: report, encoding: .utf8))?.split(whereSeparator: \.isWhitespace),
-          fields.count >= 2, let seconds = Double(fields[0]), let kibibytes = Double(fields[1]) else { return nil }
-    return (seconds, kibibytes / 1024)
+    let start = DispatchTime.now().uptimeNanoseconds
+    guard spawnAndWait(["/usr/bin/time", "-f", "%M", "-o", report] + argv, discardingOutput: true) == 0 else { return nil }
+    let milliseconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
+    guard let text = try? String(contentsOfFile: report, encoding: .utf8),
+          let kibibytes = Double(text.trimmingCharacters(in: .whitespacesAndNewlines)) else { return nil }
+    return (milliseconds, kibibytes / 1024)
+}
+
+/// The medians of `rounds` runs of each command, run by turns, each after its `prepare` (untimed);
+/// nil when a run fails.
+func measuredByTurns(_ commands: [(argv: [String], prepare: () -> Void)], rounds: Int) -> [(milliseconds: Double, megabytes: Double)]? {
+    var samples = Array(repeating: [(milliseconds: Double, megabytes: Double)](), count: commands.count)
+    for _ in 0..<rounds {
+        for (index, command) in commands.enumerated() {
+            command.prepare()
+            guard let sample = measured(command.argv) else { return nil }
+            samples[index].append(sample)
+        }
+    }
+    return samples.map { (median($0.map(\.milliseconds)), median($0.map(\.megabytes))) }
 }
 
 let scaleSetting = ProcessInfo.processInfo.environment["MODELGEN_BENCH_SCALE"] ?? "1000,10000,100000"
 let scaleCounts = scaleSetting == "0" ? [] : scaleSetting.split(separator: ",").compactMap { Int($0) }
 if !scaleCounts.isEmpty && floorBinary != nil && FileManager.default.isExecutableFile(atPath: "/usr/bin/time") {
     setenv("MODELGEN_MAX_FILE_BYTES", "1000000000", 1)   // the largest model is over the default 10 MB
-    print("scaling: whole processes under GNU time (s, peak MB); ratios to the libyaml floor of the same file")
-    print("entities   size       floor s   floor MB   validate s  ratio   MB   ratio   generate s  ratio   MB   ratio")
+    print("scaling: whole processes, wall ms (median of runs by turns) and peak MB (GNU time); ratios to the libyaml floor of the same file")
+    print("entities   size       floor ms  floor MB   validate ms  ratio   MB   ratio   generate ms  ratio   MB   ratio")
     var previous: (n: Int, validate: Double, generate: Double)?
     for n in scaleCounts {
         let file = directory.appendingPathComponent("Scale\(n).model.yaml")
         try scalingModel(entities: n).write(to: file, atomically: true, encoding: .utf8)
         let size = Double((try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int) ?? 0) / 1e6
-        guard let floor = measured([floorBinary!, file.path, "1", "load-only"]),
-              let validate = measured([binary, "validate", file.path]),
-              let generate = measured([binary, "generate", file.path, "--output", directory.appendingPathComponent("scale-out-\(n)").path]) else {
-            print("\(n): a run failed"); continue
-        }
-        print(String(format: "%8d   %6.1f MB  %7.2f   %8.0f   %10.2f  %5.1fx %5.0f  %4.1fx   %10.2f  %5.1fx %5.0f  %4.1fx",
-                     n, size, floor.seconds, floor.megabytes, validate.seconds, validate.seconds / max(floor.seconds, 0.005),
-                     validate.megabytes, validate.megabytes / floor.megabytes, generate.seconds, generate.seconds / max(floor.seconds, 0.005),
+        let output = directory.appendingPathComponent("scale-out-\(n)")
+        // generate into a fresh directory every round: the run before's output is removed first, untimed.
+        let commands: [(argv: [String], prepare: () -> Void)] = [
+            ([floorBinary!, file.path, "1", "load-only"], {}), ([binary, "validate", file.path], {}),
+            ([binary, "generate", file.path, "--output", output.path], { try? FileManager.default.removeItem(at: output) }),
+        ]
+        let rounds = n >= 100_000 ? 1 : n >= 10_000 ? 3 : 7
+        guard let results = measuredByTurns(commands, rounds: rounds) else { print("\(n): a run failed"); continue }
+        let (floor, validate, generate) = (results[0], results[1], results[2])
+        print(String(format: "%8d   %6.1f MB  %8.1f   %8.0f   %11.1f  %5.1fx %5.0f  %4.1fx   %11.1f  %5.1fx %5.0f  %4.1fx",
+                     n, size, floor.milliseconds, floor.megabytes, validate.milliseconds, validate.milliseconds / floor.milliseconds,
+                     validate.megabytes, validate.megabytes / floor.megabytes, generate.milliseconds, generate.milliseconds / floor.milliseconds,
                      generate.megabytes, generate.megabytes / floor.megabytes))
-        try? FileManager.default.removeItem(at: directory.appendingPathComponent("scale-out-\(n)"))
+        try? FileManager.default.removeItem(at: output)
         if let previous {
             let thousands = Double(n - previous.n) / 1000
             print(String(format: "           slope %d→%d: validate %.1f ms, generate %.1f ms per 1,000 entities",
-                         previous.n, n, (validate.seconds - previous.validate) * 1000 / thousands, (generate.seconds - previous.generate) * 1000 / thousands))
+                         previous.n, n, (validate.milliseconds - previous.validate) / thousands, (generate.milliseconds - previous.generate) / thousands))
         }
-        previous = (n, validate.seconds, generate.seconds)
+        previous = (n, validate.milliseconds, generate.milliseconds)
     }
     print("goals: at every size validate <= 3x the floor's time and <= 2x its memory; cost linear in the size")
     print("")
