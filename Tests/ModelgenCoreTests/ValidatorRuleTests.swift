@@ -495,4 +495,19 @@ import Testing
         let regexErrors = chunked.diagnostics.filter { $0.message.contains("regex") }.map(\.location.line)
         #expect(regexErrors.count == 18 + 18, "18 patterns that do not compile; 18 defaults that do not match a pattern that does: \(regexErrors.count)")
     }
+    /// A model built in code (YAML cannot repeat a key) may name two entities alike: the second is
+    /// refused at its name, with a note at the first, and a third is refused too; the class-name table
+    /// is not confused by the repeated entities.
+    @Test func entitiesNamedTwiceInACodeBuiltModelAreRefused() throws {
+        let parsed = ModelParser.parse(text: "model: M\nentities:\n  Item: {}\n  Other: {}\n  Third: {}\n  Last: {}\n", path: "M.model.yaml")
+        var model = try #require(parsed.model)
+        model.entities[1].name = Located("Item", at: model.entities[1].name.location)
+        model.entities[2].name = Located("Item", at: model.entities[2].name.location)
+        let found = ModelValidator.validate(model).diagnostics.filter { $0.id == .duplicateDeclaration }
+        #expect(found.map(\.message) == ["entity 'Item' is declared twice", "entity 'Item' is declared twice"])
+        #expect(found.map(\.location.line) == [4, 5])
+        #expect(found.allSatisfy { $0.notes.first?.location?.line == 3 })
+        #expect(!ModelValidator.validate(model).diagnostics.contains { $0.id == .nameCollision })
+    }
 }
+

@@ -59,13 +59,20 @@ struct EntityGraph: Sendable {
         ownProperties.reserveCapacity(all.reduce(0) { $0 + $1.attributes.count + $1.relationships.count + $1.fetchedProperties.count })
         // The names are read in place: iterating the arrays copied each entity and property whole (an
         // `Attribute`'s dozens of fields retained and released) for the one string wanted from it.
+        // The first declaration of a name is the one looked up (the validator reports the others),
+        // kept with one hash of the name where there is no other: `updateValue` puts the later one in
+        // and, only when there was an earlier one, that is put back (a lookup, then an insertion, cost
+        // twice as much at 200,000 entities).
         all.withUnsafeBufferPointer { entities in
-            for position in entities.indices where positions[entities[position].name.value] == nil {
-                positions[entities[position].name.value] = position
-                // The first declaration of a name is the one looked up (the validator reports the others).
+            for position in entities.indices {
+                let name = entities[position].name.value
+                if let earlier = positions.updateValue(position, forKey: name) {
+                    positions[name] = earlier
+                    continue
+                }
                 func claim(_ name: String, _ place: PropertyPosition) {
                     let key = PropertyKey(entity: position, name: name)
-                    if ownProperties[key] == nil { ownProperties[key] = place }
+                    if let earlier = ownProperties.updateValue(place, forKey: key) { ownProperties[key] = earlier }
                 }
                 entities[position].attributes.withUnsafeBufferPointer { properties in
                     for index in properties.indices { claim(properties[index].name.value, .attribute(index)) }
@@ -92,6 +99,9 @@ struct EntityGraph: Sendable {
     }
 
     func entity(_ name: String) -> Entity? { positions[name].map { all[$0] } }
+
+    /// The position in the model's `entities` of the first entity of this name.
+    func position(of name: String) -> Int? { positions[name] }
 
     /// Parent, grandparent, … (stops at a cycle or an unknown parent).
     func ancestors(of name: String) -> [Entity] {

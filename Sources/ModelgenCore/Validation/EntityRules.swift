@@ -15,44 +15,56 @@ extension ModelValidator {
         // Entity names and class names are unique; class names also differ from the generated model type.
         // Class names name files, so they must differ in more than case: on a case-insensitive file
         // system (macOS's default) Item.swift and ITEM.swift are one file.
-        var entityNames: [String: SourceLocation] = [:]
-        var classNames: [String: (entity: String, className: String, location: SourceLocation)] = [:]
+        // Read in place, with the entity graph's table of names (a repeated name is one whose first
+        // position is another's) and one table of class names, holding positions: at 200,000 entities,
+        // tables of their own grown entry by entry, and each entity copied whole for its names, made
+        // this loop, on one thread, a third of validating.
         let modelTypeName = name.value + "Model"
-        // Entities with generated code also get `<Class>Keys`: no class may take that name.
-        var keysOwners: [String: String] = [:]
-        for position in model.entities.indices where model.codegen(of: model.entities[position]) != .none {
-            let key = model.entities[position].swiftClassName + "Keys"
-            if keysOwners[key] == nil { keysOwners[key] = model.entities[position].name.value }
-        }
-        for entity in model.entities {
-            if let first = entityNames[entity.name.value] {
-                error(.duplicateDeclaration, "entity '\(entity.name.value)' is declared twice", at: entity.name.location,
-                      notes: [.init("first declared here", at: first)])
-                continue
-            }
-            entityNames[entity.name.value] = entity.name.location
-            let classLocation = entity.swiftClassNameLocation
-            let className = entity.swiftClassName
-            if let other = classNames[className.lowercased()] {
-                if other.className == className {
-                    error(.nameCollision, "entities '\(other.entity)' and '\(entity.name.value)' have the same class name '\(className)'; each entity needs its own class",
-                          at: classLocation, notes: [.init("'\(other.entity)' uses the class here", at: other.location)])
-                } else {
-                    error(.nameCollision, "class names '\(other.className)' and '\(className)' differ only in case; their files would be one file on a case-insensitive file system (macOS's default)",
-                          at: classLocation, notes: [.init("'\(other.entity)' uses '\(other.className)' here", at: other.location)])
+        let lowercasedModelTypeName = modelTypeName.lowercased()
+        model.entities.withUnsafeBufferPointer { entities in
+            // Entities with generated code also get `<Class>Keys`: no class may take that name (looked for
+            // only when some class name ends in `Keys`).
+            var keysOwners: [String: String] = [:]
+            if entities.contains(where: { $0.swiftClassName.hasSuffix("Keys") }) {
+                for position in entities.indices where model.codegen(of: entities[position]) != .none {
+                    let key = entities[position].swiftClassName + "Keys"
+                    if keysOwners[key] == nil { keysOwners[key] = entities[position].name.value }
                 }
-            } else {
-                classNames[className.lowercased()] = (entity.name.value, className, classLocation)
             }
-            if let keysOwner = keysOwners[className] {
-                error(.nameCollision, "class name '\(className)' collides with '\(className)', the key-name constants generated for entity '\(keysOwner)'",
-                      at: classLocation)
-            }
-            if className == modelTypeName {
-                error(.nameCollision, "class name '\(className)' collides with the generated model type '\(modelTypeName)'", at: classLocation)
-            } else if className.lowercased() == modelTypeName.lowercased() {
-                error(.nameCollision, "class name '\(className)' differs from the generated model type '\(modelTypeName)' only in case; their files would be one file on a case-insensitive file system (macOS's default)",
-                      at: classLocation)
+            var classNames: [String: Int] = [:]
+            classNames.reserveCapacity(entities.count)
+            for position in entities.indices {
+                let entityName = entities[position].name
+                if let first = graph.position(of: entityName.value), first != position {
+                    error(.duplicateDeclaration, "entity '\(entityName.value)' is declared twice", at: entityName.location,
+                          notes: [.init("first declared here", at: entities[first].name.location)])
+                    continue
+                }
+                let classLocation = entities[position].swiftClassNameLocation
+                let className = entities[position].swiftClassName
+                let lowercasedClassName = className.lowercased()
+                if let earlier = classNames.updateValue(position, forKey: lowercasedClassName) {
+                    classNames[lowercasedClassName] = earlier
+                    let other = (entity: entities[earlier].name.value, className: entities[earlier].swiftClassName,
+                                 location: entities[earlier].swiftClassNameLocation)
+                    if other.className == className {
+                        error(.nameCollision, "entities '\(other.entity)' and '\(entityName.value)' have the same class name '\(className)'; each entity needs its own class",
+                              at: classLocation, notes: [.init("'\(other.entity)' uses the class here", at: other.location)])
+                    } else {
+                        error(.nameCollision, "class names '\(other.className)' and '\(className)' differ only in case; their files would be one file on a case-insensitive file system (macOS's default)",
+                              at: classLocation, notes: [.init("'\(other.entity)' uses '\(other.className)' here", at: other.location)])
+                    }
+                }
+                if !keysOwners.isEmpty, let keysOwner = keysOwners[className] {
+                    error(.nameCollision, "class name '\(className)' collides with '\(className)', the key-name constants generated for entity '\(keysOwner)'",
+                          at: classLocation)
+                }
+                if className == modelTypeName {
+                    error(.nameCollision, "class name '\(className)' collides with the generated model type '\(modelTypeName)'", at: classLocation)
+                } else if lowercasedClassName == lowercasedModelTypeName {
+                    error(.nameCollision, "class name '\(className)' differs from the generated model type '\(modelTypeName)' only in case; their files would be one file on a case-insensitive file system (macOS's default)",
+                          at: classLocation)
+                }
             }
         }
     }
