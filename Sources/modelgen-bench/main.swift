@@ -443,6 +443,38 @@ if !scaleCounts.isEmpty && floorBinary != nil && FileManager.default.isExecutabl
     print("")
 }
 
+// The shape issue 21 names: 200,000 entities of one attribute each (8 MB), validated beside the floor,
+// 3 rounds by turns (generating it would write 200,000 files: the disk's time, not modelgen's).
+// MODELGEN_BENCH_TINY=0 skips it; another number picks the entity count.
+let tinyCount = Int(ProcessInfo.processInfo.environment["MODELGEN_BENCH_TINY"] ?? "200000") ?? 0
+if tinyCount > 0 && floorBinary != nil && FileManager.default.isExecutableFile(atPath: "/usr/bin/time") {
+    setenv("MODELGEN_MAX_FILE_BYTES", "1000000000", 1)
+    let file = directory.appendingPathComponent("Tiny\(tinyCount).model.yaml")
+    var text = "model: Tiny\nentities:\n"
+    text.reserveCapacity(tinyCount * 40)
+    for i in 0..<tinyCount { text += "  E\(i):\n    attributes: { a: string }\n" }
+    try text.write(to: file, atomically: true, encoding: .utf8)
+    let size = Double(text.utf8.count) / 1e6
+    var commands: [(argv: [String], prepare: () -> Void)] = [([floorBinary!, file.path, "1", "load-only"], {}), ([binary, "validate", file.path], {})]
+    if let installedBinary { commands.append(([installedBinary, "validate", file.path], {})) }
+    print(String(format: "%d entities of one attribute each (%.1f MB), whole processes, median of 3 runs by turns: wall ms and peak MB", tinyCount, size))
+    if let results = measuredByTurns(commands, rounds: 3) {
+        let floor = results[0]
+        func row(_ name: String, _ result: (milliseconds: Double, megabytes: Double)) {
+            print(name.padding(toLength: 20, withPad: " ", startingAt: 0) + String(format: " %8.0f ms %5.1fx   %6.0f MB %4.1fx", result.milliseconds, result.milliseconds / floor.milliseconds,
+                         result.megabytes, result.megabytes / floor.megabytes))
+        }
+        print("libyaml floor       " + String(format: " %8.0f ms          %6.0f MB", floor.milliseconds, floor.megabytes))
+        row("validate", results[1])
+        if results.count > 2 { row("installed validate", results[2]) }
+    } else {
+        print("a run failed")
+    }
+    try? FileManager.default.removeItem(at: file)
+    print("goal: validate <= 3x the floor's time and <= 2x its memory")
+    print("")
+}
+
 // Compile time of the generated code beside plain classes of the same shape: 100 entities (the
 // goal's size, best of three runs), then 1,000 entities (one run each: about four minutes in all),
 // where both sides grow faster than the entity count and the ratio changes.

@@ -40,17 +40,7 @@ import Testing
     /// for byte, through the deprecated names.
     @Test(arguments: references)
     func earlierTemplatesStillRenderTheReference(path: String, referenceFolder: String) throws {
-        let earlier = packageRoot.appendingPathComponent("Tests/Fixtures/Templates/Earlier")
-        let directory = packageRoot.appendingPathComponent(referenceFolder)
-        let source = ModelSource(path: packageRoot.appendingPathComponent(path).path, contents: try Data(contentsOf: packageRoot.appendingPathComponent(path)))
-        var config = GenerationConfiguration(outputDirectory: directory.path)
-        config.templatesDirectory = earlier.path
-        let files = try Modelgen.generate(input: [source], config: config, diagnostics: CollectedDiagnostics()).files
-        for file in files {
-            let reference = (try? String(contentsOf: directory.appendingPathComponent(file.name), encoding: .utf8)) ?? ""
-            let diff = UnifiedDiff.diff(old: reference, new: file.contents, oldName: "reference/\(file.name)", newName: "earlier-templates/\(file.name)")
-            #expect(diff.isEmpty, "\(file.name) from the earlier templates differs from the reference:\n\(diff)")
-        }
+        try expectReference(path: path, referenceFolder: referenceFolder, templates: "Tests/Fixtures/Templates/Earlier", named: "earlier-templates")
     }
 
     /// What the built-in entity template takes written out from the formatter (`declaration`,
@@ -59,17 +49,22 @@ import Testing
     /// template cannot write itself, and the explicit template stays a true starting point.
     @Test(arguments: references)
     func explicitEntityTemplateRendersTheReference(path: String, referenceFolder: String) throws {
-        let explicit = packageRoot.appendingPathComponent("Templates/Explicit")
+        try expectReference(path: path, referenceFolder: referenceFolder, templates: "Templates/Explicit", named: "explicit-template")
+    }
+
+    /// Generates the model at `path` with the templates in the folder `templates` (the built-in ones for
+    /// the others) and expects the files in `referenceFolder`, byte for byte.
+    private func expectReference(path: String, referenceFolder: String, templates: String, named label: String) throws {
         let directory = packageRoot.appendingPathComponent(referenceFolder)
         let source = ModelSource(path: packageRoot.appendingPathComponent(path).path, contents: try Data(contentsOf: packageRoot.appendingPathComponent(path)))
         var config = GenerationConfiguration(outputDirectory: directory.path)
-        config.templatesDirectory = explicit.path
+        config.templatesDirectory = packageRoot.appendingPathComponent(templates).path
         let files = try Modelgen.generate(input: [source], config: config, diagnostics: CollectedDiagnostics()).files
         #expect(files.count > 1)
         for file in files {
             let reference = (try? String(contentsOf: directory.appendingPathComponent(file.name), encoding: .utf8)) ?? ""
-            let diff = UnifiedDiff.diff(old: reference, new: file.contents, oldName: "reference/\(file.name)", newName: "explicit-template/\(file.name)")
-            #expect(diff.isEmpty, "\(file.name) from the explicit entity template differs from the reference:\n\(diff)")
+            let diff = UnifiedDiff.diff(old: reference, new: file.contents, oldName: "reference/\(file.name)", newName: "\(label)/\(file.name)")
+            #expect(diff.isEmpty, "\(file.name) from \(templates) differs from the reference:\n\(diff)")
         }
     }
 
