@@ -226,18 +226,20 @@ for n in counts {
 print("goals: modelgen validate of 1,000 entities <= 200 ms; validate <= 3x the libyaml floor")
 print("")
 
-/// Creates `files` in a new directory as modelgen does (temporary file, write, rename), without
+/// Creates `files` in a new directory as modelgen fills one (a hidden sibling directory, each file
+/// created and written once, then the directory renamed into place), on one thread, without
 /// modelgen: what the disk alone costs for them.
 func createAlone(_ files: [GeneratedFile], in directory: URL) {
-    try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    let staging = directory.deletingLastPathComponent().appendingPathComponent("." + directory.lastPathComponent + ".tmp")
+    try? FileManager.default.createDirectory(at: staging, withIntermediateDirectories: true)
+    let prefix = staging.path + "/"
     for file in files {
-        let target = directory.appendingPathComponent(file.name).path
-        let temporary = directory.appendingPathComponent(".\(file.name).tmp").path
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        _ = Array(file.contents.utf8).withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        let descriptor = open(prefix + file.name, O_WRONLY | O_CREAT | O_EXCL, 0o644)
+        var contents = file.contents
+        _ = contents.withUTF8 { write(descriptor, $0.baseAddress, $0.count) }
         close(descriptor)
-        rename(temporary, target)
     }
+    rename(staging.path, directory.path)
 }
 
 // modelgen generate, whole process: into a fresh directory each run, and with --dry-run (no files).
@@ -369,7 +371,9 @@ if ProcessInfo.processInfo.environment["MODELGEN_BENCH_VARIED"] != "0", floorBin
 // from this one would include this process's own peak, inherited through vfork; GNU time forks from
 // its small self), timed here (GNU time's 10 ms resolution is the floor's whole time at 1,000
 // entities). The floor, validate and generate run by turns, the median of 7 rounds (3 from 10,000
-// entities, 1 from 100,000). The slope is the cost per 1,000 entities between two sizes.
+// entities, 1 from 100,000). The slope is the cost per 1,000 entities between two sizes. "files alone":
+// the last generate's files created again without modelgen, right after (this disk's cost for them
+// changes tenfold from minute to minute, and is most of generating many small entities).
 // MODELGEN_BENCH_SCALE=0 skips the section; MODELGEN_BENCH_SCALE=1000,10000 picks the sizes.
 func scalingModel(entities n: Int) -> String {
     var out = "model: Scale\nentities:\n"
@@ -412,7 +416,7 @@ let scaleCounts = scaleSetting == "0" ? [] : scaleSetting.split(separator: ",").
 if !scaleCounts.isEmpty && floorBinary != nil && FileManager.default.isExecutableFile(atPath: "/usr/bin/time") {
     setenv("MODELGEN_MAX_FILE_BYTES", "1000000000", 1)   // the largest model is over the default 10 MB
     print("scaling: whole processes, wall ms (median of runs by turns) and peak MB (GNU time); ratios to the libyaml floor of the same file")
-    print("entities   size       floor ms  floor MB   validate ms  ratio   MB   ratio   generate ms  ratio   MB   ratio")
+    print("entities   size       floor ms  floor MB   validate ms  ratio   MB   ratio   generate ms  ratio   MB   ratio   files alone ms")
     var previous: (n: Int, validate: Double, generate: Double)?
     for n in scaleCounts {
         let file = directory.appendingPathComponent("Scale\(n).model.yaml")
@@ -427,11 +431,23 @@ if !scaleCounts.isEmpty && floorBinary != nil && FileManager.default.isExecutabl
         let rounds = n >= 100_000 ? 1 : n >= 10_000 ? 3 : 7
         guard let results = measuredByTurns(commands, rounds: rounds) else { print("\(n): a run failed"); continue }
         let (floor, validate, generate) = (results[0], results[1], results[2])
-        print(String(format: "%8d   %6.1f MB  %8.1f   %8.0f   %11.1f  %5.1fx %5.0f  %4.1fx   %11.1f  %5.1fx %5.0f  %4.1fx",
+        // The last run's files, created again without modelgen: what the disk alone takes for them now.
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: output.path)) ?? []
+        let written = names.compactMap { name in
+            (try? String(contentsOf: output.appendingPathComponent(name), encoding: .utf8)).map {
+                GeneratedFile(name: name, contents: $0, origin: SourceLocation(file: "", line: 0, column: 0))
+            }
+        }
+        try? FileManager.default.removeItem(at: output)
+        let aloneDirectory = directory.appendingPathComponent("scale-alone-\(n)")
+        let start = DispatchTime.now().uptimeNanoseconds
+        createAlone(written, in: aloneDirectory)
+        let alone = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
+        try? FileManager.default.removeItem(at: aloneDirectory)
+        print(String(format: "%8d   %6.1f MB  %8.1f   %8.0f   %11.1f  %5.1fx %5.0f  %4.1fx   %11.1f  %5.1fx %5.0f  %4.1fx   %11.1f",
                      n, size, floor.milliseconds, floor.megabytes, validate.milliseconds, validate.milliseconds / floor.milliseconds,
                      validate.megabytes, validate.megabytes / floor.megabytes, generate.milliseconds, generate.milliseconds / floor.milliseconds,
-                     generate.megabytes, generate.megabytes / floor.megabytes))
-        try? FileManager.default.removeItem(at: output)
+                     generate.megabytes, generate.megabytes / floor.megabytes, alone))
         if let previous {
             let thousands = Double(n - previous.n) / 1000
             print(String(format: "           slope %d→%d: validate %.1f ms, generate %.1f ms per 1,000 entities",
