@@ -59,13 +59,14 @@ public struct ModelEmitter: Sendable {
             for name in Self.templateNames {
                 let path = (directory as NSString).appendingPathComponent(name + ".mustache")
                 guard FileManager.default.fileExists(atPath: path) else { continue }
-                guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) else {
+                guard let data = FileManager.default.contents(atPath: path), var text = String(data: data, encoding: .utf8) else {
                     throw EmitError(message: "cannot read template '\(path)'")
                 }
                 // Without its final line breaks, as the built-in templates are embedded: a built-in
                 // template copied into the directory renders the same (in one file, the line break
                 // after an entity's last line would otherwise add an empty line between entities).
-                sources[name] = String(text[..<(text.lastIndex { $0 != "\n" }.map(text.index(after:)) ?? text.startIndex)])
+                while text.last == "\n" { text.removeLast() }
+                sources[name] = text
                 paths[name] = path
             }
         }
