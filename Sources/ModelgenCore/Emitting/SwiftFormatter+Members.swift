@@ -17,8 +17,8 @@ extension SwiftFormatter {
         text.reserveCapacity(160)
         let indent = memberIndent
         for line in property.documentation {
-            text += indent
-            text += line.isEmpty ? "///\n" : "/// " + line.text + "\n"
+            text += line.written(indent: indent)
+            text += "\n"
         }
         if !property.computeName.isEmpty {
             text += indent + property.access + "var " + property.name + ": " + property.type + " {\n"
@@ -27,9 +27,8 @@ extension SwiftFormatter {
             text += indent + "}"
             return text
         }
-        let slot = String(property.slot)
         if property.isManaged {
-            text += indent + "@Managed(slot: " + slot + ") " + property.access
+            text += indent + "@Managed(slot: " + String(property.slot) + ") " + property.access
             if property.isReadOnly { text += "private(set) " }
             text += "var " + property.name + ": " + property.type
             return text
@@ -37,14 +36,10 @@ extension SwiftFormatter {
         text += indent + property.access + "var " + property.name + ": " + property.type + " {\n"
         let body = indent + indent
         if property.isReadOnly {
-            if property.isThrowing {
-                text += body + "get throws { try " + property.getterName + "(forProperty: " + property.keyLiteral + ") }\n"
-            } else {
-                text += body + property.getterName + "(at: " + slot + ")\n"
-            }
+            text += body + (property.isThrowing ? "get throws { " + property.getterCall + " }" : property.getterCall) + "\n"
         } else {
-            text += body + "get { " + property.getterName + "(at: " + slot + ") }\n"
-            text += body + "set { " + property.setterName + "(newValue, at: " + slot + ") }\n"
+            text += body + "get { " + property.getterCall + " }\n"
+            text += body + "set { " + property.setterCall + " }\n"
         }
         text += indent + "}"
         return text

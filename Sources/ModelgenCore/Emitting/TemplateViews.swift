@@ -19,7 +19,12 @@ struct DocLineView: MustacheParent, Sendable {
 
     /// The lines written out with `///` at an indentation, as the deprecated `docLines` gives them.
     static func written(_ lines: [DocLineView], indent: String) -> [String] {
-        lines.map { $0.isEmpty ? indent + "///" : indent + "/// " + $0.text }
+        lines.map { $0.written(indent: indent) }
+    }
+
+    /// The line written out with `///` at an indentation (no trailing space when empty).
+    func written(indent: String) -> String {
+        isEmpty ? indent + "///" : indent + "/// " + text
     }
 
     func child(named: String) -> Any? {
@@ -62,6 +67,16 @@ struct PropertyView: MustacheParent, Sendable {
     var setterName: String
     /// `key` as a Swift string literal.
     var keyLiteral: String
+    /// The getter's call written out (`managedValue(at: 3)`; `try fetchedObjects(forProperty: "x")` when
+    /// throwing); empty without a getter. The formatter's accessors and the deprecated `getter`.
+    var getterCall: String {
+        isThrowing ? "try " + getterName + "(forProperty: " + keyLiteral + ")" : getterName.isEmpty ? "" : getterName + "(at: " + String(slot) + ")"
+    }
+    /// The setter's call written out (`setManagedValue(newValue, at: 3)`); empty without a setter.
+    /// The formatter's accessors and the deprecated `setter`.
+    var setterCall: String {
+        setterName.isEmpty ? "" : setterName + "(newValue, at: " + String(slot) + ")"
+    }
     /// To-many helpers: `addToTags(_:)`, `removeFromTags(_:)`, and for ordered ones `insertIntoPosts(_:at:)`.
     var isToMany: Bool
     var isOrdered: Bool
@@ -99,8 +114,8 @@ struct PropertyView: MustacheParent, Sendable {
         case "keyLiteral": return TemplateValue(keyLiteral)
         // Deprecated (the calls written out, as before `getterName`/`setterName`): kept so custom
         // templates of earlier releases still render; docs/templates.md lists them as such.
-        case "getter": return TemplateValue(isThrowing ? "try \(getterName)(forProperty: \(keyLiteral))" : getterName.isEmpty ? "" : "\(getterName)(at: \(slot))")
-        case "setter": return TemplateValue(setterName.isEmpty ? "" : "\(setterName)(newValue, at: \(slot))")
+        case "getter": return TemplateValue(getterCall)
+        case "setter": return TemplateValue(setterCall)
         case "isToMany": return isToMany
         case "isOrdered": return isOrdered
         case "elementType": return TemplateValue(elementType)

@@ -256,10 +256,7 @@ struct YAMLComposer {
             if collection.keyIndex == nil {
                 collection.keyIndex = Dictionary(collection.keys, uniquingKeysWith: { first, _ in first })
             }
-            // One hash of the key where it is new (200,000 entities' names were each hashed twice):
-            // the repetition's mark goes in and the first's is put back.
-            first = collection.keyIndex!.updateValue(mark, forKey: key)
-            if let first { collection.keyIndex![key] = first }
+            first = collection.keyIndex!.insertIfAbsent(mark, forKey: key)
         }
         if let first {
             problems.error(.duplicateKey, "duplicate key '\(key)' in one mapping; each key may appear once",

@@ -59,20 +59,14 @@ struct EntityGraph: Sendable {
         ownProperties.reserveCapacity(all.reduce(0) { $0 + $1.attributes.count + $1.relationships.count + $1.fetchedProperties.count })
         // The names are read in place: iterating the arrays copied each entity and property whole (an
         // `Attribute`'s dozens of fields retained and released) for the one string wanted from it.
-        // The first declaration of a name is the one looked up (the validator reports the others),
-        // kept with one hash of the name where there is no other: `updateValue` puts the later one in
-        // and, only when there was an earlier one, that is put back (a lookup, then an insertion, cost
-        // twice as much at 200,000 entities).
+        // The first declaration of a name is the one looked up (the validator reports the others).
         all.withUnsafeBufferPointer { entities in
             for position in entities.indices {
                 let name = entities[position].name.value
-                if let earlier = positions.updateValue(position, forKey: name) {
-                    positions[name] = earlier
-                    continue
-                }
+                if positions.insertIfAbsent(position, forKey: name) != nil { continue }
                 func claim(_ name: String, _ place: PropertyPosition) {
                     let key = PropertyKey(entity: position, name: name)
-                    if let earlier = ownProperties.updateValue(place, forKey: key) { ownProperties[key] = earlier }
+                    _ = ownProperties.insertIfAbsent(place, forKey: key)
                 }
                 entities[position].attributes.withUnsafeBufferPointer { properties in
                     for index in properties.indices { claim(properties[index].name.value, .attribute(index)) }

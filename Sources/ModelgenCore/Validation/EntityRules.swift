@@ -28,7 +28,7 @@ extension ModelValidator {
             if entities.contains(where: { $0.swiftClassName.hasSuffix("Keys") }) {
                 for position in entities.indices where model.codegen(of: entities[position]) != .none {
                     let key = entities[position].swiftClassName + "Keys"
-                    if keysOwners[key] == nil { keysOwners[key] = entities[position].name.value }
+                    _ = keysOwners.insertIfAbsent(entities[position].name.value, forKey: key)
                 }
             }
             var classNames: [String: Int] = [:]
@@ -43,8 +43,7 @@ extension ModelValidator {
                 let classLocation = entities[position].swiftClassNameLocation
                 let className = entities[position].swiftClassName
                 let lowercasedClassName = className.lowercased()
-                if let earlier = classNames.updateValue(position, forKey: lowercasedClassName) {
-                    classNames[lowercasedClassName] = earlier
+                if let earlier = classNames.insertIfAbsent(position, forKey: lowercasedClassName) {
                     let other = (entity: entities[earlier].name.value, className: entities[earlier].swiftClassName,
                                  location: entities[earlier].swiftClassNameLocation)
                     if other.className == className {
