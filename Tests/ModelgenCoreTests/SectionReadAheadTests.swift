@@ -45,7 +45,7 @@ import Testing
 
     /// A model of this test's own: composites, every kind of property, predicates, aliases, and errors
     /// in many entities (their diagnostics must keep their order among the top-level ones).
-    @Test func aLargeModelWithErrorsParsesTheSameEitherWay() {
+    private static func largeModelWithErrors() -> String {
         var text = """
         model: Shop
         formatVersion: 1
@@ -94,10 +94,44 @@ import Testing
             text += "sort: [\(i % 6 == 0 ? "name sideways" : "name")], limit: \(i % 9 == 0 ? "-1" : "10"), \(i % 13 == 0 ? "bogus: 1" : "doc: Query \(i)") }\n"
         }
         text += "configurations:\n  Main: [Item1, Item2]\n  Odd: 3\n"
+        return text
+    }
+
+    @Test func aLargeModelWithErrorsParsesTheSameEitherWay() {
+        let text = Self.largeModelWithErrors()
         #expect(expectSameOutcome(text) == ["entities", "fetchRequests"])
         let diagnostics = outcome(text, readingAhead: true).diagnostics
         #expect(diagnostics.count > 600, "errors in every entity: \(diagnostics.count)")
         #expect(diagnostics.contains { $0.location.line > text.split(separator: "\n").count - 100 }, "and in the fetch requests")
+    }
+
+    /// The entity graph built on the second thread as entities are read is the parsed model's graph:
+    /// it answers as one built afterwards does, validating with it gives the same diagnostics, and it
+    /// stops describing the model once the model's entities change.
+    @Test func theEntityGraphBuiltWhileReadingAheadIsTheModels() throws {
+        let result = ModelParser.parse(data: Data(Self.largeModelWithErrors().utf8), path: "m.model.yaml", readingAhead: true)
+        let model = try #require(result.model)
+        let graph = try #require(result.entityGraph)
+        #expect(graph.describes(model))
+        let built = EntityGraph(model)
+        for entity in model.entities {
+            let name = entity.name.value
+            #expect(graph.position(of: name) == built.position(of: name))
+            #expect(graph.propertyNames(in: name) == built.propertyNames(in: name))
+            for property in graph.propertyNames(in: name) {
+                #expect(graph.property(property, in: name)?.owner == built.property(property, in: name)?.owner)
+            }
+        }
+        #expect(ModelValidator.validate(model, inChunks: false, graph: graph).diagnostics
+                == ModelValidator.validate(model, inChunks: false).diagnostics)
+
+        var renamed = model
+        renamed.entities[0].doc = "changed"
+        #expect(!graph.describes(renamed), "a changed entity array is another array")
+        var fewer = model
+        fewer.entities.removeLast()
+        #expect(!graph.describes(fewer))
+        #expect(ModelParser.parse(data: Data(Self.largeModelWithErrors().utf8), path: "m.model.yaml", readingAhead: false).entityGraph == nil)
     }
 
     /// Where reading ahead cannot know what reading in turn knows, the main parser reads the entities

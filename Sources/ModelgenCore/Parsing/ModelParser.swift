@@ -12,6 +12,8 @@ public struct ParseResult: Sendable {
     var syntaxTree: SyntaxTree?
     /// The sections (`entities`, `fetchRequests`) read on a second thread while the file was composed (`SectionReadAhead`).
     var sectionsReadAhead: Set<String> = []
+    /// The model's entity graph, when its entities were read ahead (built on that thread as they were read).
+    var entityGraph: EntityGraph?
 }
 
 /// The composed YAML of a model file. Holding on to it until exit lets a command-line run skip
@@ -93,7 +95,7 @@ public struct ModelParser {
             // (which would cost memory in proportion to the expansion, not to the file).
             if parser.reader.budgetExhausted { return ParseResult(model: nil, diagnostics: parser.reader.diagnostics.all) }
             return ParseResult(model: model, diagnostics: parser.reader.diagnostics.all, syntaxTree: SyntaxTree(root),
-                               sectionsReadAhead: readAhead?.sectionsUsed ?? [])
+                               sectionsReadAhead: readAhead?.sectionsUsed ?? [], entityGraph: readAhead?.entityGraph)
         }
     }
 
@@ -136,15 +138,21 @@ public struct ModelParser {
         if let entry = top["entities"] {
             if reader.isEmpty(entry.value) {
                 reader.error(.noEntities, "'entities' is empty; declare at least one entity under it", at: entry.keyLocation)
+            } else if let read = readAhead?.entities(of: entry.value, into: reader) {
+                entities = read
             } else if let items = reader.entries(of: entry.value, "'entities'") {
-                entities = readAhead?.entities(for: items, into: reader, at: entry.value) ?? items.compactMap { self.entity($0) }
+                entities = items.compactMap { self.entity($0) }
             }
         } else {
             reader.error(.missingKey, "missing required key 'entities' (a mapping of entity names to entities)", at: rootLocation)
         }
         var fetchRequests: [FetchRequestTemplate] = []
-        if let entry = top["fetchRequests"], let items = reader.entries(of: entry.value, "'fetchRequests'") {
-            fetchRequests = readAhead?.fetchRequests(for: items, into: reader, at: entry.value) ?? items.compactMap { fetchRequest($0) }
+        if let entry = top["fetchRequests"] {
+            if let read = readAhead?.fetchRequests(of: entry.value, into: reader) {
+                fetchRequests = read
+            } else if let items = reader.entries(of: entry.value, "'fetchRequests'") {
+                fetchRequests = items.compactMap { fetchRequest($0) }
+            }
         }
         var configurations: [Configuration] = []
         if let entry = top["configurations"], let items = reader.entries(of: entry.value, "'configurations'") {

@@ -82,6 +82,14 @@ final class NodeReader {
         return true
     }
 
+    /// Spends `units` of the node budget when it holds them all; false, spending nothing and reporting
+    /// nothing, when it does not.
+    func spend(units: Int) -> Bool {
+        guard !budgetExhausted, budget >= units else { return false }
+        budget -= units
+        return true
+    }
+
     private func kindName(_ node: Node) -> String {
         switch node {
         case .scalar(let s): return s.string.isEmpty && s.style == .plain ? "nothing" : "a scalar"

@@ -7,12 +7,19 @@ import Yams
 ///
 /// The composer hands over each entry of `entities:` and of `fetchRequests:` as soon as it is complete;
 /// a serial queue reads them in order, each section with a `ModelParser` of its own (its own reader,
-/// diagnostics and node budget). When the main parser reaches a section, it takes what was read ahead
-/// if those are exactly the entries it would read (the same keys in the same order; for entities, read
-/// with the same composite type names), along with their diagnostics (in the same order as reading them
-/// in turn would give) and the budget they spent; otherwise (a `composites:` section after `entities:`,
-/// an aliased section) it reads the section itself and the work done ahead is dropped. Either way the
-/// result is the same, which `SectionReadAheadTests` checks on every model of the repository.
+/// diagnostics and node budget), and builds the entity graph's tables of the entities read. When the
+/// main parser reaches a section, it takes what was read ahead if those are exactly the entries it
+/// would read (for entities, read with the same composite type names), along with their diagnostics (in
+/// the same order as reading them in turn would give) and the budget they spent; otherwise (a
+/// `composites:` section after `entities:`, an aliased section) it reads the section itself and the work
+/// done ahead is dropped. Either way the result is the same, which `SectionReadAheadTests` checks on
+/// every model of the repository.
+///
+/// The entries handed over are exactly the section's when the root mapping's entry for the section
+/// completes with a mapping of as many entries as were handed over: the composer hands over the
+/// entries of a mapping composed in place as the entry's value (not through an alias), all of them
+/// (its keys are scalars, or composing fails), in order, and a root key appears once (or composing
+/// fails). So the main parser need not list the section's 200,000 entries again to compare them.
 final class SectionReadAhead: YAMLComposer.Observer, @unchecked Sendable {
     /// Files smaller than this are read in turn: a thread hand-off would cost more than it saves.
     static let minimumByteCount = 64 * 1024
@@ -29,24 +36,35 @@ final class SectionReadAhead: YAMLComposer.Observer, @unchecked Sendable {
     // The queue's, until `finish()` or a section's results were waited for:
     /// The entities read, in order (those that could not be read left out, as the main parser does).
     private var entitiesRead: [Entity] = []
+    /// The entity graph's tables of `entitiesRead`, filled as they are read.
+    private var entityTables = EntityGraph.Tables()
     /// The fetch requests read, in order (the same).
     private var fetchRequestsRead: [FetchRequestTemplate] = []
     /// The sections whose entries the main parser took as read ahead (`entities`, `fetchRequests`).
     private(set) var sectionsUsed: Set<String> = []
+    /// The graph of the entities read ahead, once the main parser took them.
+    private(set) var entityGraph: EntityGraph?
 
     /// The composing thread's record of one section: the parser reading it ahead, made at its first
-    /// entry, the keys handed over, in order, and the entries not yet handed to the queue.
+    /// entry, how many entries were handed over, whether they are the section's whole, and the entries
+    /// not yet handed to the queue.
     private struct Section {
         var worker: ModelParser?
-        var keys: [String] = []
+        var count = 0
+        var isWhole = false
         var pending: [NodeReader.Entry] = []
+
+        /// Records that the root mapping's entry for this section completed with `value`.
+        mutating func complete(with value: Node) {
+            if case .mapping(let mapping) = value { isWhole = worker != nil && mapping.count == count }
+        }
 
         /// Records the entry `name: value` (making the worker at the first); true when enough entries
         /// are pending to hand them over.
         mutating func add(_ name: Node.Scalar, _ value: Node, worker makeWorker: () -> ModelParser) -> Bool {
             let worker = self.worker ?? makeWorker()
             self.worker = worker
-            keys.append(name.string)
+            count += 1
             pending.append(NodeReader.Entry(key: name.string, value: value, keyLocation: worker.reader.location(name.mark)))
             return pending.count == SectionReadAhead.entriesPerHandOff
         }
@@ -64,6 +82,11 @@ final class SectionReadAhead: YAMLComposer.Observer, @unchecked Sendable {
     }
 
     func composed(topLevelKey key: String, value: Node) {
+        switch key {
+        case "entities": entities.complete(with: value)
+        case "fetchRequests": fetchRequests.complete(with: value)
+        default: break
+        }
         guard key == "composites" else { return }
         guard entities.worker == nil else {
             entitiesAreUsable = false   // composites after entities: the entities read ahead did not know them
@@ -97,7 +120,11 @@ final class SectionReadAhead: YAMLComposer.Observer, @unchecked Sendable {
 
     private func handOver() {
         if let job = entities.takeJob() {
-            queue.async { self.entitiesRead += job.entries.compactMap { job.parser.entity($0) } }
+            queue.async {
+                let start = self.entitiesRead.count
+                self.entitiesRead += job.entries.compactMap { job.parser.entity($0) }
+                self.entitiesRead.withUnsafeBufferPointer { self.entityTables.add(UnsafeBufferPointer(rebasing: $0[start...])) }
+            }
         }
         if let job = fetchRequests.takeJob() {
             queue.async { self.fetchRequestsRead += job.entries.compactMap { job.parser.fetchRequest($0) } }
@@ -110,30 +137,31 @@ final class SectionReadAhead: YAMLComposer.Observer, @unchecked Sendable {
         let entries: [NodeReader.Entry]
     }
 
-    /// The entities of `items` (the `entities:` mapping's entries as the main parser reads them) when
-    /// they were read ahead, with the diagnostics and the node budget of reading them moved into
-    /// `reader` (`node`: where a budget the two readers overspent together is reported); nil when
-    /// `items` must be read in turn.
-    func entities(for items: [NodeReader.Entry], into reader: NodeReader, at node: Node) -> [Entity]? {
-        guard entitiesAreUsable, take(entities, for: items, into: reader, at: node) else { return nil }
+    /// The entities of `node` (the value of the root mapping's `entities:` entry) when they were read
+    /// ahead, with the diagnostics and the node budget of reading them moved into `reader` (which also
+    /// spends what listing the mapping's entries would); nil when the section must be read in turn.
+    func entities(of node: Node, into reader: NodeReader) -> [Entity]? {
+        guard entitiesAreUsable, take(entities, of: node, into: reader) else { return nil }
         sectionsUsed.insert("entities")
+        entityGraph = EntityGraph(entitiesRead, tables: entityTables)
         return entitiesRead
     }
 
-    /// The fetch requests of `items` (the `fetchRequests:` mapping's entries) when they were read
-    /// ahead, as `entities(for:into:at:)`.
-    func fetchRequests(for items: [NodeReader.Entry], into reader: NodeReader, at node: Node) -> [FetchRequestTemplate]? {
-        guard take(fetchRequests, for: items, into: reader, at: node) else { return nil }
+    /// The fetch requests of `node` (the value of the root mapping's `fetchRequests:` entry) when they
+    /// were read ahead, as `entities(of:into:)`.
+    func fetchRequests(of node: Node, into reader: NodeReader) -> [FetchRequestTemplate]? {
+        guard take(fetchRequests, of: node, into: reader) else { return nil }
         sectionsUsed.insert("fetchRequests")
         return fetchRequestsRead
     }
 
     /// Waits for the queue; true, with what the section's reader found moved into `reader`, when the
-    /// section's entries read ahead are `items`.
-    private func take(_ section: Section, for items: [NodeReader.Entry], into reader: NodeReader, at node: Node) -> Bool {
+    /// section's entries read ahead are the whole of `node` and `reader` can spend what listing them
+    /// would (the mapping and each key; when it cannot, reading in turn reports where it ran out).
+    private func take(_ section: Section, of node: Node, into reader: NodeReader) -> Bool {
         finish()
-        guard let worker = section.worker, section.keys.count == items.count,
-              zip(section.keys, items).allSatisfy({ $0 == $1.key }) else { return false }
+        guard let worker = section.worker, section.isWhole, case .mapping(let mapping) = node,
+              reader.spend(units: 1 + mapping.count) else { return false }
         reader.absorb(worker.reader, at: node)
         return true
     }

@@ -26,7 +26,7 @@ public struct ModelCheck: Sendable {
         var diagnostics = parsed.diagnostics
         var variables: [String: [TemplateVariable]] = [:]
         if let model = parsed.model {
-            let validation = ModelValidator.validate(model)
+            let validation = ModelValidator.validate(model, inChunks: true, graph: parsed.entityGraph)
             // `entities:` with no value is already an error of the parser; the rules' warning would repeat it.
             let parserSaidNoEntities = diagnostics.contains { $0.id == .noEntities }
             diagnostics += validation.diagnostics.filter { !(parserSaidNoEntities && $0.id == .noEntities) }

@@ -32,58 +32,91 @@ enum PropertyReference: Sendable {
 struct EntityGraph: Sendable {
     /// The model's entities (the model's own array, not copied).
     private let all: [Entity]
-    /// Each entity's position in `all` by name (the first of a repeated name).
-    private var positions: [String: Int] = [:]
-    /// Every entity's own properties, by entity position and name, as positions in the entity's
-    /// arrays: a `PropertyReference` holds a copy of the property (an `Attribute` is several hundred
-    /// bytes), so one per property held here doubled the memory of validation (250 MB for 10,000
-    /// entities); one is built per lookup instead. One table for all entities, not one each: a
-    /// table per entity cost 4% of validating 10,000 small entities.
-    private var ownProperties: [PropertyKey: PropertyPosition] = [:]
+    /// The names of `all`, looked up.
+    private let tables: Tables
 
-    private struct PropertyKey: Hashable, Sendable {
+    fileprivate struct PropertyKey: Hashable, Sendable {
         var entity: Int
         var name: String
     }
 
     /// Where a property is declared in its entity.
-    private enum PropertyPosition: Sendable {
+    fileprivate enum PropertyPosition: Sendable {
         case attribute(Int)
         case relationship(Int)
         case fetchedProperty(Int)
     }
 
-    init(_ model: ObjectModel) {
-        all = model.entities
-        positions.reserveCapacity(all.count)
-        ownProperties.reserveCapacity(all.reduce(0) { $0 + $1.attributes.count + $1.relationships.count + $1.fetchedProperties.count })
-        // The names are read in place: iterating the arrays copied each entity and property whole (an
-        // `Attribute`'s dozens of fields retained and released) for the one string wanted from it.
-        // The first declaration of a name is the one looked up (the validator reports the others).
-        all.withUnsafeBufferPointer { entities in
-            for position in entities.indices {
-                let name = entities[position].name.value
-                if positions.insertIfAbsent(position, forKey: name) != nil { continue }
+    /// The graph's tables of names, filled entity by entity in model order: here for a whole model, or
+    /// by `SectionReadAhead` on its thread as entities are read, while the rest of the file is still
+    /// being composed (at 200,000 entities, building them after parsing was a fifth of what followed it).
+    struct Tables: Sendable {
+        /// Each entity's position by name (the first of a repeated name).
+        fileprivate var positions: [String: Int] = [:]
+        /// Every entity's own properties, by entity position and name, as positions in the entity's
+        /// arrays: a `PropertyReference` holds a copy of the property (an `Attribute` is several hundred
+        /// bytes), so one per property held here doubled the memory of validation (250 MB for 10,000
+        /// entities); one is built per lookup instead. One table for all entities, not one each: a
+        /// table per entity cost 4% of validating 10,000 small entities.
+        fileprivate var ownProperties: [PropertyKey: PropertyPosition] = [:]
+        /// How many entities were added.
+        private(set) var count = 0
+
+        /// Adds the next entities of the model, read in place: iterating the arrays copied each entity
+        /// and property whole (an `Attribute`'s dozens of fields retained and released) for the one
+        /// string wanted from it. The first declaration of a name is the one looked up (the validator
+        /// reports the others).
+        mutating func add(_ entities: UnsafeBufferPointer<Entity>) {
+            for offset in entities.indices {
+                let position = count + offset
+                if positions.insertIfAbsent(position, forKey: entities[offset].name.value) != nil { continue }
                 func claim(_ name: String, _ place: PropertyPosition) {
-                    let key = PropertyKey(entity: position, name: name)
-                    _ = ownProperties.insertIfAbsent(place, forKey: key)
+                    _ = ownProperties.insertIfAbsent(place, forKey: PropertyKey(entity: position, name: name))
                 }
-                entities[position].attributes.withUnsafeBufferPointer { properties in
+                entities[offset].attributes.withUnsafeBufferPointer { properties in
                     for index in properties.indices { claim(properties[index].name.value, .attribute(index)) }
                 }
-                entities[position].relationships.withUnsafeBufferPointer { properties in
+                entities[offset].relationships.withUnsafeBufferPointer { properties in
                     for index in properties.indices { claim(properties[index].name.value, .relationship(index)) }
                 }
-                entities[position].fetchedProperties.withUnsafeBufferPointer { properties in
+                entities[offset].fetchedProperties.withUnsafeBufferPointer { properties in
                     for index in properties.indices { claim(properties[index].name.value, .fetchedProperty(index)) }
                 }
             }
+            count += entities.count
         }
+    }
+
+    init(_ model: ObjectModel) {
+        var tables = Tables()
+        let entities = model.entities
+        tables.positions.reserveCapacity(entities.count)
+        entities.withUnsafeBufferPointer { entities in
+            tables.ownProperties.reserveCapacity(entities.indices.reduce(0) {
+                $0 + entities[$1].attributes.count + entities[$1].relationships.count + entities[$1].fetchedProperties.count
+            })
+            tables.add(entities)
+        }
+        self.init(entities, tables: tables)!
+    }
+
+    /// The graph of `entities` from tables filled with exactly those entities; nil when the tables hold another number.
+    init?(_ entities: [Entity], tables: Tables) {
+        guard tables.count == entities.count else { return nil }
+        all = entities
+        self.tables = tables
+    }
+
+    /// True when this graph was built over `model`'s own entities: the same array, unchanged (arrays
+    /// share their storage only until one of them changes, and this graph keeps a share).
+    func describes(_ model: ObjectModel) -> Bool {
+        all.count == model.entities.count
+            && all.withUnsafeBufferPointer { ours in model.entities.withUnsafeBufferPointer { $0.baseAddress == ours.baseAddress } }
     }
 
     /// The property named `name` declared by the entity at `position`.
     private func ownProperty(_ name: String, of position: Int) -> PropertyReference? {
-        guard let found = ownProperties[PropertyKey(entity: position, name: name)] else { return nil }
+        guard let found = tables.ownProperties[PropertyKey(entity: position, name: name)] else { return nil }
         let owner = all[position].name.value
         switch found {
         case .attribute(let index): return .attribute(all[position].attributes[index], owner: owner)
@@ -92,10 +125,10 @@ struct EntityGraph: Sendable {
         }
     }
 
-    func entity(_ name: String) -> Entity? { positions[name].map { all[$0] } }
+    func entity(_ name: String) -> Entity? { tables.positions[name].map { all[$0] } }
 
     /// The position in the model's `entities` of the first entity of this name.
-    func position(of name: String) -> Int? { positions[name] }
+    func position(of name: String) -> Int? { tables.positions[name] }
 
     /// Parent, grandparent, … (stops at a cycle or an unknown parent).
     func ancestors(of name: String) -> [Entity] {
@@ -104,11 +137,11 @@ struct EntityGraph: Sendable {
 
     /// The positions of the entity's parent, grandparent, … (stops at a cycle or an unknown parent).
     private func ancestorPositions(of name: String) -> [Int] {
-        guard let start = positions[name], all[start].parent != nil else { return [] }
+        guard let start = tables.positions[name], all[start].parent != nil else { return [] }
         var result: [Int] = []
         var seen: Set<String> = [name]
         var current = all[start].parent?.value
-        while let parentName = current, let parent = positions[parentName], seen.insert(parentName).inserted {
+        while let parentName = current, let parent = tables.positions[parentName], seen.insert(parentName).inserted {
             result.append(parent)
             current = all[parent].parent?.value
         }
@@ -117,7 +150,7 @@ struct EntityGraph: Sendable {
 
     /// The property of this name declared by the entity or the nearest ancestor.
     func property(_ name: String, in entityName: String) -> PropertyReference? {
-        guard let position = positions[entityName] else { return nil }
+        guard let position = tables.positions[entityName] else { return nil }
         if let own = ownProperty(name, of: position) { return own }
         for ancestor in ancestorPositions(of: entityName) {
             if let found = ownProperty(name, of: ancestor) { return found }
@@ -127,7 +160,7 @@ struct EntityGraph: Sendable {
 
     /// Every property name reachable on the entity, for suggestions.
     func propertyNames(in entityName: String) -> [String] {
-        guard let position = positions[entityName] else { return [] }
+        guard let position = tables.positions[entityName] else { return [] }
         return ([position] + ancestorPositions(of: entityName)).flatMap { owner in
             Set(all[owner].attributes.map(\.name.value) + all[owner].relationships.map(\.name.value)
                 + all[owner].fetchedProperties.map(\.name.value)).sorted()

@@ -25,7 +25,8 @@ extension ModelValidator {
             // Entities with generated code also get `<Class>Keys`: no class may take that name (looked for
             // only when some class name ends in `Keys`).
             var keysOwners: [String: String] = [:]
-            if entities.contains(where: { $0.swiftClassName.hasSuffix("Keys") }) {
+            // (By index: `contains(where:)` over the buffer copied each entity whole for its class name.)
+            if entities.indices.contains(where: { entities[$0].swiftClassName.hasSuffix("Keys") }) {
                 for position in entities.indices where model.codegen(of: entities[position]) != .none {
                     let key = entities[position].swiftClassName + "Keys"
                     _ = keysOwners.insertIfAbsent(entities[position].name.value, forKey: key)
@@ -34,20 +35,22 @@ extension ModelValidator {
             var classNames: [String: Int] = [:]
             classNames.reserveCapacity(entities.count)
             for position in entities.indices {
-                let entityName = entities[position].name
-                if let first = graph.position(of: entityName.value), first != position {
-                    error(.duplicateDeclaration, "entity '\(entityName.value)' is declared twice", at: entityName.location,
+                // Names and positions are copied only for a diagnostic: a copied `SourceLocation` is its
+                // file's path retained and released, one count all 200,000 entities' locations share.
+                let entityName = entities[position].name.value
+                if let first = graph.position(of: entityName), first != position {
+                    error(.duplicateDeclaration, "entity '\(entityName)' is declared twice", at: entities[position].name.location,
                           notes: [.init("first declared here", at: entities[first].name.location)])
                     continue
                 }
-                let classLocation = entities[position].swiftClassNameLocation
+                var classLocation: SourceLocation { entities[position].swiftClassNameLocation }
                 let className = entities[position].swiftClassName
                 let lowercasedClassName = className.lowercased()
                 if let earlier = classNames.insertIfAbsent(position, forKey: lowercasedClassName) {
                     let other = (entity: entities[earlier].name.value, className: entities[earlier].swiftClassName,
                                  location: entities[earlier].swiftClassNameLocation)
                     if other.className == className {
-                        error(.nameCollision, "entities '\(other.entity)' and '\(entityName.value)' have the same class name '\(className)'; each entity needs its own class",
+                        error(.nameCollision, "entities '\(other.entity)' and '\(entityName)' have the same class name '\(className)'; each entity needs its own class",
                               at: classLocation, notes: [.init("'\(other.entity)' uses the class here", at: other.location)])
                     } else {
                         error(.nameCollision, "class names '\(other.className)' and '\(className)' differ only in case; their files would be one file on a case-insensitive file system (macOS's default)",

@@ -55,9 +55,11 @@ public final class ModelValidator {
         validate(model, inChunks: true)
     }
 
-    /// Validates a model, with `inChunks` false on the calling thread alone (the result is the same).
-    static func validate(_ model: ObjectModel, inChunks: Bool) -> ValidationResult {
-        let validator = ModelValidator(model, graph: EntityGraph(model), checksInChunks: inChunks)
+    /// Validates a model, with `inChunks` false on the calling thread alone (the result is the same);
+    /// `graph` is the model's entity graph when it was built while parsing (used if it `describes` the model).
+    static func validate(_ model: ObjectModel, inChunks: Bool, graph: EntityGraph? = nil) -> ValidationResult {
+        let graph = graph.flatMap { $0.describes(model) ? $0 : nil } ?? EntityGraph(model)
+        let validator = ModelValidator(model, graph: graph, checksInChunks: inChunks)
         validator.run()
         return ValidationResult(diagnostics: validator.diagnostics.all, templateVariables: validator.templateVariables)
     }
@@ -148,7 +150,7 @@ public final class ModelValidator {
     /// Reports an unknown entity name with a suggestion; true when the entity exists.
     @discardableResult
     func requireEntity(_ name: Located<String>, _ role: @autoclosure () -> String) -> Bool {
-        if graph.entity(name.value) != nil { return true }
+        if graph.position(of: name.value) != nil { return true }
         let notes = Suggestions.note(for: name.value, in: model.entities.map(\.name.value)).map { [Diagnostic.Note($0)] } ?? []
         error(.unknownEntity, "unknown entity '\(name.value)' named as \(role())", at: name.location, notes: notes)
         return false

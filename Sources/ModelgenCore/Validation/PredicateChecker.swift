@@ -128,7 +128,7 @@ struct PredicateChecker {
                         crossesToMany = true
                     }
                     entityName = relationship.destination.value
-                    guard graph.entity(relationship.destination.value) != nil else { return nil } // reported elsewhere
+                    guard graph.position(of: relationship.destination.value) != nil else { return nil } // reported elsewhere
                     result = .object(entity: relationship.destination.value)
                 case .fetchedProperty:
                     error(.invalidKeyPath, "fetched property '\(key)' cannot be used in \(purpose.usage): it is not stored", at: component.range)
