@@ -74,6 +74,20 @@ import Yams
             "t.yaml:25:1: error: duplicate key 'small' in one mapping; each key may appear once",
         ])
         #expect(problems.all.map { $0.notes.first?.location?.line } == [1, 6, 22, 1])
+        // A large mapping's keys are checked when it ends (or when composing fails inside it): its
+        // repeated keys still come in document order among those of the mappings inside it.
+        let keys = (0..<20).map { "  k\($0): { v: \($0) }\n" }.joined()
+        guard case .failure(.diagnostics(let nested)) = composed("large:\n" + keys + "  k2: { v: 1, v: 2 }\n  k21: { w: 1, w: 2 }\n") else {
+            Issue.record("repeated keys were not reported")
+            return
+        }
+        #expect(nested.all.map { "\($0.location.line):\($0.location.column)" } == ["22:3", "22:15", "23:16"])
+        guard case .failure(.diagnostics(let failed)) = composed("large:\n" + keys + "  k5: 1\n  k30: { ? [x] : 1 }\n") else {
+            Issue.record("a complex key was not refused")
+            return
+        }
+        #expect(failed.all.map(\.id) == [.duplicateKey, .wrongKind])
+        #expect(failed.all.first?.location.line == 22)
         // The same key in two mappings, and a key equal to a value, are no repetition.
         #expect(throws: Never.self) { try composed("a: { x: 1 }\nb: { x: a }\n").get() }
     }

@@ -7,7 +7,9 @@ import Yams
 /// It does what `Yams.Parser.singleRoot()` with the basic resolver does, at less than half the cost
 /// (one reused event instead of an object per event, one tag per kind of node instead of one per
 /// node, scalars decoded without Foundation, duplicate keys found by comparing strings instead of
-/// hashing nodes), and says more where a document is wrong:
+/// hashing nodes, and in large mappings by hashing them once the mapping ends, in a table sized for
+/// them: grown key by key, the table of a 200,000-entity section was rehashed as it grew), and says more
+/// where a document is wrong:
 ///
 /// - every repeated key of every mapping, each at the repetition with a note at the first;
 /// - a key that is itself a mapping or a list (a YAML complex key, which the formats never use) at
@@ -41,9 +43,10 @@ struct YAMLComposer {
     protocol Observer: AnyObject {
         /// An entry of the root mapping: its key and its value, complete.
         func composed(topLevelKey key: String, value: Node)
-        /// An entry of a mapping that is the value of the root mapping's entry `section`; true when the
-        /// observer hands it to another thread (the composer then takes new tags, see `scalarTag`).
-        func composed(entryOf section: String, key: Node, value: Node) -> Bool
+        /// An entry of a mapping that is the value of the root mapping's entry `section`, which ends at
+        /// byte `endOffset` of the document; true when the observer hands it to another thread (the
+        /// composer then takes new tags, see `scalarTag`).
+        func composed(entryOf section: String, key: Node, value: Node, endOffset: Int) -> Bool
     }
 
     private let file: String
@@ -62,6 +65,10 @@ struct YAMLComposer {
     nonisolated(unsafe) private static let constructor = Constructor.default
     private var anchors: [String: Node] = [:]
     private var problems = DiagnosticList()
+    /// Repeated keys of large mappings, found when each mapping ended (`checkKeys(of:)`): sorted into
+    /// `problems` by position when the document is composed (or fails), so they are reported in
+    /// document order with the others, as if found key by key.
+    private var repeatedKeysOfLargeMappings: [Diagnostic] = []
 
     private init(file: String, observer: (any Observer)?) {
         self.file = file
@@ -122,10 +129,9 @@ struct YAMLComposer {
         var items: [Node] = []
         var pairs: [(Node, Node)] = []
         var key: Node?
-        /// The scalar keys so far and where each was written, while the mapping is small.
+        /// The scalar keys and where each was written: the first `keysComparedDirectly` distinct ones,
+        /// checked as they come, then every one, checked when the mapping ends.
         var keys: [(name: String, mark: Mark)] = []
-        /// Where each key was first written, once the mapping is large enough to look keys up by hashing.
-        var keyIndex: [String: Mark]?
         /// True for a mapping whose next node is a key.
         var expectsKey: Bool { isMapping && key == nil }
 
@@ -142,7 +148,6 @@ struct YAMLComposer {
             pairs.removeAll(keepingCapacity: true)
             key = nil
             keys.removeAll(keepingCapacity: true)
-            keyIndex = nil
         }
     }
 
@@ -171,14 +176,14 @@ struct YAMLComposer {
                 guard let target = anchors[name] else {
                     problems.error(.yamlSyntax, "alias refers to an anchor that is not defined before it (aliases cannot refer forward or to themselves)",
                                    at: location(mark))
-                    throw .diagnostics(problems)
+                    throw failure(open: open[..<depth])
                 }
                 if depth > 0, open[depth - 1].expectsKey, !target.isScalar {
-                    throw complexKey(at: mark)
+                    throw complexKey(at: mark, open: open[..<depth])
                 }
                 completed = target
             case YAML_MAPPING_START_EVENT, YAML_SEQUENCE_START_EVENT:
-                if depth > 0, open[depth - 1].expectsKey { throw complexKey(at: mark) }
+                if depth > 0, open[depth - 1].expectsKey { throw complexKey(at: mark, open: open[..<depth]) }
                 let isMapping = event.type == YAML_MAPPING_START_EVENT
                 let name = isMapping ? event.data.mapping_start.anchor : event.data.sequence_start.anchor
                 if depth == open.count { open.append(OpenCollection(mark: mark, anchor: nil, isMapping: isMapping)) }
@@ -187,6 +192,7 @@ struct YAMLComposer {
                 continue
             case YAML_MAPPING_END_EVENT, YAML_SEQUENCE_END_EVENT:
                 depth -= 1
+                checkKeys(of: open[depth])
                 completed = open[depth].isMapping
                     ? .mapping(.init(open[depth].pairs, mappingTag, .any, open[depth].mark))
                     : .sequence(.init(open[depth].items, sequenceTag, .any, open[depth].mark))
@@ -209,9 +215,9 @@ struct YAMLComposer {
         if event.type != YAML_STREAM_END_EVENT {
             problems.error(.yamlSyntax, "invalid YAML: a second document starts here; expected a single document in the stream",
                            at: location(mark))
-            throw .diagnostics(problems)
+            throw failure(open: [])
         }
-        if problems.hasErrors { throw .diagnostics(problems) }
+        if problems.hasErrors || !repeatedKeysOfLargeMappings.isEmpty { throw failure(open: []) }
         return root
     }
 
@@ -222,7 +228,7 @@ struct YAMLComposer {
         if parent == 0 {
             if case .scalar(let name) = key { observer.composed(topLevelKey: name.string, value: value) }
         } else if open[0].isMapping, case .scalar(let section)? = open[0].key,
-                  observer.composed(entryOf: section.string, key: key, value: value) {
+                  observer.composed(entryOf: section.string, key: key, value: value, endOffset: event.end_mark.index) {
             scalarTag = Tag(.str, .basic, Self.constructor)
             mappingTag = Tag(.map, .basic, Self.constructor)
             sequenceTag = Tag(.seq, .basic, Self.constructor)
@@ -249,28 +255,50 @@ struct YAMLComposer {
 
     private mutating func checkRepetition(of key: String, at mark: Mark?, in collection: inout OpenCollection) {
         guard let mark else { return }
-        var first: Mark?
-        if collection.keys.count < Self.keysComparedDirectly {
-            first = collection.keys.first { $0.name == key }?.mark
-        } else {
-            if collection.keyIndex == nil {
-                collection.keyIndex = Dictionary(collection.keys, uniquingKeysWith: { first, _ in first })
-            }
-            first = collection.keyIndex!.insertIfAbsent(mark, forKey: key)
+        guard collection.keys.count < Self.keysComparedDirectly else {
+            collection.keys.append((key, mark))   // checked when the mapping ends
+            return
         }
-        if let first {
-            problems.error(.duplicateKey, "duplicate key '\(key)' in one mapping; each key may appear once",
-                           at: location(mark), notes: [.init("first written here", at: location(first))])
-        } else if collection.keyIndex == nil {
+        if let first = collection.keys.first(where: { $0.name == key })?.mark {
+            problems.append(repeatedKey(key, at: mark, first: first))
+        } else {
             collection.keys.append((key, mark))
         }
     }
 
-    private func complexKey(at mark: Mark) -> Failure {
-        var problems = problems
+    /// Finds the repeated keys among a large mapping's keys after its first `keysComparedDirectly`
+    /// (those are distinct), each against the first time it was written.
+    private mutating func checkKeys(of collection: OpenCollection) {
+        let keys = collection.keys
+        guard keys.count > Self.keysComparedDirectly else { return }
+        var firsts: [String: Mark] = [:]
+        firsts.reserveCapacity(keys.count)
+        for index in keys.indices {
+            if let first = firsts.insertIfAbsent(keys[index].mark, forKey: keys[index].name), index >= Self.keysComparedDirectly {
+                repeatedKeysOfLargeMappings.append(repeatedKey(keys[index].name, at: keys[index].mark, first: first))
+            }
+        }
+    }
+
+    private func repeatedKey(_ key: String, at mark: Mark, first: Mark) -> Diagnostic {
+        Diagnostic(.error, .duplicateKey, "duplicate key '\(key)' in one mapping; each key may appear once",
+                   at: location(mark), notes: [.init("first written here", at: location(first))])
+    }
+
+    /// The problems found, with the repeated keys of the mappings still `open` (checked now) and of
+    /// the large mappings that ended, in document order.
+    private mutating func failure(open: ArraySlice<OpenCollection>) -> Failure {
+        for collection in open { checkKeys(of: collection) }
+        guard !repeatedKeysOfLargeMappings.isEmpty else { return .diagnostics(problems) }
+        var all = DiagnosticList()
+        all.append(contentsOf: (problems.all + repeatedKeysOfLargeMappings).sortedByLocation())
+        return .diagnostics(all)
+    }
+
+    private mutating func complexKey(at mark: Mark, open: ArraySlice<OpenCollection>) -> Failure {
         problems.error(.wrongKind, "a mapping key here is itself a mapping or a list (a YAML complex key); keys are plain names",
                        at: location(mark))
-        return .diagnostics(problems)
+        return failure(open: open)
     }
 }
 

@@ -4,7 +4,8 @@ extension ModelValidator {
     func checkAttribute(_ attribute: Attribute, in entity: Entity) {
         let name = attribute.name.value
         let type = attribute.type.value
-        func what() -> String { "attribute '\(entity.name.value).\(name)'" }
+        let entityName = entity.name.value   // captured alone: capturing `entity` copied it whole
+        func what() -> String { "attribute '\(entityName).\(name)'" }
         checkPropertyName(attribute.name, kind: "attribute", in: entity)
         if type == .composite { checkCompositeAttribute(attribute, what: what()) }
 

@@ -61,6 +61,14 @@ struct EntityGraph: Sendable {
         fileprivate var ownProperties: [PropertyKey: PropertyPosition] = [:]
         /// How many entities were added.
         private(set) var count = 0
+        /// How many properties they declare, repeated names counted once.
+        var propertyCount: Int { ownProperties.count }
+
+        /// Makes room for `entities` entities in all, of `propertiesPerEntity` properties each.
+        mutating func reserveCapacity(entities: Int, propertiesPerEntity: Int) {
+            positions.reserveCapacity(entities)
+            ownProperties.reserveCapacity(entities * propertiesPerEntity)
+        }
 
         /// Adds the next entities of the model, read in place: iterating the arrays copied each entity
         /// and property whole (an `Attribute`'s dozens of fields retained and released) for the one
@@ -126,6 +134,9 @@ struct EntityGraph: Sendable {
     }
 
     func entity(_ name: String) -> Entity? { tables.positions[name].map { all[$0] } }
+
+    /// True when two entities have one name (the validator reports it).
+    var hasRepeatedNames: Bool { tables.positions.count != all.count }
 
     /// The position in the model's `entities` of the first entity of this name.
     func position(of name: String) -> Int? { tables.positions[name] }

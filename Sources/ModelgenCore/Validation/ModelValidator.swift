@@ -88,7 +88,8 @@ public final class ModelValidator {
     private func checkEveryEntity() {
         let entities = model.entities
         let chunks = inChunks(of: entities.count) { validator, range in
-            for entity in entities[range] { validator.checkEntityAndProperties(entity) }
+            // By index: iterating the slice copied each entity whole.
+            for position in range { validator.checkEntityAndProperties(entities[position]) }
             return validator.diagnostics.all
         }
         for found in chunks { diagnostics.append(contentsOf: found) }
@@ -131,10 +132,11 @@ public final class ModelValidator {
 
     private func checkEntityAndProperties(_ entity: Entity) {
         checkEntity(entity)
-        for attribute in entity.attributes { checkAttribute(attribute, in: entity) }
-        for relationship in entity.relationships { checkRelationship(relationship, in: entity) }
-        for property in entity.fetchedProperties { checkFetchedProperty(property, in: entity) }
-        for property in entity.computedProperties { checkComputedProperty(property, in: entity) }
+        // By index: iterating the arrays copied each property whole.
+        for index in entity.attributes.indices { checkAttribute(entity.attributes[index], in: entity) }
+        for index in entity.relationships.indices { checkRelationship(entity.relationships[index], in: entity) }
+        for index in entity.fetchedProperties.indices { checkFetchedProperty(entity.fetchedProperties[index], in: entity) }
+        for index in entity.computedProperties.indices { checkComputedProperty(entity.computedProperties[index], in: entity) }
     }
 
     // MARK: Helpers shared by the rules

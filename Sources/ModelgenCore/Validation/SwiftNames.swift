@@ -65,12 +65,14 @@ enum SwiftNames {
 
     /// True when the first character is an upper-case letter.
     static func startsUpperCase(_ name: String) -> Bool {
-        name.unicodeScalars.first.map { $0.properties.isUppercase } ?? false
+        if let byte = name.utf8.first, byte < 0x80 { return (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) }
+        return name.unicodeScalars.first.map { $0.properties.isUppercase } ?? false
     }
 
     /// True when the first character is a lower-case letter.
     static func startsLowerCase(_ name: String) -> Bool {
-        name.unicodeScalars.first.map { $0.properties.isLowercase } ?? false
+        if let byte = name.utf8.first, byte < 0x80 { return (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) }
+        return name.unicodeScalars.first.map { $0.properties.isLowercase } ?? false
     }
 
     /// True for a Swift type written as a type name: `Name`, `Module.Name`, `Name<Arg, …>`, `[T]`, `[K: V]`, `T?`.
