@@ -460,7 +460,7 @@ if !scaleCounts.isEmpty && floorBinary != nil && FileManager.default.isExecutabl
 }
 
 // The shape issue 21 names: 200,000 entities of one attribute each (8 MB), validated beside the floor,
-// 3 rounds by turns (generating it would write 200,000 files: the disk's time, not modelgen's).
+// 5 rounds by turns (generating it would write 200,000 files: the disk's time, not modelgen's).
 // MODELGEN_BENCH_TINY=0 skips it; another number picks the entity count.
 let tinyCount = Int(ProcessInfo.processInfo.environment["MODELGEN_BENCH_TINY"] ?? "200000") ?? 0
 if tinyCount > 0 && floorBinary != nil && FileManager.default.isExecutableFile(atPath: "/usr/bin/time") {
@@ -473,8 +473,8 @@ if tinyCount > 0 && floorBinary != nil && FileManager.default.isExecutableFile(a
     let size = Double(text.utf8.count) / 1e6
     var commands: [(argv: [String], prepare: () -> Void)] = [([floorBinary!, file.path, "1", "load-only"], {}), ([binary, "validate", file.path], {})]
     if let installedBinary { commands.append(([installedBinary, "validate", file.path], {})) }
-    print(String(format: "%d entities of one attribute each (%.1f MB), whole processes, median of 3 runs by turns: wall ms and peak MB", tinyCount, size))
-    if let results = measuredByTurns(commands, rounds: 3) {
+    print(String(format: "%d entities of one attribute each (%.1f MB), whole processes, median of 5 runs by turns: wall ms and peak MB", tinyCount, size))
+    if let results = measuredByTurns(commands, rounds: 5) {
         let floor = results[0]
         func row(_ name: String, _ result: (milliseconds: Double, megabytes: Double)) {
             print(name.padding(toLength: 20, withPad: " ", startingAt: 0) + String(format: " %8.0f ms %5.1fx   %6.0f MB %4.1fx", result.milliseconds, result.milliseconds / floor.milliseconds,

@@ -65,7 +65,7 @@ struct YAMLComposer {
     nonisolated(unsafe) private static let constructor = Constructor.default
     private var anchors: [String: Node] = [:]
     private var problems = DiagnosticList()
-    /// Repeated keys of large mappings, found when each mapping ended (`checkKeys(of:)`): sorted into
+    /// Repeated keys of large mappings, found when each mapping ended (`checkKeys(_:)`): sorted into
     /// `problems` by position when the document is composed (or fails), so they are reported in
     /// document order with the others, as if found key by key.
     private var repeatedKeysOfLargeMappings: [Diagnostic] = []
@@ -143,12 +143,18 @@ struct YAMLComposer {
         }
 
         /// Empties the collection once its node is made, keeping its arrays' capacity.
+        /// (A large collection's arrays are freed instead: kept, a 200,000-entry section's would add to
+        /// the peak memory the composing of the next collections reaches.)
         mutating func clear() {
-            items.removeAll(keepingCapacity: true)
-            pairs.removeAll(keepingCapacity: true)
+            let keepsCapacity = items.count + pairs.count <= Self.largestKept
+            items.removeAll(keepingCapacity: keepsCapacity)
+            pairs.removeAll(keepingCapacity: keepsCapacity)
             key = nil
-            keys.removeAll(keepingCapacity: true)
+            keys.removeAll(keepingCapacity: keepsCapacity)
         }
+
+        /// Collections of up to this many items leave their arrays' capacity to the next at their depth.
+        static let largestKept = 4096
     }
 
     private mutating func document() throws(Failure) -> Node? {
@@ -192,13 +198,15 @@ struct YAMLComposer {
                 continue
             case YAML_MAPPING_END_EVENT, YAML_SEQUENCE_END_EVENT:
                 depth -= 1
-                checkKeys(of: open[depth])
                 completed = open[depth].isMapping
                     ? .mapping(.init(open[depth].pairs, mappingTag, .any, open[depth].mark))
                     : .sequence(.init(open[depth].items, sequenceTag, .any, open[depth].mark))
                 anchor = open[depth].anchor
-                // Release the composer's copies now, before the node may be handed to another thread.
+                // Release the composer's copies now, before the node may be handed to another thread
+                // (and before a large mapping's keys are checked, which takes a table of them).
+                let keys = open[depth].keys
                 open[depth].clear()
+                checkKeys(keys)
             default:
                 continue
             }
@@ -268,8 +276,7 @@ struct YAMLComposer {
 
     /// Finds the repeated keys among a large mapping's keys after its first `keysComparedDirectly`
     /// (those are distinct), each against the first time it was written.
-    private mutating func checkKeys(of collection: OpenCollection) {
-        let keys = collection.keys
+    private mutating func checkKeys(_ keys: [(name: String, mark: Mark)]) {
         guard keys.count > Self.keysComparedDirectly else { return }
         var firsts: [String: Mark] = [:]
         firsts.reserveCapacity(keys.count)
@@ -288,7 +295,7 @@ struct YAMLComposer {
     /// The problems found, with the repeated keys of the mappings still `open` (checked now) and of
     /// the large mappings that ended, in document order.
     private mutating func failure(open: ArraySlice<OpenCollection>) -> Failure {
-        for collection in open { checkKeys(of: collection) }
+        for collection in open { checkKeys(collection.keys) }
         guard !repeatedKeysOfLargeMappings.isEmpty else { return .diagnostics(problems) }
         var all = DiagnosticList()
         all.append(contentsOf: (problems.all + repeatedKeysOfLargeMappings).sortedByLocation())
