@@ -104,6 +104,11 @@ public struct Entity: Sendable {
     public var declaredPropertyNames: [Located<String>] {
         attributes.map(\.name) + relationships.map(\.name) + fetchedProperties.map(\.name) + computedProperties.map(\.name)
     }
+
+    /// How many properties the entity itself declares (`declaredPropertyNames.count`, without building the list).
+    var declaredPropertyCount: Int {
+        attributes.count + relationships.count + fetchedProperties.count + computedProperties.count
+    }
 }
 
 /// An attribute: a stored (or transient) value of a scalar type.

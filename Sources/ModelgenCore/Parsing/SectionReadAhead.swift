@@ -46,11 +46,12 @@ final class SectionReadAhead: YAMLComposer.Observer, @unchecked Sendable {
     private(set) var entityGraph: EntityGraph?
 
     /// The composing thread's record of one section: the parser reading it ahead, made at its first
-    /// entry, how many entries were handed over, whether they are the section's whole, and the entries
-    /// not yet handed to the queue.
+    /// entry, how many entries were handed over, where the first ends in the file, whether they are the
+    /// section's whole, and the entries not yet handed to the queue.
     private struct Section {
         var worker: ModelParser?
         var count = 0
+        var firstEntryEnd = 0
         var isWhole = false
         var pending: [NodeReader.Entry] = []
 
@@ -59,12 +60,13 @@ final class SectionReadAhead: YAMLComposer.Observer, @unchecked Sendable {
             if case .mapping(let mapping) = value { isWhole = worker != nil && mapping.count == count }
         }
 
-        /// Records the entry `name: value` (making the worker at the first); true when enough entries
-        /// are pending to hand them over.
-        mutating func add(_ name: Node.Scalar, _ value: Node, worker makeWorker: () -> ModelParser) -> Bool {
+        /// Records the entry `name: value`, which ends at byte `end` (making the worker at the first);
+        /// true when enough entries are pending to hand them over.
+        mutating func add(_ name: Node.Scalar, _ value: Node, endingAt end: Int, worker makeWorker: () -> ModelParser) -> Bool {
             let worker = self.worker ?? makeWorker()
             self.worker = worker
             count += 1
+            if count == 1 { firstEntryEnd = end }
             pending.append(NodeReader.Entry(key: name.string, value: value, keyLocation: worker.reader.location(name.mark)))
             return pending.count == SectionReadAhead.entriesPerHandOff
         }
@@ -105,10 +107,9 @@ final class SectionReadAhead: YAMLComposer.Observer, @unchecked Sendable {
         let isFull: Bool
         switch section {
         case "entities" where entitiesAreUsable:
-            isFull = entities.add(name, value) { ModelParser(source: source, compositeNames: compositeNames) }
-            if entities.count == 1 { firstEntityEnd = endOffset }
+            isFull = entities.add(name, value, endingAt: endOffset) { ModelParser(source: source, compositeNames: compositeNames) }
         case "fetchRequests":
-            isFull = fetchRequests.add(name, value) { ModelParser(source: source) }
+            isFull = fetchRequests.add(name, value, endingAt: endOffset) { ModelParser(source: source) }
         default:
             return false
         }
@@ -122,9 +123,6 @@ final class SectionReadAhead: YAMLComposer.Observer, @unchecked Sendable {
     /// Entries are handed to the queue this many at a time (waking its thread for each cost 2% of `validate`).
     private static let entriesPerHandOff = 16
 
-    /// Where the first entity ends in the file (composing thread only).
-    private var firstEntityEnd = 0
-
     /// The graph's tables are sized once this many entities are read (a multiple of `entriesPerHandOff`).
     private static let entitiesMeasuredForEstimate = 1024
 
@@ -135,7 +133,7 @@ final class SectionReadAhead: YAMLComposer.Observer, @unchecked Sendable {
     /// entities: measured on the first 16, an 8.5 MB file of 16 one-attribute entities and 3,000 of
     /// 60 attributes peaked 19 MB higher.
     private func estimateEntityCount(fromEntriesEndingAt end: Int) {
-        let bytesPerEntity = max(1, (end - firstEntityEnd) / (Self.entitiesMeasuredForEstimate - 1))
+        let bytesPerEntity = max(1, (end - entities.firstEntryEnd) / (Self.entitiesMeasuredForEstimate - 1))
         let estimate = Self.entitiesMeasuredForEstimate + (source.byteCount - end) / bytesPerEntity
         queue.async { self.entityTables.reserveCapacity(entities: estimate, propertiesPerEntity: self.propertiesPerEntityRead) }
     }
@@ -149,19 +147,12 @@ final class SectionReadAhead: YAMLComposer.Observer, @unchecked Sendable {
         if let job = entities.takeJob() {
             queue.async {
                 let start = self.entitiesRead.count
-                // Appended one by one: appending a mapped array copied each entity whole, then freed the copy.
-                for entry in job.entries {
-                    if let entity = job.parser.entity(entry) { self.entitiesRead.append(entity) }
-                }
+                job.read(ModelParser.entity, into: &self.entitiesRead)
                 self.entitiesRead.withUnsafeBufferPointer { self.entityTables.add(UnsafeBufferPointer(rebasing: $0[start...])) }
             }
         }
         if let job = fetchRequests.takeJob() {
-            queue.async {
-                for entry in job.entries {
-                    if let request = job.parser.fetchRequest(entry) { self.fetchRequestsRead.append(request) }
-                }
-            }
+            queue.async { job.read(ModelParser.fetchRequest, into: &self.fetchRequestsRead) }
         }
     }
 
@@ -169,6 +160,15 @@ final class SectionReadAhead: YAMLComposer.Observer, @unchecked Sendable {
     private struct Job: @unchecked Sendable {
         let parser: ModelParser
         let entries: [NodeReader.Entry]
+
+        /// Reads each entry with `read` (a `ModelParser` method), appending what could be read to
+        /// `results` one by one (appending a mapped array copied each value whole, then freed the copy).
+        func read<Value>(_ read: (ModelParser) -> (NodeReader.Entry) -> Value?, into results: inout [Value]) {
+            let reading = read(parser)
+            for entry in entries {
+                if let value = reading(entry) { results.append(value) }
+            }
+        }
     }
 
     /// The entities of `node` (the value of the root mapping's `entities:` entry) when they were read

@@ -135,15 +135,19 @@ struct EntityGraph: Sendable {
 
     func entity(_ name: String) -> Entity? { tables.positions[name].map { all[$0] } }
 
-    /// True when two entities have one name (the validator reports it).
-    var hasRepeatedNames: Bool { tables.positions.count != all.count }
-
     /// The position in the model's `entities` of the first entity of this name.
     func position(of name: String) -> Int? { tables.positions[name] }
 
     /// Parent, grandparent, … (stops at a cycle or an unknown parent).
     func ancestors(of name: String) -> [Entity] {
         ancestorPositions(of: name).map { all[$0] }
+    }
+
+    /// The ancestors of the entity named as `entity` is (those of the first entity of its name). An
+    /// entity without a parent has none, found without looking its name up, unless another entity has
+    /// its name (the validator reports that).
+    func ancestors(of entity: Entity) -> [Entity] {
+        entity.parent == nil && tables.positions.count == all.count ? [] : ancestors(of: entity.name.value)
     }
 
     /// The positions of the entity's parent, grandparent, … (stops at a cycle or an unknown parent).

@@ -84,9 +84,8 @@ extension ModelValidator {
         }
 
         // One name per property within the entity, across attributes, relationships and fetched properties.
-        let propertyCount = entity.attributes.count + entity.relationships.count + entity.fetchedProperties.count + entity.computedProperties.count
         var seen: [String: SourceLocation] = [:]
-        for name in propertyCount < 2 ? [] : entity.declaredPropertyNames.sorted(by: { $0.location < $1.location }) {
+        for name in entity.declaredPropertyCount < 2 ? [] : entity.declaredPropertyNames.sorted(by: { $0.location < $1.location }) {
             if let first = seen[name.value] {
                 error(.duplicateDeclaration, "property '\(name.value)' is declared twice in entity '\(entity.name.value)'", at: name.location,
                       notes: [.init("first declared here", at: first)])
@@ -94,9 +93,8 @@ extension ModelValidator {
                 seen[name.value] = name.location
             }
         }
-        // A subentity may not redeclare what an ancestor declares. (An entity without a parent has no
-        // ancestors, unless its name is another's: the graph's ancestors are the first's.)
-        for ancestor in entity.parent == nil && !graph.hasRepeatedNames ? [] : graph.ancestors(of: entity.name.value) {
+        // A subentity may not redeclare what an ancestor declares.
+        for ancestor in graph.ancestors(of: entity) {
             for name in entity.declaredPropertyNames {
                 if let inherited = ancestor.declaredPropertyNames.first(where: { $0.value == name.value }) {
                     error(.shadowedProperty, "property '\(name.value)' of '\(entity.name.value)' redeclares '\(name.value)' inherited from '\(ancestor.name.value)'; a subentity cannot override an inherited property",
