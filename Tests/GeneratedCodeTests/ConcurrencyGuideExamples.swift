@@ -28,7 +28,7 @@ struct PersonRow: Sendable {
 /// A one-off job: a context on a background actor; objects stay inside, IDs come out.
 func hire(_ rows: [PersonRow], into team: ObjectID, container: ManagedContainer) async throws -> [ObjectID] {
     try await container.performBackgroundTask { context in
-        let department = try context.existingObject(with: team) as! Department
+        let department = try context.existingObject(with: team, as: Department.self)
         let people = rows.map { Employee(context: context, firstName: $0.first, lastName: $0.last) }
         for person in people { person.department = department }
         try context.save()

@@ -44,3 +44,37 @@ let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().de
 /// `../shared` beside the repository (the project's contract and example models).
 let sharedDirectory = packageRoot.deletingLastPathComponent().appendingPathComponent("shared")
 let hasSharedDirectory = FileManager.default.fileExists(atPath: sharedDirectory.appendingPathComponent("models").path)
+
+/// True when the tests run in CI (`CI=true`), which always has `../shared` beside the clone.
+let runsInCI = ProcessInfo.processInfo.environment["CI"] == "true"
+
+/// Files under the repository's own model folders and under `../shared/models`, kept apart: a fresh
+/// clone has only the first, so a test counts each against its own floor (the repository's files
+/// always; the shared ones only where `../shared` is there, and CI must have it).
+struct ModelCorpus {
+    /// Files of `Examples`, `Tests/Models` and `Tests/Fixtures` (never under `.build`).
+    var repository: [URL] = []
+    /// Files of `../shared/models` (empty without `../shared`).
+    var shared: [URL] = []
+
+    /// The files whose names satisfy `include`.
+    init(_ include: (URL) -> Bool) {
+        func files(under root: URL) -> [URL] {
+            guard let enumerator = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil) else { return [] }
+            return enumerator.compactMap { $0 as? URL }
+                .filter { include($0) && !$0.path.contains("/.build") }
+                .sorted { $0.path < $1.path }
+        }
+        repository = ["Examples", "Tests/Models", "Tests/Fixtures"].flatMap { files(under: packageRoot.appendingPathComponent($0)) }
+        shared = files(under: sharedDirectory.appendingPathComponent("models"))
+    }
+
+    /// Checks that a corpus holds what the test needs: at least `repositoryFloor` files of the
+    /// repository, and, where `../shared` is there (always in CI), at least `sharedFloor` of its own.
+    func expectSize(repositoryFloor: Int, sharedFloor: Int, sourceLocation: Testing.SourceLocation = #_sourceLocation) {
+        #expect(repository.count >= repositoryFloor, "the repository's own model files", sourceLocation: sourceLocation)
+        if hasSharedDirectory || runsInCI {
+            #expect(shared.count >= sharedFloor, "\(sharedDirectory.path)/models", sourceLocation: sourceLocation)
+        }
+    }
+}

@@ -216,6 +216,18 @@ public final class ManagedObjectContext {
         return object
     }
 
+    /// The object for an ID as its class, loaded: `try context.existingObject(with: id, as: Book.self)`
+    /// (or with the type inferred: `let book: Book = try context.existingObject(with: id)`). Throws
+    /// `RuntimeError.objectNotFound` when the store has no such record and `RuntimeError.typeMismatch`
+    /// when the record's entity is not of that class (nor one of its subclasses).
+    public func existingObject<Object: ManagedObject>(with id: ObjectID, as type: Object.Type = Object.self) throws -> Object {
+        let object = try existingObject(with: id)
+        guard let typed = object as? Object else {
+            throw RuntimeError.typeMismatch(expected: "\(Object.self)", found: "\(Swift.type(of: object)) (\(id))")
+        }
+        return typed
+    }
+
     /// Loads a fault's values from the store, then calls `awakeFromFetch` with change processing off.
     func fulfillFault(_ object: ManagedObject) throws {
         guard object._isFault else { return }

@@ -111,6 +111,14 @@ extension FetchRequest {
         }
     }
 
+    /// A typed request with a predicate (the same as the initializer above; written out so that
+    /// `context.count(for: FetchRequest(predicate: #Predicate<Book> { … }))` infers `Book` where the
+    /// request is an argument, which the optional parameter alone does not let the compiler do).
+    public init(predicate: Foundation.Predicate<Result>, sortBy: [Foundation.SortDescriptor<Result>] = [],
+                fetchLimit: Int? = nil, fetchOffset: Int = 0) {
+        self.init(predicate: Optional(predicate), sortBy: sortBy, fetchLimit: fetchLimit, fetchOffset: fetchOffset)
+    }
+
     /// The request as the store runs it: a typed query translated for `model` (others unchanged).
     func resolved(for model: ManagedObjectModel) throws -> FetchRequest<Result> {
         guard let typedQuery else { return self }

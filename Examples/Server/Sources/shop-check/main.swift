@@ -49,7 +49,7 @@ func transcript(_ container: ManagedContainer) throws -> [String] {
     lines.append("garden: " + describe(try reader.fetch(ShopModel.productsInCategory(name: "GARDEN"))))
     lines.append("parties A*: " + (try reader.fetch(ShopModel.partiesNamed(prefix: "a"))).map { "\($0.name) (\(type(of: $0)))" }.joined(separator: ", "))
     lines.append("customers: \(try reader.count(for: FetchRequest<Customer>(entityName: "Customer"))), parties: \(try reader.count(for: FetchRequest<Party>(entityName: "Party")))")
-    let acmeRead = try reader.existingObject(with: acme.objectID) as! Supplier
+    let acmeRead = try reader.existingObject(with: acme.objectID, as: Supplier.self)
     lines.append("acme sells: " + acmeRead.products.map(\.sku).sorted().joined(separator: ", "))
 
     // Rules: a second product with a taken SKU, a customer with a taken email, deleting a supplier with products.

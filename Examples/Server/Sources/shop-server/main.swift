@@ -24,7 +24,7 @@ router.post("products") { request, context -> EditedResponse<ProductInfo> in
         let saved = try await container.performBackgroundTask { context in
             let product = try input.insert(into: context)
             try context.save()
-            return ProductInfo(product)
+            return ProductInfo(product)          // a Sendable value leaves the context, not the object
         }
         return EditedResponse(status: .created, response: saved)
     } catch let error as ValidationError {
