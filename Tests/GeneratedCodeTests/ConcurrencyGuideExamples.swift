@@ -23,6 +23,40 @@ struct PersonRow: Sendable {
     return try LiveResults(request, in: container.mainContext)   // Observable: a SwiftUI view redraws
 }
 
+// MARK: Pattern 1b: editing in a child context
+
+/// A sheet that edits an employee: the edit lives in a child of the main context until Done.
+@MainActor final class EmployeeEditor {
+    let draft: ManagedObjectContext
+    let employee: Employee                 // the child's copy: bind the sheet's fields to it
+
+    init(editing id: ObjectID, in container: ManagedContainer) throws {
+        draft = container.mainContext.newChildContext()
+        employee = try draft.existingObject(with: id, as: Employee.self)
+    }
+
+    /// Cancel: the draft's changes are dropped; the main context never saw them.
+    func cancel() {
+        draft.rollback()
+    }
+
+    /// Done: validated and pushed into the main context (its live results update), then saved.
+    func done() throws {
+        try draft.save()
+        try draft.parent?.save()
+    }
+}
+
+/// A raise for a whole team, computed off the main actor; the main context holds it unsaved.
+@MainActor func giveRaise(to team: ObjectID, percent: Decimal, container: ManagedContainer) async throws -> Int {
+    try await container.mainContext.performChildTask { child in
+        let department = try child.existingObject(with: team, as: Department.self)
+        for person in department.members { person.salary *= 1 + percent / 100 }
+        try child.save()                   // into the main context, not the store
+        return department.members.count
+    }
+}
+
 // MARK: Pattern 2: background import
 
 /// A one-off job: a context on a background actor; objects stay inside, IDs come out.
@@ -102,6 +136,48 @@ func catchUp(_ container: ManagedContainer, after token: Int64?) throws -> Int64
         #expect(token != nil)
         #expect(try container.history().isEmpty)   // pruned through the last token
         #expect(try container.mainContext.count(for: Employee.fetchRequest()) == 1202)
+    }
+
+    /// The editing sheet, as a user would: one edit cancelled, one saved; the main context's live
+    /// results (sorted by last name) show only the saved one, and so does the store. Then a raise for
+    /// the team in a background child: the main context holds it unsaved until it saves.
+    @MainActor @Test func theEditingSheetCancelsOnceAndSavesOnce() async throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("sheet-\(UUID().uuidString).sqlite")
+        defer { try? FileManager.default.removeItem(at: url) }
+        let container = try ManagedContainer(model: StaffModel.model, store: .sqlite(url))
+        let main = container.mainContext
+        let sales = Department(context: main, name: "Sales")
+        for (first, last) in [("Ann", "Baker"), ("Cy", "Adams")] {
+            let person = Employee(context: main, firstName: first, lastName: last)
+            person.department = sales
+            person.salary = 1000
+        }
+        try main.save()
+        let list = try teamList(container, team: sales.objectID)
+        #expect(list.objects.map(\.lastName) == ["Adams", "Baker"])
+        let ann = list.objects[1]
+
+        let cancelled = try EmployeeEditor(editing: ann.objectID, in: container)
+        cancelled.employee.lastName = "Zed"
+        #expect(list.objects.map(\.lastName) == ["Adams", "Baker"])
+        cancelled.cancel()
+        #expect(ann.lastName == "Baker" && !main.hasChanges)
+
+        let editor = try EmployeeEditor(editing: ann.objectID, in: container)
+        editor.employee.lastName = "Aaron"
+        try editor.done()
+        #expect(list.objects.map(\.lastName) == ["Aaron", "Adams"])
+        #expect(!main.hasChanges)
+        let reader = container.newContext()
+        #expect(try reader.fetch(Employee.fetchRequest()).map(\.lastName).sorted() == ["Aaron", "Adams"])
+
+        #expect(try await giveRaise(to: sales.objectID, percent: 10, container: container) == 2)
+        #expect(list.objects.map(\.salary) == [1100, 1100])
+        #expect(main.hasChanges)
+        #expect(try reader.fetch(Employee.fetchRequest()).map(\.salary) == [1000, 1000])
+        try main.save()
+        let later = container.newContext()
+        #expect(try later.fetch(Employee.fetchRequest()).map(\.salary) == [1100, 1100])
     }
 
     /// Every ```swift block of docs/concurrency.md is in this file, character for character.

@@ -85,7 +85,8 @@ extension ManagedObjectContext {
         let changeSet = ChangeSet(committed: changes, result: result)
         if !changeSet.isEmpty {
             updateLiveResults(changeSet)
-            container.didSave(changeSet, from: self)
+            // A child's save went into its parent, not the store: nobody else hears of it yet.
+            if parentLink == nil { container.didSave(changeSet, from: self) }
         }
     }
 
@@ -142,7 +143,13 @@ extension ManagedObjectContext {
                      "ModelgenRuntime: the store's commit result does not match the changes")
         // Re-keying the registry: one removal and one insertion per inserted object, or, when they are
         // most of it (a bulk insert), one pass building it afresh at its final size.
-        let rebuild = insertedObjects.count > registered.count / 2
+        // (Not in a child: its saved objects keep their temporary IDs, which a rebuild would drop.)
+        let rebuild = insertedObjects.count > registered.count / 2 && parentLink == nil
+        if hasChildren {
+            for (object, permanent) in zip(insertedObjects, result.insertedIDs) where object.objectID != permanent {
+                savedTemporaryIDs[object.objectID] = permanent
+            }
+        }
         for (object, permanent) in zip(insertedObjects, result.insertedIDs) {
             if !rebuild { registered.removeValue(forKey: object.objectID) }
             object.objectID = permanent

@@ -43,7 +43,16 @@ public final class ManagedObjectContext {
     var rowCache: [ObjectID: StoreRow] = [:]
     /// Faults of fetches with a batch size, by ID: the first of a batch to fire loads the whole batch's rows.
     var faultBatches: [ObjectID: FaultBatch] = [:]
-    private var nextTemporaryKey: Int64 = -1
+    var nextTemporaryKey: Int64 = -1
+    /// For a child context: the link to the context it saves into (nil: it saves to the store).
+    var parentLink: ParentLink?
+    /// Where fetches and saves go: the container's store, or, for a child, its parent context.
+    private var childStore: ParentContextStore?
+    /// Temporary IDs this context replaced with permanent ones on save, kept once it has had a child
+    /// (a child's objects keep the temporary IDs its save gave the parent; see `resolvedID(_:)`).
+    var savedTemporaryIDs: [ObjectID: ObjectID] = [:]
+    /// True once a child context was made from this one.
+    var hasChildren = false
 
     init(container: ManagedContainer, observationMode: ObservationMode = .observable, retainsContainer: Bool = true) {
         strongContainer = retainsContainer ? container : nil
@@ -62,7 +71,16 @@ public final class ManagedObjectContext {
 
     /// The model of the container.
     public var model: ManagedObjectModel { container.model }
-    var store: any PersistentStore { container.store }
+    var store: any PersistentStore { childStore ?? container.store }
+
+    /// Makes this new context the child of `link.parent`: it reads through the parent and saves into it.
+    func becomeChild(of link: ParentLink) {
+        parentLink = link
+        childStore = ParentContextStore(link: link)
+        link.parent.hasChildren = true
+        // A block of temporary keys of its own, so that its new objects keep their IDs in the parent.
+        nextTemporaryKey = TemporaryKeyBlocks.next()
+    }
 
     // MARK: Change sets
 
@@ -293,7 +311,7 @@ public final class ManagedObjectContext {
 
     /// A row's value for a slot: transients get their default, transformables are decoded, raw values
     /// checked against their Swift type, relationships become objects (faults where not registered).
-    private func slotValue(_ row: StoreRow, at index: Int, entity: EntityDescription) throws -> SlotValue {
+    func slotValue(_ row: StoreRow, at index: Int, entity: EntityDescription) throws -> SlotValue {
         let value = index < row.values.count ? row.values[index] : .null
         switch entity.properties[index] {
         case .attribute(let a):

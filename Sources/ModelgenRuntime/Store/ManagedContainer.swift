@@ -210,6 +210,15 @@ actor BackgroundContext {
         context.isolation = .actor(WeakBackgroundContext(actor: self))
     }
 
+    /// An actor owning a child of `link.parent` (`performChildTask`).
+    init(childOf link: ParentLink) {
+        let child = ManagedObjectContext(container: link.parent.container, observationMode: .unobserved)
+        child.mergePolicy = link.parent.mergePolicy
+        child.becomeChild(of: link)
+        context = child
+        context.isolation = .actor(WeakBackgroundContext(actor: self))
+    }
+
     /// The background context whose task is running (debug checks of `ContextIsolation`).
     @TaskLocal static var current: ObjectIdentifier?
 

@@ -1,0 +1,70 @@
+#if PostgreSQL
+import Foundation
+import ModelgenPostgres
+import ModelgenRuntime
+import Testing
+
+/// Child contexts on every store kind, PostgreSQL included (the in-memory and SQLite stores are also
+/// covered in depth by ModelgenRuntimeTests.ChildContextTests): a child reads its parent's unsaved
+/// state through the parent (fetches run in the parent's store, SQL on PostgreSQL), saves into the
+/// parent and never into the store; uniqueness and deny rules hold; a cancelled child changes nothing.
+@Suite struct ChildContextStoreTests {
+    @Test(arguments: availableKinds)
+    func aChildSavesIntoItsParentOnEveryStore(_ kind: StoreKind) throws {
+        let container = ManagedContainer(model: semanticsModel, store: try kind.makeStore().store)
+        let parent = container.newContext()
+        let ada = try parent.insertObject(entityName: "Employee")
+        try ada.setValue("Ada", forKey: "name")
+        try ada.setValue("ada@example.com", forKey: "email")
+        let project = try parent.insertObject(entityName: "Project")
+        try project.setValue("Engine", forKey: "title")
+        try project.setValue(ada, forKey: "lead")
+        try parent.save()
+        // An unsaved change in the parent, which the child must see.
+        try project.setValue("Analytical Engine", forKey: "title")
+
+        /// Counted in a new context each time (one that loaded the records earlier keeps their values).
+        func stored(_ entity: String, _ predicate: String) throws -> Int {
+            let reader = container.newContext()
+            return try reader.count(for: FetchRequest<ManagedObject>(entityName: entity, predicate: predicate))
+        }
+
+        // Cancelled: dropped without a save.
+        do {
+            let cancelled = parent.newChildContext()
+            let copy = try cancelled.existingObject(with: project.objectID)
+            try copy.setValue("Never", forKey: "title")
+        }
+        #expect(try project.value(forKey: "title") as? String == "Analytical Engine")
+
+        let child = parent.newChildContext()
+        let found = try child.fetch(FetchRequest<ManagedObject>(entityName: "Project", predicate: "title BEGINSWITH 'Analytical'"))
+        #expect(found.map(\.objectID) == [project.objectID])
+        let childProject = try #require(found.first)
+        let task = try child.insertObject(entityName: "Task")
+        try task.setValue("Design", forKey: "summary")
+        try task.setValue(childProject, forKey: "project")
+        // Uniqueness against the parent: a second person with Ada's email is refused in the child.
+        let twin = try child.insertObject(entityName: "Customer")
+        try twin.setValue("Twin", forKey: "name")
+        try twin.setValue("ada@example.com", forKey: "email")
+        #expect(throws: ValidationError.self) { try child.save() }
+        child.delete(twin)
+        // Deny: Ada leads a project, so she cannot be deleted.
+        child.delete(try child.existingObject(with: ada.objectID))
+        #expect(throws: ValidationError.self) { try child.save() }
+        child.rollback()
+        let again = try #require(try child.fetch(FetchRequest<ManagedObject>(entityName: "Project")).first)
+        let kept = try child.insertObject(entityName: "Task")
+        try kept.setValue("Build", forKey: "summary")
+        try kept.setValue(again, forKey: "project")
+        try child.save()
+
+        #expect((try project.value(forKey: "tasks") as? [ManagedObject])?.count == 1)
+        #expect(try stored("Task", "TRUEPREDICATE") == 0)
+        #expect(try stored("Project", "title == 'Engine'") == 1)
+        try parent.save()
+        #expect(try stored("Task", "summary == 'Build' AND project.title == 'Analytical Engine'") == 1)
+    }
+}
+#endif
