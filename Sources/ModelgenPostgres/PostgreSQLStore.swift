@@ -331,7 +331,9 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
             var conflicts: [StoreConflict] = []
             for row in changes.updated {
                 let current = versions[try entity(row.id.entityName).table.name]?[row.id.key]
-                if current != row.version { conflicts.append(StoreConflict(id: row.id, expectedVersion: row.version, currentVersion: current)) }
+                // A record changed only in its to-many relationships conflicts only when it is gone.
+                let clashes = changes.writes[row.id]?.isMembershipOnly == true ? current == nil : current != row.version
+                if clashes { conflicts.append(StoreConflict(id: row.id, expectedVersion: row.version, currentVersion: current)) }
             }
             for (id, version) in changes.deleted {
                 if let current = versions[try entity(id.entityName).table.name]?[id.key], current != version {
@@ -390,12 +392,20 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
             send(entity.insertSQL, try columnBindings(row, entity, resolve, prefix: { $0.append(id.key); $0.append(Int32(entity.code)) }))
         }
         let updateStart = pending.count
+        // A record changed only in its to-many relationships keeps its row (and version): its version
+        // is read instead, under a row lock, so that a record gone meanwhile is seen.
         for row in changes.updated {
             let entity = try entity(row.id.entityName)
-            var bindings = try columnBindings(row, entity, resolve, prefix: { _ in })
+            let write = changes.writes[row.id]
+            if let write, write.isMembershipOnly {
+                send("SELECT $3::bigint FROM \(PostgreSQLSQL.quote(entity.table.name)) WHERE \"Z_PK\" = $1 AND \"Z_ENT\" = $2 FOR UPDATE",
+                     Self.bindings { $0.append(row.id.key); $0.append(Int32(entity.code)); $0.append(row.version) })
+                continue
+            }
+            var bindings = try columnBindings(row, entity, resolve, slots: write?.columns, prefix: { _ in })
             bindings.append(row.id.key)
             bindings.append(Int32(entity.code))
-            send(entity.updateSQL, bindings)
+            send(write.map { entity.updateSQL(slots: $0.columns) } ?? entity.updateSQL, bindings)
         }
         let results = try awaitPending()
         var updatedVersions: [Int64] = []
@@ -411,10 +421,15 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
             }
         }
 
-        // To-many relationships of every written row.
-        func writeToMany(_ row: StoreRow, _ id: ObjectID) throws {
+        // To-many relationships of every written row: a property-level save's deltas (other saves'
+        // members stay), or whole lists.
+        func writeToMany(_ row: StoreRow, _ id: ObjectID, deltas: [Int: ToManyDelta]?) throws {
             let entity = try entity(id.entityName)
             for (slot, storage) in entity.layout.storage.enumerated() {
+                if let deltas {
+                    if let delta = deltas[slot] { try applyToMany(delta, of: id, storage) }
+                    continue
+                }
                 guard slot < row.values.count, case .references(let targets) = row.values[slot] else { continue }
                 switch storage {
                 case .toManyByJoin(let table):
@@ -439,18 +454,69 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
                 }
             }
         }
-        for (row, id) in zip(changes.inserted, insertedIDs) { try writeToMany(row, id) }
-        for row in changes.updated { try writeToMany(row, row.id) }
+        /// One relationship's delta: join rows added and removed; an ordered relationship's positions
+        /// set from the saving context's order, members another save added meanwhile after them.
+        func applyToMany(_ delta: ToManyDelta, of id: ObjectID, _ storage: SQLiteLayout.Storage) throws {
+            let resolved = ToManyDelta(added: delta.added.map(resolve), removed: delta.removed.map(resolve), order: delta.order?.map(resolve))
+            switch storage {
+            case .toManyByJoin(let table):
+                let t = PostgreSQLSQL.quote(table)
+                if !resolved.removed.isEmpty {
+                    send("DELETE FROM \(t) WHERE \"source\" = $1 AND \"target\" = ANY($2)",
+                         Self.bindings { $0.append(id.key); $0.append(resolved.removed.map(\.key)) })
+                }
+                if !resolved.added.isEmpty {
+                    send("INSERT INTO \(t) (\"source\", \"target\", \"target.entity\", \"position\") "
+                         + "SELECT $1, t.target, t.code, (SELECT coalesce(max(\"position\") + 1, 0) FROM \(t) WHERE \"source\" = $1) + t.position - 1 "
+                         + "FROM unnest($2::bigint[], $3::bigint[]) WITH ORDINALITY AS t(target, code, position) "
+                         + "WHERE NOT EXISTS (SELECT 1 FROM \(t) WHERE \"source\" = $1 AND \"target\" = t.target)",
+                         Self.bindings {
+                             $0.append(id.key)
+                             $0.append(resolved.added.map(\.key))
+                             $0.append(resolved.added.map { self.entities[$0.entityName]?.code ?? 0 })
+                         })
+                }
+                guard resolved.order != nil else { return }
+                _ = try awaitPending()
+                let stored = try connection.rows("SELECT \"target\" FROM \(t) WHERE \"source\" = $1 ORDER BY \"position\"", Self.bindings { $0.append(id.key) })
+                    .map { try $0.makeRandomAccess()[0].decode(Int64.self) }
+                let keys = Self.orderedKeys(resolved, stored: stored)
+                send("UPDATE \(t) SET \"position\" = t.position - 1 FROM unnest($2::bigint[]) WITH ORDINALITY AS t(key, position) "
+                     + "WHERE \"source\" = $1 AND \"target\" = t.key", Self.bindings { $0.append(id.key); $0.append(keys) })
+            case .toManyByInverse(let table, let inverse, let order?) where resolved.order != nil:
+                // Membership is the members' own column (their rows carry it); the order is set here.
+                _ = try awaitPending()
+                let q = PostgreSQLSQL.quote
+                let stored = try connection.rows("SELECT \"Z_PK\" FROM \(q(table)) WHERE \(q(inverse)) = $1 ORDER BY \(q(order))", Self.bindings { $0.append(id.key) })
+                    .map { try $0.makeRandomAccess()[0].decode(Int64.self) }
+                send("UPDATE \(q(table)) SET \(q(order)) = t.position - 1 FROM unnest($1::bigint[]) WITH ORDINALITY AS t(key, position) WHERE \"Z_PK\" = t.key",
+                     Self.bindings { $0.append(Self.orderedKeys(resolved, stored: stored)) })
+            default:
+                break
+            }
+        }
+        for (row, id) in zip(changes.inserted, insertedIDs) { try writeToMany(row, id, deltas: nil) }
+        for row in changes.updated { try writeToMany(row, row.id, deltas: changes.writes[row.id]?.toMany) }
         _ = try awaitPending()
         return StoreCommitResult(insertedIDs: insertedIDs, updatedVersions: updatedVersions)
     }
 
-    /// The bindings of a row's columns in the entity's written-column order, after `prefix`.
+    /// The keys of an ordered relationship's members in their new order (see `ToManyDelta.applied(to:)`;
+    /// the members of one relationship are of one table, so keys tell them apart).
+    private static func orderedKeys(_ delta: ToManyDelta, stored: [Int64]) -> [Int64] {
+        func byKey(_ ids: [ObjectID]) -> [ObjectID] { ids.map { ObjectID(entityName: "", key: $0.key) } }
+        let keyed = ToManyDelta(added: byKey(delta.added), removed: byKey(delta.removed), order: delta.order.map(byKey))
+        return keyed.applied(to: stored.map { ObjectID(entityName: "", key: $0) }).map(\.key)
+    }
+
+    /// The bindings of a row's columns in the entity's written-column order (only those of `slots`
+    /// when given), after `prefix`.
     private func columnBindings(_ row: StoreRow, _ entity: PostgresEntity, _ resolve: (ObjectID) -> ObjectID,
-                                prefix: (inout PostgresBindings) -> Void) throws -> PostgresBindings {
+                                slots: [Int]? = nil, prefix: (inout PostgresBindings) -> Void) throws -> PostgresBindings {
         var bindings = PostgresBindings(capacity: entity.writtenCount + 4)
         prefix(&bindings)
         for (slot, storage) in entity.layout.storage.enumerated() {
+            if let slots, !slots.contains(slot) { continue }
             let value = slot < row.values.count ? row.values[slot] : .null
             switch storage {
             case .attribute(_, let type, _):
@@ -598,8 +664,19 @@ struct PostgresEntity: @unchecked Sendable {
         let q = PostgreSQLSQL.quote
         insertSQL = "INSERT INTO \(q(table.name)) (\"Z_PK\", \"Z_ENT\", \"Z_OPT\"" + written.map { ", " + q($0) }.joined()
             + ") VALUES ($1, $2, 1" + written.indices.map { ", $\($0 + 3)" }.joined() + ")"
-        updateSQL = "UPDATE \(q(table.name)) SET \"Z_OPT\" = \"Z_OPT\" + 1" + written.enumerated().map { ", \(q($0.element)) = $\($0.offset + 1)" }.joined()
-            + " WHERE \"Z_PK\" = $\(written.count + 1) AND \"Z_ENT\" = $\(written.count + 2) RETURNING \"Z_OPT\""
+        updateSQL = Self.updateSQL(table: table.name, columns: written)
+    }
+
+    /// `UPDATE` of the columns (then key and entity code), returning the new version.
+    private static func updateSQL(table: String, columns: [String]) -> String {
+        let q = PostgreSQLSQL.quote
+        return "UPDATE \(q(table)) SET \"Z_OPT\" = \"Z_OPT\" + 1" + columns.enumerated().map { ", \(q($0.element)) = $\($0.offset + 1)" }.joined()
+            + " WHERE \"Z_PK\" = $\(columns.count + 1) AND \"Z_ENT\" = $\(columns.count + 2) RETURNING \"Z_OPT\""
+    }
+
+    /// `UPDATE` of the columns of `slots` only: a property-level save's statement.
+    func updateSQL(slots: [Int]) -> String {
+        Self.updateSQL(table: table.name, columns: layout.columns(ofSlots: slots))
     }
 }
 

@@ -12,12 +12,12 @@ enum RuntimeTypeNames {
         "ManagedTransformable", "ManagedValue", "ManagedValueTransformer", "MergeConflictError", "MergePolicy",
         "MigrationPolicy", "ModelActor", "ModelgenRuntimeAPIVersionCheck", "ModelgenRuntimeAPIVersion_1",
         "ModelgenRuntimeAPIVersion_2", "ObjectID", "ObjectIDList", "ObjectList", "ObservationMode",
-        "PersistentStore", "PredicateFunctions", "PropertyDescription", "QueryPlan", "QueryValue",
+        "PersistentStore", "PredicateFunctions", "PropertyDescription", "QueryPlan", "QueryValue", "RecordWrite",
         "RelationshipDescription", "ResultsDifference", "ResultsSection", "ResultsSnapshot", "RuntimeError",
         "SQLiteConfiguration", "SQLiteStore", "SQLiteStoreError", "ScalarCell", "ScalarKind", "SlotValue",
         "SortDescriptor", "StoreChanges", "StoreCommitResult", "StoreConflict", "StoreDescription", "StoreQuery",
-        "StoreRow", "StoreValue", "TransformableBox", "UniquenessViolationError", "UnsupportedPredicateError",
-        "ValidationError", "ValueCodec",
+        "StoreRow", "StoreValue", "ToManyDelta", "TransformableBox", "UniquenessViolationError",
+        "UnsupportedPredicateError", "ValidationError", "ValueCodec",
     ]
 }
 

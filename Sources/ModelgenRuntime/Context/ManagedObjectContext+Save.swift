@@ -63,6 +63,7 @@ extension ManagedObjectContext {
             for object in changedObjects { changes.changedKeys[object.objectID] = Set(object.changedValues().keys) }
             changes.inserted = insertedObjects.map { StoreRow(id: $0.objectID, version: 0, values: storeValues(of: $0)) }
             changes.updated = changedObjects.map { StoreRow(id: $0.objectID, version: $0.committedVersion, values: storeValues(of: $0)) }
+            for object in changedObjects { changes.writes[object.objectID] = recordWrite(of: object) }
             changes.deleted = deletedObjects.map { ($0.objectID, $0.committedVersion) }
             do {
                 result = try commit(&changes, changedObjects: &changedObjects, deletedObjects: deletedObjects)
@@ -196,6 +197,30 @@ extension ManagedObjectContext {
             object.didSave()
             object._context = nil
         }
+    }
+
+    /// What a save writes of a changed object: the columns of the stored properties whose values differ
+    /// from those it read, and its to-many relationships' added and removed members (see `RecordWrite`).
+    func recordWrite(of object: ManagedObject) -> RecordWrite {
+        let entity = object.entity
+        let slots = object._slots
+        let committed = object.committedSlots ?? slots.array
+        var write = RecordWrite()
+        for (slot, property) in entity.properties.enumerated() where !property.isTransient {
+            let old = committed[slot], new = slots[slot]
+            if old.isSame(as: new) { continue }
+            guard case .relationship(let relationship) = property, relationship.isToMany else {
+                write.columns.append(slot)
+                continue
+            }
+            let before = old.relatedObjects, after = new.relatedObjects
+            let had = Set(before.map(ObjectIdentifier.init)), has = Set(after.map(ObjectIdentifier.init))
+            var delta = ToManyDelta(added: after.filter { !had.contains(ObjectIdentifier($0)) }.map(\.objectID),
+                                    removed: before.filter { !has.contains(ObjectIdentifier($0)) }.map(\.objectID))
+            if relationship.isOrdered { delta.order = after.map(\.objectID) }
+            write.toMany[slot] = delta
+        }
+        return write
     }
 
     /// A row of stored values: transient properties left out, transformables encoded, relationships as IDs.

@@ -156,10 +156,6 @@ extension ManagedObject {
 
     /// Every object a relationship slot holds.
     final func objects(inSlot slot: Int) -> [ManagedObject] {
-        switch _slots[slot] {
-        case .object(let o): return [o]
-        case .objects(let list): return list.objects
-        default: return []
-        }
+        _slots[slot].relatedObjects
     }
 }

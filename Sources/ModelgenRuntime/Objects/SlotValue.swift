@@ -50,6 +50,15 @@ public enum SlotValue {
         }
     }
 
+    /// The objects a relationship slot holds (none for other values).
+    var relatedObjects: [ManagedObject] {
+        switch self {
+        case .object(let object): return [object]
+        case .objects(let list): return list.objects
+        default: return []
+        }
+    }
+
     /// The value as a caller of `value(forKey:)` sees it.
     var anyValue: Any? {
         switch self {

@@ -29,8 +29,11 @@ public final class InMemoryStore: PersistentStore {
             // Check every update and delete against the current versions before changing anything.
             if !changes.force {
                 var conflicts: [StoreConflict] = []
-                for row in changes.updated where state.rows[row.id]?.version != row.version {
-                    conflicts.append(StoreConflict(id: row.id, expectedVersion: row.version, currentVersion: state.rows[row.id]?.version))
+                for row in changes.updated {
+                    let current = state.rows[row.id]?.version
+                    // A record changed only in its to-many relationships conflicts only when it is gone.
+                    let clashes = changes.writes[row.id]?.isMembershipOnly == true ? current == nil : current != row.version
+                    if clashes { conflicts.append(StoreConflict(id: row.id, expectedVersion: row.version, currentVersion: current)) }
                 }
                 for (id, version) in changes.deleted where state.rows[id] != nil && state.rows[id]?.version != version {
                     conflicts.append(StoreConflict(id: id, expectedVersion: version, currentVersion: state.rows[id]?.version))
@@ -63,6 +66,21 @@ public final class InMemoryStore: PersistentStore {
                 insertedIDs.append(id)
             }
             for row in changes.updated {
+                // Property by property: the changed columns, and the to-many relationships' deltas.
+                if let write = changes.writes[row.id], var stored = rows[row.id] {
+                    for slot in write.columns { stored.values[slot] = resolve(row.values[slot]) }
+                    for (slot, delta) in write.toMany {
+                        guard case .references(let members) = stored.values[slot] else { continue }
+                        let resolved = ToManyDelta(added: delta.added.map { permanent[$0] ?? $0 }, removed: delta.removed,
+                                                   order: delta.order?.map { permanent[$0] ?? $0 })
+                        stored.values[slot] = .references(resolved.applied(to: members))
+                    }
+                    if !write.isMembershipOnly { stored.version += 1 }
+                    rows[row.id] = stored
+                    updatedVersions.append(write.isMembershipOnly ? row.version : stored.version)
+                    continue
+                }
+                // Whole (or gone, and forced back by the merge policy: inserted again).
                 let version = (rows[row.id]?.version ?? 0) + 1
                 if rows[row.id] == nil { idsByEntity[row.id.entityName, default: []].append(row.id) }
                 rows[row.id] = StoreRow(id: row.id, version: version, values: row.values.map(resolve))

@@ -36,9 +36,68 @@ public struct StoreChanges: Sendable {
     public var changedKeys: [ObjectID: Set<String>] = [:]
     /// Who saves: recorded in the store's history (`ManagedContainer.historyAuthor`).
     public var author = ""
+    /// What the save writes of each updated record, by ID (property-level saves). A record of
+    /// `updated` without an entry is written whole: every column, and its to-many relationships
+    /// replaced by the row's lists (changes made by hand, and `MergePolicy.overwrite`).
+    public var writes: [ObjectID: RecordWrite] = [:]
 
     /// Empty changes.
     public init() {}
+}
+
+/// What a property-level save writes of one updated record: the columns of the properties it changed,
+/// and the members its to-many relationships gained and lost. Another save's changes to the record's
+/// other properties and members stay as they are.
+///
+/// A record whose only changes are to-many relationships (a book added to a branch: the branch's
+/// `books` grew, its own row did not change) has no `columns`: its row is neither written nor
+/// version-checked, and it keeps its version, so saves adding members to one record never conflict.
+/// The members live in other rows (their to-one columns, or join rows): the deltas say which.
+public struct RecordWrite: Sendable, Hashable {
+    /// Slots of the record's own columns (attributes and to-one relationships) the save changed, ascending.
+    public var columns: [Int]
+    /// The to-many relationships the save changed, by slot.
+    public var toMany: [Int: ToManyDelta]
+
+    /// A write (for store implementations and tests).
+    public init(columns: [Int] = [], toMany: [Int: ToManyDelta] = [:]) {
+        self.columns = columns
+        self.toMany = toMany
+    }
+
+    /// True when the record's own row is not written (only its to-many relationships changed).
+    public var isMembershipOnly: Bool { columns.isEmpty }
+}
+
+/// How a save changed one to-many relationship of a record.
+public struct ToManyDelta: Sendable, Hashable {
+    /// Members the save added (not held before), in the relationship's order.
+    public var added: [ObjectID]
+    /// Members the save removed.
+    public var removed: [ObjectID]
+    /// For an ordered relationship whose order the save set: its members as the saving context has them.
+    public var order: [ObjectID]?
+
+    /// A delta (for store implementations and tests).
+    public init(added: [ObjectID] = [], removed: [ObjectID] = [], order: [ObjectID]? = nil) {
+        self.added = added
+        self.removed = removed
+        self.order = order
+    }
+
+    /// `members` (what the store holds) with this delta applied: removed ones gone, added ones at the
+    /// end, and, for an ordered relationship, the saving context's order first, then members another
+    /// save added meanwhile in their stored order.
+    public func applied(to members: [ObjectID]) -> [ObjectID] {
+        let gone = Set(removed)
+        var result = members.filter { !gone.contains($0) }
+        var present = Set(result)
+        for member in added where present.insert(member).inserted { result.append(member) }
+        guard let order else { return result }
+        let ordered = order.filter(present.contains)
+        let placed = Set(ordered)
+        return ordered + result.filter { !placed.contains($0) }
+    }
 }
 
 /// What a store answers to a successful commit, in the order of the changes it was given

@@ -38,6 +38,27 @@ package struct SQLiteLayout {
         let insertSQL: String
         /// `UPDATE` of a whole row (columns in slot order, then key and entity code), returning the new version.
         let updateSQL: String
+        /// The columns of `slots` (attributes; to-one relationships' key and entity columns), in order.
+        package func columns(ofSlots slots: [Int]) -> [String] {
+            var columns: [String] = []
+            for slot in slots {
+                switch storage[slot] {
+                case .attribute(let column, _, _): columns.append(column)
+                case .toOne(let column): columns += [column, column + ".entity"]
+                default: break
+                }
+            }
+            return columns
+        }
+
+        /// `UPDATE` of the columns of `slots` (then key and entity code), returning the new version: a
+        /// property-level save's statement (`updateSQL` writes every column).
+        func updateSQL(slots: [Int]) -> String {
+            "UPDATE \(SQLiteSchemaPlanner.quote(table)) SET \"Z_OPT\" = \"Z_OPT\" + 1"
+                + columns(ofSlots: slots).map { ", \(SQLiteSchemaPlanner.quote($0)) = ?" }.joined()
+                + " WHERE \"Z_PK\" = ? AND \"Z_ENT\" = ? RETURNING \"Z_OPT\""
+        }
+
         /// Whether some slot is a to-many relationship kept outside the row (join table or ordered inverse).
         package let hasToManyStorage: Bool
 

@@ -407,7 +407,9 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
             var conflicts: [StoreConflict] = []
             for row in changes.updated {
                 let current = try currentVersion(row.id)
-                if current != row.version { conflicts.append(StoreConflict(id: row.id, expectedVersion: row.version, currentVersion: current)) }
+                // A record changed only in its to-many relationships conflicts only when it is gone.
+                let clashes = changes.writes[row.id]?.isMembershipOnly == true ? current == nil : current != row.version
+                if clashes { conflicts.append(StoreConflict(id: row.id, expectedVersion: row.version, currentVersion: current)) }
             }
             for (id, version) in changes.deleted {
                 if let current = try currentVersion(id), current != version {
@@ -484,9 +486,15 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
         updatedVersions.reserveCapacity(changes.updated.count)
         for row in changes.updated {
             let entity = try entities[row.id.entityName]
-            let previousFiles = try externalFiles(of: row.id, entity, connection)
-            let update = try connection.statement(entity.updateSQL)
-            let bound = try bindColumns(row, entity, resolve, to: update, from: 1, written: &written, previous: previousFiles)
+            let write = changes.writes[row.id]
+            if let write, write.isMembershipOnly, try currentVersion(row.id) != nil {
+                updatedVersions.append(row.version)   // its row is not written: it keeps its version
+                continue
+            }
+            let slots = write?.columns   // nil: every column
+            let previousFiles = try externalFiles(of: row.id, entity, connection).filter { slots?.contains($0.key) ?? true }
+            let update = try connection.statement(slots.map(entity.updateSQL(slots:)) ?? entity.updateSQL)
+            let bound = try bindColumns(row, entity, resolve, to: update, from: 1, slots: slots, written: &written, previous: previousFiles)
             update.bind(.integer(row.id.key), at: bound.next)
             update.bind(.integer(entity.code), at: bound.next + 1)
             var files = bound.files
@@ -503,11 +511,16 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
             let kept = Set(files.values)
             unreferenced.formUnion(previousFiles.values.filter { !kept.contains($0) })
         }
-        // To-many relationships of every written row.
-        func writeToMany(_ row: StoreRow, _ id: ObjectID) throws {
+        // To-many relationships of every written row: a property-level save's deltas (other saves'
+        // members stay), or whole lists.
+        func writeToMany(_ row: StoreRow, _ id: ObjectID, deltas: [Int: ToManyDelta]?) throws {
             let entity = try entities[id.entityName]
             guard entity.hasToManyStorage else { return }
             for (slot, storage) in entity.storage.enumerated() {
+                if let deltas {
+                    if let delta = deltas[slot] { try applyToMany(delta, of: id, storage) }
+                    continue
+                }
                 guard slot < row.values.count, case .references(let targets) = row.values[slot] else { continue }
                 switch storage {
                 case .toManyByJoin(let table):
@@ -527,21 +540,72 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
                 }
             }
         }
-        for (row, id) in zip(changes.inserted, insertedIDs) { try writeToMany(row, id) }
-        for row in changes.updated { try writeToMany(row, row.id) }
+        /// One relationship's delta: join rows added and removed; an ordered relationship's positions
+        /// set from the saving context's order, members another save added meanwhile after them.
+        func applyToMany(_ delta: ToManyDelta, of id: ObjectID, _ storage: SQLiteLayout.Storage) throws {
+            switch storage {
+            case .toManyByJoin(let table):
+                let t = quote(table)
+                for target in delta.removed.map(resolve) {
+                    try connection.statement("DELETE FROM \(t) WHERE \"source\" = ? AND \"target\" = ?").run([.integer(id.key), .integer(target.key)])
+                }
+                for target in delta.added.map(resolve) {
+                    let code = layout.entities[target.entityName]?.code ?? 0
+                    try connection.statement("INSERT INTO \(t) (\"source\", \"target\", \"target.entity\", \"position\") "
+                                             + "SELECT ?1, ?2, ?3, (SELECT coalesce(max(\"position\") + 1, 0) FROM \(t) WHERE \"source\" = ?1) "
+                                             + "WHERE NOT EXISTS (SELECT 1 FROM \(t) WHERE \"source\" = ?1 AND \"target\" = ?2)")
+                        .run([.integer(id.key), .integer(target.key), .integer(code)])
+                }
+                guard delta.order != nil else { return }
+                let select = try connection.statement("SELECT \"target\" FROM \(t) WHERE \"source\" = ? ORDER BY \"position\"")
+                select.bind([.integer(id.key)])
+                var stored: [Int64] = []
+                while try select.step() { stored.append(select.int64(0)) }
+                select.reset()
+                for (position, key) in orderedKeys(delta, stored: stored).enumerated() {
+                    try connection.statement("UPDATE \(t) SET \"position\" = ? WHERE \"source\" = ? AND \"target\" = ?")
+                        .run([.integer(Int64(position)), .integer(id.key), .integer(key)])
+                }
+            case .toManyByInverse(let table, let inverse, let order?) where delta.order != nil:
+                // Membership is the members' own column (their rows carry it); the order is set here.
+                let select = try connection.statement("SELECT \"Z_PK\" FROM \(quote(table)) WHERE \(quote(inverse)) = ? ORDER BY \(quote(order))")
+                select.bind([.integer(id.key)])
+                var stored: [Int64] = []
+                while try select.step() { stored.append(select.int64(0)) }
+                select.reset()
+                for (position, key) in orderedKeys(delta, stored: stored).enumerated() {
+                    try connection.statement("UPDATE \(quote(table)) SET \(quote(order)) = ? WHERE \"Z_PK\" = ?").run([.integer(Int64(position)), .integer(key)])
+                }
+            default:
+                break
+            }
+        }
+        /// The keys of an ordered relationship's members in their new order (see `ToManyDelta.applied(to:)`).
+        func orderedKeys(_ delta: ToManyDelta, stored: [Int64]) -> [Int64] {
+            let resolved = ToManyDelta(added: delta.added.map(resolve), removed: delta.removed.map(resolve), order: delta.order?.map(resolve))
+            // Keys of one relationship are of one table: compared by key.
+            let byKey = ToManyDelta(added: resolved.added.map { ObjectID(entityName: "", key: $0.key) },
+                                    removed: resolved.removed.map { ObjectID(entityName: "", key: $0.key) },
+                                    order: resolved.order?.map { ObjectID(entityName: "", key: $0.key) })
+            return byKey.applied(to: stored.map { ObjectID(entityName: "", key: $0) }).map(\.key)
+        }
+        for (row, id) in zip(changes.inserted, insertedIDs) { try writeToMany(row, id, deltas: nil) }
+        for row in changes.updated { try writeToMany(row, row.id, deltas: changes.writes[row.id]?.toMany) }
         return StoreCommitResult(insertedIDs: insertedIDs, updatedVersions: updatedVersions)
     }
 
     /// Binds the column values of a row's attributes and to-one relationships, in the layout's slot
-    /// order (as `insertSQL` and `updateSQL` name them), to `statement` from parameter `first`; large
+    /// order (as `insertSQL` and `updateSQL` name them; only those of `slots` when given, as
+    /// `updateSQL(slots:)` names them), to `statement` from parameter `first`; large
     /// external binaries are written to files (reusing a previous file with the same bytes). Returns
     /// the next free parameter and the external files bound, by slot.
     private func bindColumns(_ row: StoreRow, _ entity: SQLiteLayout.Entity, _ resolve: (ObjectID) -> ObjectID,
-                             to statement: SQLiteStatement, from first: Int32,
+                             to statement: SQLiteStatement, from first: Int32, slots: [Int]? = nil,
                              written: inout [String], previous: [Int: String]) throws -> (next: Int32, files: [Int: String]) {
         var parameter = first
         var files: [Int: String] = [:]
-        for (slot, kind) in entity.columnKinds.enumerated() {
+        func bind(_ slot: Int) throws {
+            let kind = entity.columnKinds[slot]
             let value = slot < row.values.count ? row.values[slot] : .null
             switch kind {
             case .attribute(let type, let external):
@@ -578,6 +642,11 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
             case .none, .toMany:
                 break
             }
+        }
+        if let slots {
+            for slot in slots { try bind(slot) }
+        } else {
+            for slot in entity.columnKinds.indices { try bind(slot) }
         }
         return (parameter, files)
     }

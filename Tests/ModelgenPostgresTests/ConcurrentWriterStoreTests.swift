@@ -1,0 +1,60 @@
+#if PostgreSQL
+import Foundation
+import ModelgenPostgres
+import ModelgenRuntime
+import Testing
+
+/// Two servers (two containers, each with its own store connection) adding members under one shared
+/// parent, on every store kind: both saves succeed with the default policy, every member and link is
+/// kept, and a parent renamed meanwhile keeps its new name (issue 40).
+@Suite struct ConcurrentWriterStoreTests {
+    @Test(arguments: availableKinds)
+    func twoServersAddingUnderOneParentLoseNothing(_ kind: StoreKind) throws {
+        let (store, reopen) = try kind.makeStore()
+        let first = ManagedContainer(model: semanticsModel, store: store)
+        let second = ManagedContainer(model: semanticsModel, store: kind == .inMemory ? store : try reopen(semanticsModel))
+        let setup = first.newContext()
+        let engine = try setup.insertObject(entityName: "Project")
+        try engine.setValue("Engine", forKey: "title")
+        try setup.save()
+
+        func project(in context: ManagedObjectContext) throws -> ManagedObject {
+            try #require(try context.fetch(FetchRequest<ManagedObject>(entityName: "Project")).first)
+        }
+        let a = first.newContext(), b = second.newContext()
+        let projectA = try project(in: a), projectB = try project(in: b)
+        _ = try projectA.value(forKey: "tasks")
+        _ = try projectB.value(forKey: "members")
+        // Meanwhile a third context renames the project.
+        let renamer = second.newContext()
+        try project(in: renamer).setValue("Analytical Engine", forKey: "title")
+        try renamer.save()
+
+        for (context, project, name) in [(a, projectA, "a"), (b, projectB, "b")] {
+            for index in 0..<3 {
+                let task = try context.insertObject(entityName: "Task")
+                try task.setValue("\(name)\(index)", forKey: "summary")
+                try task.setValue(project, forKey: "project")
+            }
+            let member = try context.insertObject(entityName: "Employee")
+            try member.setValue(name, forKey: "name")
+            try member.setValue("\(name)@example.com", forKey: "email")
+            try member.setValue([project], forKey: "projects")
+        }
+        try a.save()
+        try b.save()
+
+        let reader = first.newContext()
+        let stored = try project(in: reader)
+        #expect(try stored.value(forKey: "title") as? String == "Analytical Engine", "\(kind)")
+        let tasks = try #require(try stored.value(forKey: "tasks") as? [ManagedObject])
+        #expect(Set(try tasks.map { try $0.value(forKey: "summary") as! String }) == ["a0", "a1", "a2", "b0", "b1", "b2"], "\(kind)")
+        let members = try #require(try stored.value(forKey: "members") as? [ManagedObject])
+        #expect(Set(try members.map { try $0.value(forKey: "name") as! String }) == ["a", "b"], "\(kind)")
+        // Each member's own side of the link is there too.
+        for member in members {
+            #expect((try member.value(forKey: "projects") as? [ManagedObject])?.map(\.objectID) == [stored.objectID], "\(kind)")
+        }
+    }
+}
+#endif
