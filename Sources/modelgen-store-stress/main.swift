@@ -7,7 +7,7 @@
 //                                             PATH may be a postgres:// URL in a build with the PostgreSQL trait
 //   modelgen-store-stress writer PATH         the second process of `converge`
 //   modelgen-store-stress race PATH POLICY V  read the counter, print "ready", wait for a line on stdin, set it to V
-//                                             and save under the merge policy (error|objectWins|storeWins); prints
+//                                             and save under the merge policy (error|mergeByPropertyObjectTrump|mergeByPropertyStoreTrump|overwrite|rollback); prints
 //                                             "saved value=…" (what the store then holds) or "conflict"
 //   modelgen-store-stress open PATH rw|ro     as an unprivileged user (root drops to nobody, so file permissions
 //                                             apply): open read-write or read-only, count the batches, try a save;
@@ -117,7 +117,9 @@ case "increment":
     }
     print("conflicts=\(conflicts)")
 case "race":
-    let policies: [String: MergePolicy] = ["error": .error, "objectWins": .objectWins, "storeWins": .storeWins]
+    let policies: [String: MergePolicy] = ["error": .error, "mergeByPropertyObjectTrump": .mergeByPropertyObjectTrump,
+                                           "mergeByPropertyStoreTrump": .mergeByPropertyStoreTrump, "overwrite": .overwrite,
+                                           "rollback": .rollback, "objectWins": .overwrite, "storeWins": .rollback]
     guard arguments.count > 4, let policy = policies[arguments[3]], let value = Int64(arguments[4]) else { exit(2) }
     let context = container.newContext()
     context.mergePolicy = policy

@@ -90,6 +90,27 @@ actor TeamImporter: ModelActor {
     }
 }
 
+// MARK: Choosing a merge policy
+
+/// A server handler: its own edits win property by property; what others saved stays.
+func renameDepartment(_ id: ObjectID, to name: String, container: ManagedContainer) async throws {
+    try await container.performBackgroundTask { context in
+        context.mergePolicy = .mergeByPropertyObjectTrump
+        let department = try context.existingObject(with: id, as: Department.self)
+        department.name = name
+        try context.save()
+    }
+}
+
+/// An editor under `.error`: what someone else saved meanwhile, property by property.
+func whatOthersChanged(_ error: MergeConflictError) -> [String] {
+    error.objects.flatMap { object in
+        object.properties.filter(\.changedInStore).map { property in
+            "\(property.key): you read \(property.readValue.readableText), now \(property.storedValue?.readableText ?? "deleted")"
+        }
+    }
+}
+
 // MARK: Pattern 3: another process
 
 /// A server process following every save to the file, its own and other processes' alike.
@@ -178,6 +199,31 @@ func catchUp(_ container: ManagedContainer, after token: Int64?) throws -> Int64
         try main.save()
         let later = container.newContext()
         #expect(try later.fetch(Employee.fetchRequest()).map(\.salary) == [1100, 1100])
+    }
+
+    /// The merge-policy examples: a handler's rename wins over nothing it did not change (another
+    /// save's budget stays), and an editor under `.error` hears what clashed.
+    @Test func theMergePolicyExamplesWork() async throws {
+        let container = try ManagedContainer(model: StaffModel.model, store: .inMemory)
+        let setup = container.newContext()
+        let sales = Department(context: setup, name: "Sales")
+        try setup.save()
+        let editor = container.newContext()
+        let edited = try editor.existingObject(with: sales.objectID, as: Department.self)
+        edited.budget = 500
+        try await renameDepartment(sales.objectID, to: "Sales & Marketing", container: container)
+        let budgets = container.newContext()
+        try budgets.existingObject(with: sales.objectID, as: Department.self).budget = 900
+        try budgets.save()
+        do {
+            try editor.save()
+            Issue.record("no conflict")
+        } catch let error as MergeConflictError {
+            #expect(Set(whatOthersChanged(error)) == ["budget: you read 0, now 900", "name: you read Sales, now Sales & Marketing"])
+        }
+        let reader = container.newContext()
+        let stored = try reader.existingObject(with: sales.objectID, as: Department.self)
+        #expect(stored.name == "Sales & Marketing" && stored.budget == 900)
     }
 
     /// Every ```swift block of docs/concurrency.md is in this file, character for character.

@@ -33,7 +33,7 @@ let semanticsModel = try! ManagedObjectModel(name: "Semantics", entities: [
     EntityDescription("Customer", class: Customer.self, parent: "Person",
                       attributes: [AttributeDescription("company", .string, optional: true)]),
     EntityDescription("Project", class: Project.self,
-                      attributes: [AttributeDescription("title", .string)],
+                      attributes: [AttributeDescription("title", .string), AttributeDescription("budget", .int64, defaultValue: .int(0))],
                       relationships: [
                         RelationshipDescription("members", destination: "Employee", inverse: "projects", toMany: true),
                         RelationshipDescription("lead", destination: "Employee", inverse: "leads"),
@@ -231,7 +231,7 @@ let availableKinds: [StoreKind] = StoreKind.postgresURL == nil ? [.inMemory, .sq
         } catch let error as MergeConflictError {
             #expect(error.conflicts.map(\.id) == [ada], "\(kind)")
         }
-        second.mergePolicy = .objectWins
+        second.mergePolicy = .overwrite
         try second.save()
         let check = container.newContext()
         #expect(try check.existingObject(with: ada).value(forKey: "name") as? String == "Ada K.", "\(kind)")

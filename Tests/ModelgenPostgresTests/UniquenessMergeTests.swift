@@ -6,7 +6,7 @@ import Testing
 
 /// Uniqueness constraints decided by the merge policy, the same in every store kind: a new object
 /// whose unique values a saved record has is an error (`.error`), takes the record over with its own
-/// values (`.objectWins`, an upsert) or with the record's (`.storeWins`); and the same when another
+/// values (`.overwrite`, an upsert) or with the record's (`.rollback`); and the same when another
 /// container saved those values between the context's check and its commit (the store's unique index
 /// refuses the commit; in memory the store checks the constraints itself).
 @Suite struct UniquenessMergeTests {
@@ -38,10 +38,10 @@ import Testing
         }
         #expect(try people(container) == before, "\(kind)")
 
-        // .objectWins: the new Ada takes the record over with her values; the record's links stay
+        // .overwrite: the new Ada takes the record over with her values; the record's links stay
         // (she still leads Apollo and is a member of it) and hers are added (a new project).
         let upsert = container.newContext()
-        upsert.mergePolicy = .objectWins
+        upsert.mergePolicy = .overwrite
         let newAda = try upsert.insertObject(entityName: "Employee")
         try newAda.setValue("Ada Lovelace", forKey: "name"); try newAda.setValue("ada@example.com", forKey: "email")
         try newAda.setValue(Int16(5), forKey: "level")
@@ -62,9 +62,9 @@ import Testing
         #expect(Set((try apollo.value(forKey: "members") as! [ManagedObject]).map(\.objectID)) == [ada, bob], "\(kind)")
         #expect(try titles(newAda.value(forKey: "projects")) == ["Apollo", "Engine"], "\(kind): the saving context sees the merged links too")
 
-        // .storeWins: the new Bob takes the record over, the saved values stay; his new link is added.
+        // .rollback: the new Bob takes the record over, the saved values stay; his new link is added.
         let keep = container.newContext()
-        keep.mergePolicy = .storeWins
+        keep.mergePolicy = .rollback
         let newBob = try keep.insertObject(entityName: "Employee")
         try newBob.setValue("Robert", forKey: "name"); try newBob.setValue("bob@example.com", forKey: "email")
         let engine = try keep.existingObject(with: analytical.objectID)
@@ -79,7 +79,7 @@ import Testing
         // Still errors under every policy: a record of another entity of the hierarchy (Cy is a
         // Customer), and two new objects with the same values.
         let mixed = container.newContext()
-        mixed.mergePolicy = .objectWins
+        mixed.mergePolicy = .overwrite
         let employeeCy = try mixed.insertObject(entityName: "Employee")
         try employeeCy.setValue("Cy", forKey: "name"); try employeeCy.setValue("cy@example.com", forKey: "email")
         let first = try mixed.insertObject(entityName: "Customer"), second = try mixed.insertObject(entityName: "Customer")
@@ -95,7 +95,7 @@ import Testing
 
     @Test(arguments: availableKinds)
     func aUniqueValueSavedByAnotherContainerMeanwhileFollowsTheMergePolicy(_ kind: StoreKind) throws {
-        for policy in [MergePolicy.error, .objectWins, .storeWins] {
+        for policy in [MergePolicy.error, .mergeByPropertyObjectTrump, .mergeByPropertyStoreTrump, .overwrite, .rollback] {
             let (store, reopen) = try kind.makeStore()
             let first = ManagedContainer(model: semanticsModel, store: store)
             // The second container (another server) saves Dee between this context's check and its commit.
@@ -116,15 +116,15 @@ import Testing
                 #expect(throws: ValidationError.self, "\(kind) \(policy)") { try context.save() }
                 #expect(try people(first) == ["Dee (first) <dee@example.com> (Customer)"], "\(kind) \(policy)")
                 #expect(dee.isInserted, "\(kind): the failed save kept the context's insert")
-            case .objectWins, .storeWins:
+            case .mergeByPropertyObjectTrump, .mergeByPropertyStoreTrump, .overwrite, .rollback:
                 try context.save()
                 let reader = first.newContext()
                 let saved = try reader.fetch(FetchRequest<ManagedObject>(entityName: "Customer"))
                 #expect(saved.count == 1, "\(kind) \(policy): one Dee")
                 #expect(dee.objectID == saved.first?.objectID, "\(kind) \(policy)")
-                let name = policy == .objectWins ? "Dee (second)" : "Dee (first)"
-                #expect(try saved.first?.value(forKey: "name") as? String == name, "\(kind) \(policy)")
-                #expect(try saved.first?.value(forKey: "company") as? String == (policy == .objectWins ? nil : "First Inc"), "\(kind) \(policy)")
+                let objectWins = policy == .overwrite || policy == .mergeByPropertyObjectTrump
+                #expect(try saved.first?.value(forKey: "name") as? String == (objectWins ? "Dee (second)" : "Dee (first)"), "\(kind) \(policy)")
+                #expect(try saved.first?.value(forKey: "company") as? String == (objectWins ? nil : "First Inc"), "\(kind) \(policy)")
             }
             #expect(racing.interleaved, "\(kind) \(policy): the other save ran between the check and the commit")
         }

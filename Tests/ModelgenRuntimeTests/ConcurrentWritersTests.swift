@@ -61,7 +61,7 @@ import Testing
 
     /// The data loss: a context that read the author, then only added a post under her, saved
     /// after another context renamed her; the rename stays, under every policy.
-    @Test(arguments: stores, [MergePolicy.error, .objectWins, .storeWins])
+    @Test(arguments: stores, [MergePolicy.error, .overwrite, .rollback])
     func aSaveThatOnlyAddedChildrenNeverWritesBackTheParentsOldValues(_ kind: String, _ policy: MergePolicy) throws {
         let (container, url) = try library(kind)
         defer { url.map { try? FileManager.default.removeItem(at: $0) } }
@@ -86,7 +86,7 @@ import Testing
         let (container, url) = try library(kind)
         defer { url.map { try? FileManager.default.removeItem(at: $0) } }
         let first = container.newContext(), second = container.newContext()
-        second.mergePolicy = .objectWins
+        second.mergePolicy = .mergeByPropertyObjectTrump
         let one = try author(in: first), two = try author(in: second)
         one.lastName = "Byron"
         try first.save()

@@ -127,7 +127,7 @@ import Testing
         author.rating = 4
         #expect(throws: MergeConflictError.self) { try first.save() }
         #expect(author.isUpdated)   // the failed save changed nothing
-        first.mergePolicy = .objectWins
+        first.mergePolicy = .overwrite
         try first.save()
         let third = container.newContext()
         #expect((try third.existingObject(with: author.objectID) as? Author)?.rating == 4)
@@ -140,7 +140,7 @@ import Testing
         let second = container.newContext()
         (try second.existingObject(with: author.objectID) as! Author).rating = 3
         try second.save()
-        first.mergePolicy = .storeWins
+        first.mergePolicy = .rollback
         author.rating = 1
         try first.save()
         #expect(author.rating == 3)

@@ -79,10 +79,11 @@ func runStress(_ arguments: [String]) throws -> String {
     }
 
     /// Two processes read the same record, then save conflicting values one after the other: the second
-    /// saver's merge policy decides: `.error` refuses its save, `.storeWins` drops its change, and only
-    /// `.objectWins`, which says so, overwrites the first process's save.
+    /// saver's merge policy decides: `.error` refuses its save, `.rollback` drops its change, and
+    /// `.overwrite` and `.mergeByPropertyObjectTrump`, which say so, write over the first process's save.
     @Test func twoProcessesSavingConflictingChangesAreDecidedByTheMergePolicy() throws {
-        for (policy, expected, stored) in [("error", "conflict", 10), ("storeWins", "saved value=10", 10), ("objectWins", "saved value=20", 20)] {
+        for (policy, expected, stored) in [("error", "conflict", 10), ("rollback", "saved value=10", 10), ("overwrite", "saved value=20", 20),
+                                           ("mergeByPropertyObjectTrump", "saved value=20", 20), ("mergeByPropertyStoreTrump", "saved value=10", 10)] {
             let path = try temporaryDirectory().appendingPathComponent("race.sqlite").path
             _ = try runStress(["increment", path, "1"])   // the counter, at 1
             let racers = [("error", 10), (policy, 20)].map { policy, value -> (Process, Pipe, Pipe) in

@@ -11,13 +11,13 @@ enum RuntimeTypeNames {
         "ManagedObjectFetching", "ManagedObjectModel", "ManagedRawValue", "ManagedScalarValue",
         "ManagedTransformable", "ManagedValue", "ManagedValueTransformer", "MergeConflictError", "MergePolicy",
         "MigrationPolicy", "ModelActor", "ModelgenRuntimeAPIVersionCheck", "ModelgenRuntimeAPIVersion_1",
-        "ModelgenRuntimeAPIVersion_2", "ObjectID", "ObjectIDList", "ObjectList", "ObservationMode",
-        "PersistentStore", "PredicateFunctions", "PropertyDescription", "QueryPlan", "QueryValue", "RecordWrite",
-        "RelationshipDescription", "ResultsDifference", "ResultsSection", "ResultsSnapshot", "RuntimeError",
-        "SQLiteConfiguration", "SQLiteStore", "SQLiteStoreError", "ScalarCell", "ScalarKind", "SlotValue",
-        "SortDescriptor", "StoreChanges", "StoreCommitResult", "StoreConflict", "StoreDescription", "StoreQuery",
-        "StoreRow", "StoreValue", "ToManyDelta", "TransformableBox", "UniquenessViolationError",
-        "UnsupportedPredicateError", "ValidationError", "ValueCodec",
+        "ModelgenRuntimeAPIVersion_2", "ObjectConflict", "ObjectID", "ObjectIDList", "ObjectList",
+        "ObservationMode", "PersistentStore", "PredicateFunctions", "PropertyConflict", "PropertyDescription",
+        "QueryPlan", "QueryValue", "RecordWrite", "RelationshipDescription", "ResultsDifference", "ResultsSection",
+        "ResultsSnapshot", "RuntimeError", "SQLiteConfiguration", "SQLiteStore", "SQLiteStoreError", "ScalarCell",
+        "ScalarKind", "SlotValue", "SortDescriptor", "StoreChanges", "StoreCommitResult", "StoreConflict",
+        "StoreDescription", "StoreQuery", "StoreRow", "StoreValue", "ToManyDelta", "TransformableBox",
+        "UniquenessViolationError", "UnsupportedPredicateError", "ValidationError", "ValueCodec",
     ]
 }
 

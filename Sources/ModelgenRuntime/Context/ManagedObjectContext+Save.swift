@@ -9,7 +9,7 @@ extension ManagedObjectContext {
     /// hooks) and all failures are thrown together as one `ValidationError`, with nothing
     /// written. Conflicts with newer saves follow `mergePolicy`: records changed since this
     /// context read them (`MergeConflictError` under `.error`), and new objects whose
-    /// uniqueness-constraint values a saved record has (under `.objectWins` and `.storeWins` the
+    /// uniqueness-constraint values a saved record has (under every policy but `.error` the
     /// new object takes that record over; see `ManagedObjectContext+Uniqueness.swift`). When
     /// another connection saves the same unique values between the check and the commit, the
     /// store refuses the commit and the context checks and decides again.
@@ -55,6 +55,7 @@ extension ManagedObjectContext {
         var changes: StoreChanges
         let result: StoreCommitResult
         var uniquenessChecks = 1
+        var outcome = ConflictOutcome()   // what settling conflicts by the merge policy leaves for after the save
         while true {
             changes = StoreChanges()
             changes.author = container.historyAuthor
@@ -66,7 +67,7 @@ extension ManagedObjectContext {
             for object in changedObjects { changes.writes[object.objectID] = recordWrite(of: object) }
             changes.deleted = deletedObjects.map { ($0.objectID, $0.committedVersion) }
             do {
-                result = try commit(&changes, changedObjects: &changedObjects, deletedObjects: deletedObjects)
+                result = try commit(&changes, changedObjects: &changedObjects, deletedObjects: deletedObjects, outcome: &outcome)
                 break
             } catch let violation as UniquenessViolationError {
                 // Another connection saved the same unique values after the check: check and decide again.
@@ -82,7 +83,13 @@ extension ManagedObjectContext {
             }
         }
         finishSave(result, inserted: insertedObjects, changed: changedObjects, deleted: deletedObjects.filter { $0._isDeleted })
-        // The changes as committed (a storeWins retry leaves out the conflicting records).
+        if !outcome.gone.isEmpty {
+            var deletion = ChangeSet()
+            deletion.deleted = outcome.gone
+            mergeChanges(deletion)
+        }
+        for object in outcome.refreshAfterSave { refresh(object, mergeChanges: false) }
+        // The changes as committed (a policy that drops this context's changes leaves those records out).
         let changeSet = ChangeSet(committed: changes, result: result)
         if !changeSet.isEmpty {
             updateLiveResults(changeSet)
@@ -91,29 +98,28 @@ extension ManagedObjectContext {
         }
     }
 
-    /// Commits, letting `mergePolicy` decide records changed by newer saves: `.error` throws the
-    /// `MergeConflictError`, `.objectWins` writes over them, `.storeWins` drops this context's changes
-    /// to them and saves the rest.
+    /// Commits, letting `mergePolicy` decide the objects that newer saves changed or deleted since this
+    /// context read them (see `MergePolicy` and `resolveConflicts`): `.error` throws the
+    /// `MergeConflictError` with each clashing property; the other policies settle each object, and the
+    /// commit is tried again against the versions just read (another save may come in between: then
+    /// again, a few times).
     private func commit(_ changes: inout StoreChanges, changedObjects: inout [ManagedObject],
-                        deletedObjects: [ManagedObject]) throws -> StoreCommitResult {
-        do {
-            return try store.commit(changes)
-        } catch let conflict as MergeConflictError {
-            switch mergePolicy {
-            case .error:
-                throw conflict
-            case .objectWins:
-                changes.force = true
+                        deletedObjects: [ManagedObject], outcome: inout ConflictOutcome) throws -> StoreCommitResult {
+        var attempts = 0
+        while true {
+            do {
                 return try store.commit(changes)
-            case .storeWins:
+            } catch var conflict as MergeConflictError {
+                attempts += 1
                 let ids = Set(conflict.conflicts.map(\.id))
-                for object in changedObjects + deletedObjects where ids.contains(object.objectID) {
-                    refresh(object, mergeChanges: false)
+                let objects = (changedObjects + deletedObjects).filter { ids.contains($0.objectID) }
+                var stored: [ObjectID: StoreRow] = [:]
+                for row in try store.rows(for: objects.map(\.objectID)) { stored[row.id] = try completed(row) }
+                guard mergePolicy != .error, attempts <= 8 else {
+                    conflict.objects = objects.map { objectConflict($0, stored: stored[$0.objectID]) }
+                    throw conflict
                 }
-                changes.updated.removeAll { ids.contains($0.id) }
-                changes.deleted.removeAll { ids.contains($0.id) }
-                changedObjects.removeAll { ids.contains($0.objectID) }
-                return try store.commit(changes)
+                try resolveConflicts(objects, stored: stored, changes: &changes, changedObjects: &changedObjects, outcome: &outcome)
             }
         }
     }
@@ -242,7 +248,7 @@ extension ManagedObjectContext {
         return object.entity.isPlainStoredAttribute[slot] ? StoreValue(attribute: value) : storeValue(value, of: object.entity.properties[slot])
     }
 
-    private func storeValue(_ value: SlotValue, of property: PropertyDescription) -> StoreValue {
+    func storeValue(_ value: SlotValue, of property: PropertyDescription) -> StoreValue {
         if property.isTransient { return .null }
         switch value {
         case .null:

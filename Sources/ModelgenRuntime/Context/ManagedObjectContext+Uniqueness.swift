@@ -5,12 +5,12 @@ import ModelgenPredicate
 /// other, and what the context's merge policy makes of it.
 ///
 /// - `.error`: every collision is a `ValidationError` failure ("violates uniqueness (…) with …").
-/// - `.objectWins`: an inserted object whose constraint values a saved record of the same entity
+/// - `.mergeByPropertyObjectTrump` and `.overwrite`: an inserted object whose constraint values a saved record of the same entity
 ///   already has *takes that record over* (an upsert, as Core Data's object-trump policies do): it gets
 ///   the record's ID and is saved as a change of it, with its own attribute values; relationships are
 ///   merged by property: a to-one the new object set wins, one it left empty keeps the record's; a
 ///   to-many keeps the record's objects and adds the new object's.
-/// - `.storeWins`: the same takeover, but the record's saved attribute values win (the new object's
+/// - `.mergeByPropertyStoreTrump` and `.rollback`: the same takeover, but the record's saved attribute values win (the new object's
 ///   are dropped) and so does a to-one the record has; to-many relationships are merged the same way.
 ///
 /// Under every policy these stay errors: two pending objects with the same values, a changed (not
@@ -100,7 +100,7 @@ extension ManagedObjectContext {
         var failed: Set<ObjectID> = []
         for conflict in conflicts {
             let object = conflict.object
-            let takesOver = mergePolicy != .error && conflict.otherIsSaved && object._isInserted
+            let takesOver = mergePolicy.uniquenessTakeoverKeepsObjectValues != nil && conflict.otherIsSaved && object._isInserted
                 && conflict.other.entityName == object.entity.name && registered[conflict.other] == nil
                 && (records[object.objectID]?.record ?? conflict.other) == conflict.other
             if takesOver {
@@ -122,7 +122,8 @@ extension ManagedObjectContext {
 
     /// The inserted `object` becomes the saved `record` loaded into this context and then changed: it
     /// gets the record's ID, version and saved values as its committed state, and keeps its own values
-    /// (`.objectWins`) or takes the record's (`.storeWins`); relationships are merged by property.
+    /// (`.mergeByPropertyObjectTrump`, `.overwrite`) or takes the record's (`.mergeByPropertyStoreTrump`,
+    /// `.rollback`); relationships are merged by property.
     /// Every change goes through the tracked relationship primitives, so inverses stay in step.
     func takeOver(_ record: StoreRow, by object: ManagedObject) throws {
         let entity = object.entity
@@ -148,7 +149,7 @@ extension ManagedObjectContext {
         for (slot, property) in entity.properties.enumerated() where !property.isTransient {
             switch property {
             case .attribute:
-                if mergePolicy == .storeWins, !committed[slot].isSame(as: object._slots[slot]) {
+                if mergePolicy.uniquenessTakeoverKeepsObjectValues == false, !committed[slot].isSame(as: object._slots[slot]) {
                     object.storeSlot(slot, committed[slot])
                 }
             case .relationship(let r) where r.isToMany:
@@ -164,7 +165,7 @@ extension ManagedObjectContext {
                 guard case .object(let savedTarget) = committed[slot] else { continue }
                 let current = object.objects(inSlot: slot).first
                 if current === savedTarget { continue }
-                if current == nil || mergePolicy == .storeWins {
+                if current == nil || mergePolicy.uniquenessTakeoverKeepsObjectValues == false {
                     // The record's partner (whose saved inverse names the record already) stays or comes back;
                     // linkInverse takes the object out of a partner it had in this context.
                     object.linkInverse(slot, to: savedTarget)

@@ -98,7 +98,7 @@ public enum StoreValue: Sendable, Hashable {
 
 extension StoreValue {
     /// The value as a person reads it in a message (`ada@example.com`, `42`, `2024-05-01T09:30:00Z`).
-    var readableText: String {
+    public var readableText: String {
         switch self {
         case .string(let v): return v
         case .int(let v): return String(v)

@@ -65,10 +65,23 @@ public final class InMemoryStore: PersistentStore {
                 idsByEntity[id.entityName, default: []].append(id)
                 insertedIDs.append(id)
             }
+            // To-one relationships an update moves (record, slot, previous target): their inverse sides
+            // follow below, as the SQL stores' foreign keys make them, whatever other saves did.
+            var moved: [(id: ObjectID, slot: Int, from: ObjectID?)] = []
+            func noteMoves(_ id: ObjectID, from old: StoreRow?, to new: StoreRow, slots: [Int]?) {
+                for slot in slots ?? Array(new.values.indices) {
+                    guard case .reference(let target) = new.values[slot] else { continue }
+                    var previous: ObjectID?
+                    if let old, slot < old.values.count, case .reference(let p) = old.values[slot] { previous = p }
+                    if previous != target { moved.append((id, slot, previous)) }
+                }
+            }
             for row in changes.updated {
                 // Property by property: the changed columns, and the to-many relationships' deltas.
                 if let write = changes.writes[row.id], var stored = rows[row.id] {
+                    let before = stored
                     for slot in write.columns { stored.values[slot] = resolve(row.values[slot]) }
+                    noteMoves(row.id, from: before, to: stored, slots: write.columns)
                     for (slot, delta) in write.toMany {
                         guard case .references(let members) = stored.values[slot] else { continue }
                         let resolved = ToManyDelta(added: delta.added.map { permanent[$0] ?? $0 }, removed: delta.removed,
@@ -83,7 +96,9 @@ public final class InMemoryStore: PersistentStore {
                 // Whole (or gone, and forced back by the merge policy: inserted again).
                 let version = (rows[row.id]?.version ?? 0) + 1
                 if rows[row.id] == nil { idsByEntity[row.id.entityName, default: []].append(row.id) }
-                rows[row.id] = StoreRow(id: row.id, version: version, values: row.values.map(resolve))
+                let whole = StoreRow(id: row.id, version: version, values: row.values.map(resolve))
+                noteMoves(row.id, from: rows[row.id], to: whole, slots: nil)
+                rows[row.id] = whole
                 updatedVersions.append(version)
             }
             var deletedByEntity: [String: Set<ObjectID>] = [:]
@@ -91,6 +106,27 @@ public final class InMemoryStore: PersistentStore {
                 deletedByEntity[id.entityName, default: []].insert(id)
             }
             for (entity, ids) in deletedByEntity { idsByEntity[entity]?.removeAll { ids.contains($0) } }
+            for (id, slot, previous) in moved {
+                guard let entity = model.entity(named: id.entityName), case .reference(let target) = rows[id]?.values[slot],
+                      let inverse = entity.destination(ofSlot: slot).inverseSlot else { continue }
+                func relink(_ other: ObjectID?, adding: Bool) {
+                    guard let other, var row = rows[other], inverse < row.values.count else { return }
+                    switch row.values[inverse] {
+                    case .references(var members):
+                        members.removeAll { $0 == id }
+                        if adding { members.append(id) }
+                        row.values[inverse] = .references(members)
+                    case .reference(let back):
+                        if adding { row.values[inverse] = .reference(id) } else if back == id { row.values[inverse] = .reference(nil) }
+                    default:
+                        return
+                    }
+                    rows[other] = row
+                }
+                relink(previous, adding: false)
+                if case .references(let members)? = target.flatMap({ rows[$0]?.values[inverse] }), members.contains(id) { continue }
+                relink(target, adding: true)
+            }
             let written = Set(changes.inserted.map(\.id.entityName) + changes.updated.map(\.id.entityName))
             if let violation = uniquenessViolation(rows: rows, idsByEntity: idsByEntity, writtenEntities: written) { throw violation }
             state.rows = rows

@@ -11,14 +11,53 @@ public enum StoreDescription: Sendable {
     case sqliteConfigured(URL, SQLiteConfiguration)
 }
 
-/// What to do when a save conflicts with a newer save from another context.
+/// What a save does with an object that another save changed since this context read it: Core
+/// Data's five merge policies, with Core Data's semantics.
+///
+/// Saves are property-level whatever the policy: a save writes only the properties it changed, and
+/// adding or removing members of a to-many relationship changes the members' rows (or join rows),
+/// never the parent's, so it is never a conflict. A conflict is an object this context changed (or
+/// deleted) whose stored properties another save changed (or that another save deleted) since this
+/// context read it. See docs/concurrency.md, "Choosing a merge policy".
 public enum MergePolicy: Sendable, Hashable {
-    /// Fail the save with a `MergeConflictError` (the default).
+    /// The save fails with a `MergeConflictError` listing each conflicting object and property, and
+    /// writes nothing (the default; Core Data's `NSErrorMergePolicy`).
     case error
-    /// The saving context's values win: the conflicting records are overwritten.
-    case objectWins
-    /// The store's values win: the context's changes to conflicting objects are dropped, the rest is saved.
-    case storeWins
+    /// Property by property, this context's changes win: the properties it changed are written, the
+    /// others keep the stored values (which the object then shows). A delete wins over a stored
+    /// update; an update of a record deleted meanwhile is dropped (the deletion stands).
+    /// Core Data's `NSMergeByPropertyObjectTrumpMergePolicy`, the policy most apps set.
+    case mergeByPropertyObjectTrump
+    /// Property by property, the store wins: properties another save changed keep their stored
+    /// values (this context's changes to them are dropped); this context's changes to the others are
+    /// written. A stored update wins over a delete (the object stays); a deletion stands.
+    /// Core Data's `NSMergeByPropertyStoreTrumpMergePolicy`.
+    case mergeByPropertyStoreTrump
+    /// This context's objects are written whole, every property as the context has it, including those
+    /// it did not change: the only policy that writes properties the context did not change. A delete
+    /// wins over a stored update; an update of a record deleted meanwhile is dropped (the deletion
+    /// stands: no policy writes a deleted record again). Core Data's `NSOverwriteMergePolicy`.
+    case overwrite
+    /// This context's changes to conflicting objects are dropped (they take the stored values, or
+    /// leave when deleted); its other changes are saved. Core Data's `NSRollbackMergePolicy`.
+    case rollback
+
+    /// The earlier name of `.overwrite`.
+    @available(*, deprecated, renamed: "overwrite")
+    public static var objectWins: MergePolicy { .overwrite }
+    /// The earlier name of `.rollback`.
+    @available(*, deprecated, renamed: "rollback")
+    public static var storeWins: MergePolicy { .rollback }
+
+    /// Whether an inserted object whose uniqueness-constraint values a saved record has takes that
+    /// record over with its own values (true) or the record's (false); nil: the collision is an error.
+    var uniquenessTakeoverKeepsObjectValues: Bool? {
+        switch self {
+        case .error: return nil
+        case .mergeByPropertyObjectTrump, .overwrite: return true
+        case .mergeByPropertyStoreTrump, .rollback: return false
+        }
+    }
 }
 
 /// A model and its store, handing out contexts. Sendable: contexts on different

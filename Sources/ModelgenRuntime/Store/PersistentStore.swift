@@ -132,19 +132,82 @@ public struct StoreConflict: Sendable, Hashable {
     }
 }
 
-/// Thrown by a save whose records changed underneath it (with merge policy `.error`).
+/// Thrown by a save whose records changed underneath it (with merge policy `.error`): which records,
+/// and, property by property, what the saving context read, what it would have written and what the
+/// store holds now (Core Data's `NSMergeConflict` with its object, cached and persisted snapshots).
+/// Nothing was written.
 public struct MergeConflictError: Error, Sendable, CustomStringConvertible {
     /// Every conflicting record.
     public var conflicts: [StoreConflict]
+    /// The conflicting objects, each with its clashing properties (filled in by the saving context;
+    /// empty when a store throws the error).
+    public var objects: [ObjectConflict] = []
 
     /// An error listing every conflicting record (for store implementations).
     public init(conflicts: [StoreConflict]) { self.conflicts = conflicts }
 
     public var description: String {
-        "save conflicts with newer saves: " + conflicts.map { c in
+        if !objects.isEmpty {
+            return "save conflicts with newer saves: " + objects.map(\.description).joined(separator: "; ")
+        }
+        return "save conflicts with newer saves: " + conflicts.map { c in
             "\(c.id) (read version \(c.expectedVersion), store has \(c.currentVersion.map(String.init) ?? "deleted it"))"
         }.joined(separator: ", ")
     }
+}
+
+/// One object of a `MergeConflictError`: what this context did to it and what another save did.
+public struct ObjectConflict: Sendable, Hashable, CustomStringConvertible {
+    /// The object's record.
+    public var id: ObjectID
+    /// True when this context deleted the object (another save changed it since it was read).
+    public var deletedHere: Bool
+    /// True when another save deleted the record (this context changed it).
+    public var deletedInStore: Bool
+    /// The properties that differ between what the context read, what it has now and what the store
+    /// holds: each one this context changed, and each one another save changed.
+    public var properties: [PropertyConflict]
+
+    /// A conflict (the saving context makes them).
+    public init(id: ObjectID, deletedHere: Bool, deletedInStore: Bool, properties: [PropertyConflict]) {
+        self.id = id
+        self.deletedHere = deletedHere
+        self.deletedInStore = deletedInStore
+        self.properties = properties
+    }
+
+    public var description: String {
+        if deletedInStore { return "\(id) was deleted by another save; this context changed \(properties.map(\.key).joined(separator: ", "))" }
+        let what = properties.map { p in "\(p.key): read \(p.readValue.readableText), now \(p.newValue.readableText), stored \(p.storedValue?.readableText ?? "deleted")" }
+        return "\(id)\(deletedHere ? " (deleted here)" : ""): " + what.joined(separator: ", ")
+    }
+}
+
+/// One property of an `ObjectConflict`: the value the context read, its value in the context now
+/// (what the save would write), and the value the store holds (nil: the record is gone).
+/// Relationships are given as `.reference` / `.references` of object IDs.
+public struct PropertyConflict: Sendable, Hashable {
+    /// The property's name.
+    public var key: String
+    /// What the context read (its snapshot of the record).
+    public var readValue: StoreValue
+    /// What the context has now.
+    public var newValue: StoreValue
+    /// What the store holds now; nil when the record is gone.
+    public var storedValue: StoreValue?
+
+    /// A property conflict.
+    public init(key: String, readValue: StoreValue, newValue: StoreValue, storedValue: StoreValue?) {
+        self.key = key
+        self.readValue = readValue
+        self.newValue = newValue
+        self.storedValue = storedValue
+    }
+
+    /// True when this context changed the property.
+    public var changedHere: Bool { readValue != newValue }
+    /// True when another save changed the property (or deleted the record).
+    public var changedInStore: Bool { storedValue != readValue }
 }
 
 /// A store refused a save because a record would break a uniqueness constraint of the model: another
