@@ -498,6 +498,14 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
         for (row, id) in zip(changes.inserted, insertedIDs) { try writeToMany(row, id, deltas: nil) }
         for row in changes.updated { try writeToMany(row, row.id, deltas: changes.writes[row.id]?.toMany) }
         _ = try awaitPending()
+        func count(_ sql: String?, _ id: ObjectID) throws -> Int {
+            guard let sql else { return 0 }
+            let rows = try connection.rows(sql.replacingOccurrences(of: "?", with: "$1"), Self.bindings { $0.append(id.key) })
+            return try rows.first.map { Int(try $0.makeRandomAccess()[0].decode(Int64.self)) } ?? 0
+        }
+        try changes.checkConstraintsSpanningRows(model: model,
+            members: { id, slot in try count(layout.memberCountSQL(try entity(id.entityName).layout, slot: slot), id) },
+            referrers: { id, slot in try count(layout.referrerCountSQL(try entity(id.entityName).layout, slot: slot), id) })
         return StoreCommitResult(insertedIDs: insertedIDs, updatedVersions: updatedVersions)
     }
 

@@ -55,6 +55,33 @@ import Testing
         for member in members {
             #expect((try member.value(forKey: "projects") as? [ManagedObject])?.map(\.objectID) == [stored.objectID], "\(kind)")
         }
+
+        // Constraints spanning rows, checked in the committing transaction: a project holds at most 4
+        // members (it has 2: two servers add 2 each, the second is refused), and an employee who leads a
+        // project cannot be deleted (a lead set by the other server meanwhile is seen).
+        let c = first.newContext(), d = second.newContext()
+        for (context, name) in [(c, "c"), (d, "d")] {
+            let target = try project(in: context)
+            var members = try target.value(forKey: "members") as! [ManagedObject]
+            for index in 0..<2 {
+                let member = try context.insertObject(entityName: "Employee")
+                try member.setValue("\(name)\(index)", forKey: "name")
+                try member.setValue("\(name)\(index)@example.com", forKey: "email")
+                members.append(member)
+            }
+            try target.setValue(members, forKey: "members")
+        }
+        try c.save()
+        #expect(throws: ValidationError.self, "\(kind)") { try d.save() }
+        let e = first.newContext(), f = second.newContext()
+        let doomed = try #require(try e.fetch(try FetchRequest<ManagedObject>(entityName: "Employee", predicate: "name == 'c0'")).first)
+        try project(in: f).setValue(try f.existingObject(with: doomed.objectID), forKey: "lead")
+        try f.save()
+        e.delete(doomed)
+        #expect(throws: ValidationError.self, "\(kind)") { try e.save() }
+        let check = first.newContext()
+        #expect((try project(in: check).value(forKey: "members") as? [ManagedObject])?.count == 4, "\(kind)")
+        #expect(try (project(in: check).value(forKey: "lead") as? ManagedObject)?.objectID == doomed.objectID, "\(kind)")
     }
 }
 #endif

@@ -35,7 +35,7 @@ let semanticsModel = try! ManagedObjectModel(name: "Semantics", entities: [
     EntityDescription("Project", class: Project.self,
                       attributes: [AttributeDescription("title", .string), AttributeDescription("budget", .int64, defaultValue: .int(0))],
                       relationships: [
-                        RelationshipDescription("members", destination: "Employee", inverse: "projects", toMany: true),
+                        RelationshipDescription("members", destination: "Employee", inverse: "projects", toMany: true, maxCount: 4),
                         RelationshipDescription("lead", destination: "Employee", inverse: "leads"),
                         RelationshipDescription("tasks", destination: "Task", inverse: "project", toMany: true, ordered: true, deleteRule: .cascade),
                       ],

@@ -147,3 +147,54 @@ import Testing
         #expect(after.tagged.count == 201)
     }
 }
+
+/// Constraints that span rows are checked again inside the committing transaction, so two saves that
+/// each kept them on what they read cannot break them together.
+@Suite struct ConstraintsSpanningRowsTests {
+    @Test(arguments: ConcurrentWritersTests.stores)
+    func twoAddsPastAMaximumCountLeaveOneRefused(_ kind: String) throws {
+        let (container, url) = try ConcurrentWritersTests().library(kind)
+        defer { url.map { try? FileManager.default.removeItem(at: $0) } }
+        let setup = container.newContext()
+        let post = try #require(try setup.fetch(FetchRequest<Post>(entityName: "Post")).first)
+        for index in 0..<8 { post.addToTags(Tag(context: setup, name: "t\(index)")) }   // 9 of at most 10
+        try setup.save()
+        let a = container.newContext(), b = container.newContext()
+        let postA = try a.existingObject(with: post.objectID, as: Post.self), postB = try b.existingObject(with: post.objectID, as: Post.self)
+        postA.addToTags(Tag(context: a, name: "from a"))
+        postB.addToTags(Tag(context: b, name: "from b"))
+        try a.save()
+        #expect {
+            try b.save()
+        } throws: { error in
+            guard let failure = (error as? ValidationError)?.failures.first else { return false }
+            return failure.key == "tags" && failure.message.hasPrefix("has 11 objects, allows at most 10")
+        }
+        let reader = container.newContext()
+        #expect(try reader.existingObject(with: post.objectID, as: Post.self).tags.count == 10)
+        #expect(try reader.count(for: try FetchRequest<Tag>(entityName: "Tag", predicate: "name == 'from b'")) == 0)   // nothing of b's save
+    }
+
+    @Test(arguments: ConcurrentWritersTests.stores)
+    func aDenyRuleHoldsAgainstALinkAddedMeanwhile(_ kind: String) throws {
+        let (container, url) = try ConcurrentWritersTests().library(kind)
+        defer { url.map { try? FileManager.default.removeItem(at: $0) } }
+        let setup = container.newContext()
+        let unused = Tag(context: setup, name: "unused")
+        try setup.save()
+        let deleter = container.newContext(), linker = container.newContext()
+        let doomed = try deleter.existingObject(with: unused.objectID, as: Tag.self)
+        #expect(doomed.posts.isEmpty)
+        let post = try #require(try linker.fetch(FetchRequest<Post>(entityName: "Post")).first)
+        post.addToTags(try linker.existingObject(with: unused.objectID, as: Tag.self))
+        try linker.save()
+        deleter.delete(doomed)   // its posts (none, as read) pass the context's deny check
+        #expect {
+            try deleter.save()
+        } throws: { error in
+            (error as? ValidationError)?.failures.first?.message.hasPrefix("delete denied: still related to 1 record") ?? false
+        }
+        let reader = container.newContext()
+        #expect(try reader.existingObject(with: unused.objectID, as: Tag.self).posts.count == 1)
+    }
+}

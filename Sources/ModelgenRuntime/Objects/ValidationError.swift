@@ -21,6 +21,15 @@ public struct ValidationError: Error, CustomStringConvertible {
             self.message = message
         }
 
+        /// Creates a failure for a record (for stores, which check constraints that span rows inside
+        /// their committing transaction and hold no objects).
+        public init(objectID: ObjectID, key: String?, message: String) {
+            self.objectID = objectID
+            entityName = objectID.entityName
+            self.key = key
+            self.message = message
+        }
+
         public var description: String { "\(entityName)\(key.map { ".\($0)" } ?? "") (\(objectID)): \(message)" }
     }
 

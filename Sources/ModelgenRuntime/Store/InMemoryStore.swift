@@ -127,6 +127,14 @@ public final class InMemoryStore: PersistentStore {
                 if case .references(let members)? = target.flatMap({ rows[$0]?.values[inverse] }), members.contains(id) { continue }
                 relink(target, adding: true)
             }
+            try changes.checkConstraintsSpanningRows(model: model, members: { id, slot in
+                guard case .references(let members)? = rows[id]?.values[slot] else { return 0 }
+                return members.count
+            }, referrers: { id, slot in
+                guard let entity = model.entity(named: id.entityName), let inverse = entity.destination(ofSlot: slot).inverseSlot else { return 0 }
+                return entity.destination(ofSlot: slot).entity.selfAndDescendants.flatMap { idsByEntity[$0.name] ?? [] }
+                    .filter { other in rows[other].map { inverse < $0.values.count && $0.values[inverse].names(id) } ?? false }.count
+            })
             let written = Set(changes.inserted.map(\.id.entityName) + changes.updated.map(\.id.entityName))
             if let violation = uniquenessViolation(rows: rows, idsByEntity: idsByEntity, writtenEntities: written) { throw violation }
             state.rows = rows

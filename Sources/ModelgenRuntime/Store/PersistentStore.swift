@@ -45,6 +45,48 @@ public struct StoreChanges: Sendable {
     public init() {}
 }
 
+extension StoreChanges {
+    /// Checks the constraints that span rows, which a context validated on what it had read but which
+    /// another save may have changed since: a store calls it inside its committing transaction, after
+    /// applying the changes, so concurrent saves cannot break them together (two adds to a member
+    /// holding 11 of at most 12 loans: the second commit fails). Checked: the `min`/`max` member count
+    /// of every to-many relationship the save changed (a required one needs one member), and the
+    /// `deny` rule of every record the save deleted (no record may still point at it). `members`
+    /// counts a record's members in a to-many relationship as stored now; `referrers` counts the
+    /// records still pointing at a deleted record through the inverse of one of its relationships.
+    /// Throws a `ValidationError` naming each record, relationship and bound; the store rolls back.
+    public func checkConstraintsSpanningRows(model: ManagedObjectModel,
+                                             members: (ObjectID, Int) throws -> Int,
+                                             referrers: (ObjectID, Int) throws -> Int) throws {
+        var failures: [ValidationError.Failure] = []
+        for (id, write) in writes where !write.toMany.isEmpty {
+            guard let entity = model.entity(named: id.entityName) else { continue }
+            for slot in write.toMany.keys.sorted() {
+                guard case .relationship(let r) = entity.properties[slot], r.minCount != nil || r.maxCount != nil || !r.isOptional else { continue }
+                let count = try members(id, slot)
+                let minimum = r.minCount ?? (r.isOptional ? 0 : 1)
+                if count < minimum {
+                    failures.append(.init(objectID: id, key: r.name, message: "has \(count) objects, needs at least \(minimum) (another save removed some meanwhile)"))
+                }
+                if let maximum = r.maxCount, count > maximum {
+                    failures.append(.init(objectID: id, key: r.name, message: "has \(count) objects, allows at most \(maximum) (another save added some meanwhile)"))
+                }
+            }
+        }
+        for (id, _) in deleted {
+            guard let entity = model.entity(named: id.entityName) else { continue }
+            for (slot, property) in entity.properties.enumerated() {
+                guard case .relationship(let r) = property, r.deleteRule == .deny, entity.destination(ofSlot: slot).inverseSlot != nil else { continue }
+                let count = try referrers(id, slot)
+                if count > 0 {
+                    failures.append(.init(objectID: id, key: r.name, message: "delete denied: still related to \(count) record\(count == 1 ? "" : "s") (another save added \(count == 1 ? "it" : "them") meanwhile)"))
+                }
+            }
+        }
+        if !failures.isEmpty { throw ValidationError(failures) }
+    }
+}
+
 /// What a property-level save writes of one updated record: the columns of the properties it changed,
 /// and the members its to-many relationships gained and lost. Another save's changes to the record's
 /// other properties and members stay as they are.

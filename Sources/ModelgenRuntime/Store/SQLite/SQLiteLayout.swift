@@ -225,3 +225,30 @@ struct EntityLookup {
         return entity
     }
 }
+
+extension SQLiteLayout {
+    /// `SELECT count(*)` of the members a record's to-many relationship at `slot` holds, one `?` for
+    /// the record's key (SQLite's placeholder; a PostgreSQL store writes `$1`); nil when not stored.
+    package func memberCountSQL(_ entity: Entity, slot: Int) -> String? {
+        let q = SQLiteSchemaPlanner.quote
+        switch entity.storage[slot] {
+        case .toManyByJoin(let table): return "SELECT count(*) FROM \(q(table)) WHERE \"source\" = ?"
+        case .toManyByInverse(let table, let column, _): return "SELECT count(*) FROM \(q(table)) WHERE \(q(column)) = ?"
+        default: return nil
+        }
+    }
+
+    /// `SELECT count(*)` of the records still pointing at a record through the inverse of its
+    /// relationship at `slot` (their to-one column, or their join rows), one `?` for the record's key;
+    /// nil without an inverse.
+    package func referrerCountSQL(_ entity: Entity, slot: Int) -> String? {
+        let q = SQLiteSchemaPlanner.quote
+        let (destination, inverse) = entity.description.destination(ofSlot: slot)
+        guard let inverse, let other = entities[destination.name] else { return nil }
+        switch other.storage[inverse] {
+        case .toOne(let column): return "SELECT count(*) FROM \(q(other.table)) WHERE \(q(column)) = ?"
+        case .toManyByJoin(let table): return "SELECT count(*) FROM \(q(table)) WHERE \"target\" = ?"
+        default: return nil
+        }
+    }
+}

@@ -591,6 +591,16 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
         }
         for (row, id) in zip(changes.inserted, insertedIDs) { try writeToMany(row, id, deltas: nil) }
         for row in changes.updated { try writeToMany(row, row.id, deltas: changes.writes[row.id]?.toMany) }
+        func count(_ sql: String?, _ id: ObjectID) throws -> Int {
+            guard let sql else { return 0 }
+            let select = try connection.statement(sql)
+            select.bind([.integer(id.key)])
+            defer { select.reset() }
+            return try select.step() ? Int(select.int64(0)) : 0
+        }
+        try changes.checkConstraintsSpanningRows(model: model,
+            members: { id, slot in try count(layout.memberCountSQL(try entities[id.entityName], slot: slot), id) },
+            referrers: { id, slot in try count(layout.referrerCountSQL(try entities[id.entityName], slot: slot), id) })
         return StoreCommitResult(insertedIDs: insertedIDs, updatedVersions: updatedVersions)
     }
 
