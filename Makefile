@@ -5,7 +5,7 @@ SHARED  ?= ../shared
 PYTHON  ?= python3
 EXAMPLES = Examples/Blog/Blog.model.yaml Examples/Graphics/Graphics.model.yaml Examples/Staff/Staff.model.yaml
 
-.PHONY: doc-coverage docs all deps deps-postgres build example examples test test-postgres tsan fuzz fuzz-long install bench bench-postgres clean templates reference runtime-names
+.PHONY: load doc-coverage docs all deps deps-postgres build example examples test test-postgres tsan fuzz fuzz-long install bench bench-postgres clean templates reference runtime-names
 
 all: build
 
@@ -103,7 +103,9 @@ tsan: deps
 		TSAN_OPTIONS="halt_on_error=1 exitcode=66" .build-tsan/debug/modelgen-store-stress converge .build-tsan/converge/store.sqlite \
 			|| { echo "error: the ThreadSanitizer stress run $$run failed" >&2; exit 1; }; \
 	done
-	@echo "tsan: 3 stress runs clean under ThreadSanitizer"
+	@# Two processes editing different attributes of the same items under .mergeByPropertyObjectTrump (issue 40).
+	TSAN_OPTIONS="halt_on_error=1 exitcode=66" .build-tsan/debug/modelgen-store-stress fields .build-tsan/converge/fields.sqlite
+	@echo "tsan: 3 stress runs and the two-process field edits clean under ThreadSanitizer"
 
 # The runtime's public type names, which the validator refuses as entity and class names, read from
 # Sources/ModelgenRuntime (a test fails when the list is out of date).
@@ -172,6 +174,12 @@ docs:
 
 clean:
 	rm -rf .build .build-static
+
+# Examples/Server under concurrent writers (issue 40; figures in docs/performance.md, not a timed
+# test): 32 clients x 50 products into 3 shared categories on SQLite and on PostgreSQL (two server
+# processes), beside one client doing the same work serially; fails on any failed request or lost data.
+load: deps deps-postgres
+	bash scripts/load.sh
 
 # The PostgreSQL store's figures (release build with the PostgreSQL trait) against a throw-away server:
 # insert + save and fetch of 100,000 objects beside PostgresNIO directly, propagation between processes.

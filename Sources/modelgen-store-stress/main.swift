@@ -6,6 +6,8 @@
 //   modelgen-store-stress converge PATH       importer actors, a second process and live results (Converge.swift);
 //                                             PATH may be a postgres:// URL in a build with the PostgreSQL trait
 //   modelgen-store-stress writer PATH         the second process of `converge`
+//   modelgen-store-stress fields PATH         two processes editing different attributes of the same items under
+//                                             .mergeByPropertyObjectTrump (Fields.swift); fields-writer PATH is the second
 //   modelgen-store-stress race PATH POLICY V  read the counter, print "ready", wait for a line on stdin, set it to V
 //                                             and save under the merge policy (error|mergeByPropertyObjectTrump|mergeByPropertyStoreTrump|overwrite|rollback); prints
 //                                             "saved value=…" (what the store then holds) or "conflict"
@@ -27,7 +29,8 @@ let itemsPerBatch = 50
 let model = try ManagedObjectModel(name: "Stress", entities: [
     EntityDescription("Batch", class: Batch.self, attributes: [AttributeDescription("number", .int64)],
                       relationships: [RelationshipDescription("items", destination: "Item", inverse: "batch", toMany: true, deleteRule: .cascade)]),
-    EntityDescription("Item", class: Item.self, attributes: [AttributeDescription("index", .int64), AttributeDescription("payload", .string)],
+    EntityDescription("Item", class: Item.self, attributes: [AttributeDescription("index", .int64), AttributeDescription("payload", .string),
+                                                            AttributeDescription("note", .string, optional: true)],
                       relationships: [RelationshipDescription("batch", destination: "Batch", inverse: "items")]),
     EntityDescription("Counter", class: Counter.self, attributes: [AttributeDescription("value", .int64)]),
 ])
@@ -55,7 +58,7 @@ guard arguments.count >= 3 else {
     FileHandle.standardError.write(Data("usage: modelgen-store-stress saves|increment|check PATH [N]\n".utf8))
     exit(2)
 }
-if arguments[1] == "converge" && !arguments[2].hasPrefix("postgres") { try? FileManager.default.removeItem(atPath: arguments[2]) }
+if ["converge", "fields"].contains(arguments[1]) && !arguments[2].hasPrefix("postgres") { try? FileManager.default.removeItem(atPath: arguments[2]) }
 if arguments[1] == "open" {
     if getuid() == 0 {   // root writes any file: become nobody, whom the permissions bind
         guard setgroups(0, nil) == 0, setgid(65534) == 0, setuid(65534) == 0 else { print("cannot drop privileges"); exit(2) }
@@ -159,6 +162,10 @@ case "converge":
     exit(try await runConverge(container, path: arguments[2]) ? 0 : 1)
 case "writer":
     try runChildWriter(container)
+case "fields":
+    exit(try runFields(container, path: arguments[2]) ? 0 : 1)
+case "fields-writer":
+    try runFieldsChild(container)
 default:
     FileHandle.standardError.write(Data("unknown mode \(arguments[1])\n".utf8))
     exit(2)

@@ -9,10 +9,12 @@ final class StressBatch: ManagedObject {}
 final class StressItem: ManagedObject {}
 final class StressCounter: ManagedObject {}
 
+/// The model of `modelgen-store-stress` (Sources/modelgen-store-stress/main.swift), the same entities.
 let stressModel = try! ManagedObjectModel(name: "Stress", entities: [
     EntityDescription("Batch", class: StressBatch.self, attributes: [AttributeDescription("number", .int64)],
                       relationships: [RelationshipDescription("items", destination: "Item", inverse: "batch", toMany: true, deleteRule: .cascade)]),
-    EntityDescription("Item", class: StressItem.self, attributes: [AttributeDescription("index", .int64), AttributeDescription("payload", .string)],
+    EntityDescription("Item", class: StressItem.self, attributes: [AttributeDescription("index", .int64), AttributeDescription("payload", .string),
+                                                                 AttributeDescription("note", .string, optional: true)],
                       relationships: [RelationshipDescription("batch", destination: "Batch", inverse: "items")]),
     EntityDescription("Counter", class: StressCounter.self, attributes: [AttributeDescription("value", .int64)]),
 ])

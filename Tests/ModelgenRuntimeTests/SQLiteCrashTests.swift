@@ -60,6 +60,15 @@ func runStress(_ arguments: [String]) throws -> String {
         #expect(killsAmidSaves >= 50, "\(killsAmidSaves) of 100 kills came after a save")
     }
 
+    /// Two processes edit different attributes of the same 100 items in 30 rounds each, under
+    /// `.mergeByPropertyObjectTrump`, and add items under one shared batch: every item ends with both
+    /// processes' last edits, and the batch holds every item either added (`modelgen-store-stress fields`).
+    @Test func twoProcessesEditingDifferentAttributesKeepBoth() throws {
+        let path = try temporaryDirectory().appendingPathComponent("fields.sqlite").path
+        let output = try runStress(["fields", path])
+        #expect(output.hasSuffix("every item holds both edits, the batch every added item"), "\(output)")
+    }
+
     /// Two processes add 1 to the same counter 100 times each: optimistic locking turns every race
     /// into a conflict the loser retries, so no increment is lost.
     @Test func twoProcessesWritingTheSameRowLoseNothing() throws {

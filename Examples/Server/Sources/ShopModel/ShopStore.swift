@@ -28,6 +28,17 @@ public struct ProductInfo: Codable, Sendable, Hashable {
     }
 }
 
+/// A category as the server lists it: its name and how many products it holds.
+public struct CategoryInfo: Codable, Sendable, Hashable {
+    public var name: String
+    public var products: Int
+
+    public init(_ category: Category) {
+        name = category.name
+        products = category.products.count
+    }
+}
+
 /// What a client sends to add a product.
 public struct NewProduct: Codable, Sendable {
     public var sku: String
