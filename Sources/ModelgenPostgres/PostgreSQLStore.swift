@@ -188,6 +188,34 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
         return try pool.withConnection { connection in try toManyIDs(connection, id: id, storage: entity.layout.storage[slot]) }
     }
 
+    public func toManyIDs(of ids: [ObjectID], relationship slot: Int) throws -> [ObjectID: [ObjectID]] {
+        guard let first = ids.first else { return [:] }
+        var result: [ObjectID: [ObjectID]] = [:]
+        var byKey: [Int64: ObjectID] = [:]
+        for id in ids {
+            result[id] = []
+            byKey[id.key] = id
+        }
+        let q = PostgreSQLSQL.quote
+        let sql: String
+        switch try entity(first.entityName).layout.storage[slot] {
+        case .toManyByInverse(let table, let inverse, let order):
+            let orderBy = order.map { "\(q($0)), " } ?? ""
+            sql = "SELECT \(q(inverse)), \"Z_PK\", \"Z_ENT\"::bigint FROM \(q(table)) WHERE \(q(inverse)) = ANY($1) ORDER BY \(q(inverse)), \(orderBy)\"Z_PK\""
+        case .toManyByJoin(let table):
+            sql = "SELECT \"source\", \"target\", \"target.entity\" FROM \(q(table)) WHERE \"source\" = ANY($1) ORDER BY \"source\", \"position\""
+        default:
+            return result
+        }
+        let rows = try pool.withConnection { connection in try connection.rows(sql, Self.bindings { $0.append(Array(byKey.keys)) }) }
+        for row in rows {
+            let cells = row.makeRandomAccess()
+            guard let owner = byKey[try cells[0].decode(Int64.self)] else { continue }
+            result[owner, default: []].append(ObjectID(entityName: name(ofCode: try cells[2].decode(Int64.self)), key: try cells[1].decode(Int64.self)))
+        }
+        return result
+    }
+
     private func toManyIDs(_ connection: PostgresConnection, id: ObjectID, storage: SQLiteLayout.Storage) throws -> [ObjectID] {
         let sql: String
         switch storage {

@@ -73,7 +73,9 @@ extension ManagedObjectContext {
             return object._isFault && rowCache[id] == nil
         }
         guard !missing.isEmpty else { return }
-        for row in try store.rows(for: missing) { rowCache[row.id] = row }
+        var rows = try store.rows(for: missing)
+        try fillToMany(&rows)
+        for row in rows { rowCache[row.id] = row }
     }
 
     /// Lets go of an object a batch no longer needs, when it has no unsaved changes and nothing but the

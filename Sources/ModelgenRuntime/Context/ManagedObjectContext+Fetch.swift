@@ -28,6 +28,9 @@ extension ManagedObjectContext {
         if request.resultType == .objects {
             for object in result { try object.loadIfFault() }
         }
+        if !request.relationshipKeyPathsForPrefetching.isEmpty {
+            try prefetch(request.relationshipKeyPathsForPrefetching, from: Array(result))
+        }
         // Every result is an instance of one of these entities' classes (objects are only ever created
         // from `entity.managedClass`): when each is a `Result`, no object needs a checked cast.
         if entities.allSatisfy({ $0.managedClass is Result.Type }) {
@@ -71,6 +74,51 @@ extension ManagedObjectContext {
             return .inMemory(reason: "a variable holds a value the store cannot bind")
         }
         return try store.queryPlan(query)
+    }
+
+    /// Fills in the to-many relationships that rows from a store left out (`hasToManyValues` false),
+    /// with one store call per entity and relationship for all the rows: loading a list of objects costs
+    /// a constant number of queries per relationship, not one per object.
+    func fillToMany(_ rows: inout [StoreRow]) throws {
+        var byEntity: [String: [Int]] = [:]
+        for (index, row) in rows.enumerated() where !row.hasToManyValues { byEntity[row.id.entityName, default: []].append(index) }
+        for (name, indexes) in byEntity {
+            guard let entity = model.entity(named: name), entity.hasToManyRelationships else { continue }
+            let ids = indexes.map { rows[$0].id }
+            for (slot, property) in entity.properties.enumerated() {
+                guard case .relationship(let r) = property, r.isToMany, !r.isTransient else { continue }
+                let members = try store.toManyIDs(of: ids, relationship: slot)
+                for index in indexes where slot < rows[index].values.count {
+                    rows[index].values[slot] = .references(members[rows[index].id] ?? [])
+                }
+            }
+            for index in indexes { rows[index].hasToManyValues = true }
+        }
+    }
+
+    /// Loads the objects `paths` reach from `objects` (dotted relationship names, `authors.mentor`),
+    /// step by step: at each step the related objects still faults are read with one query (and their
+    /// to-many relationships with one per relationship), whatever the number of objects.
+    func prefetch(_ paths: [String], from objects: [ManagedObject]) throws {
+        for path in paths {
+            var level = objects
+            for step in path.split(separator: ".").map(String.init) {
+                var next: [ManagedObject] = []
+                var seen: Set<ObjectIdentifier> = []
+                for object in level {
+                    try object.loadIfFault()
+                    guard let slot = object.entity.slotsByName[step], case .relationship = object.entity.properties[slot] else {
+                        throw RuntimeError.unknownKey(entity: object.entity.name, key: "\(step) (prefetching \(path): not a relationship)")
+                    }
+                    for target in object._slots[slot].relatedObjects where seen.insert(ObjectIdentifier(target)).inserted {
+                        next.append(target)
+                    }
+                }
+                try loadRows(of: next.filter(\._isFault).map(\.objectID))
+                for target in next where target._isFault { try fulfillFault(target) }
+                level = next
+            }
+        }
     }
 
     func requestEntities<Result: ManagedObject>(_ request: FetchRequest<Result>) throws -> [EntityDescription] {
@@ -132,7 +180,13 @@ extension ManagedObjectContext {
                 objects.append(object)
             }
             guard answered else { return nil }
-            for (object, row) in needingStore { try fulfillFault(object, from: row) }
+            // The to-many relationships the rows left out: one store call per relationship for all of them.
+            var rows = needingStore.map(\.1)
+            try fillToMany(&rows)
+            for ((object, _), row) in zip(needingStore, rows) {
+                try load(row, intoFault: object)
+                loaded.append(object)
+            }
         }
         if pending.isEmpty { return objects[...] }
         // Changed objects are judged on their unsaved values; deleted ones leave; inserted ones join.

@@ -75,6 +75,12 @@ public struct FetchRequest<Result: ManagedObject> {
     public var includesSubentities = true
     /// Objects (the default), their IDs, a count, or dictionaries of attribute values.
     public var resultType: FetchResultType = .objects
+    /// Relationships whose objects the fetch loads with the results (Core Data's and SwiftData's
+    /// `relationshipKeyPathsForPrefetching`): names of relationships of the results, or dotted paths
+    /// through them (`"authors"`, `"authors.mentor"`). Each step costs one query for the related
+    /// records (and one per to-many relationship of theirs), whatever the number of results; without
+    /// it they load as faults fire (a batch at a time where the fetch had a batch size).
+    public var relationshipKeyPathsForPrefetching: [String] = []
     /// A `#Predicate` and Foundation sort descriptors, translated when the request runs (the model
     /// names their key paths); the translation replaces `predicate` and comes before `sortDescriptors`.
     var typedQuery: ((ManagedObjectModel) throws -> (predicate: ModelgenPredicate.Predicate?, variables: [String: Any?], sort: [SortDescriptor]))?

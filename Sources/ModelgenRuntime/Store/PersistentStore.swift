@@ -314,6 +314,9 @@ public protocol PersistentStore: AnyObject, Sendable {
     func count(_ query: StoreQuery) throws -> Int?
     /// The IDs a to-many relationship of a record holds (see the default in the extension).
     func toManyIDs(of id: ObjectID, relationship slot: Int) throws -> [ObjectID]
+    /// The IDs one to-many relationship holds for each of several records of one entity (or of
+    /// subentities of one), with as few queries as the store can (see the default in the extension).
+    func toManyIDs(of ids: [ObjectID], relationship slot: Int) throws -> [ObjectID: [ObjectID]]
     /// The IDs of the records matching a query, in its order (see the default in the extension).
     func fetchIDs(_ query: StoreQuery) throws -> ObjectIDList?
     /// The rows of several records at once, for loading a batch (see the default in the extension).
@@ -477,6 +480,16 @@ extension PersistentStore {
     /// Rows may leave to-many relationships out (`hasToManyValues` false). Default: `row(for:)` per ID.
     public func rows(for ids: [ObjectID]) throws -> [StoreRow] {
         try ids.compactMap { try row(for: $0) }
+    }
+
+    /// The members of one to-many relationship of several records, each in order (every given record
+    /// has an entry, empty when it has none). The SQL stores answer with one query per few hundred
+    /// records, so loading a list of objects costs a constant number of queries per relationship, not
+    /// one per object. Default: `toManyIDs(of:relationship:)` for each record.
+    public func toManyIDs(of ids: [ObjectID], relationship slot: Int) throws -> [ObjectID: [ObjectID]] {
+        var result: [ObjectID: [ObjectID]] = [:]
+        for id in ids { result[id] = try toManyIDs(of: id, relationship: slot) }
+        return result
     }
 
     /// The IDs a to-many relationship of a record holds, in order. Default: read from the whole row.

@@ -63,12 +63,15 @@ final class SQLiteConnection {
     let path: String
     let busyTimeoutMilliseconds: Int32
     private var statements: [String: SQLiteStatement] = [:]
+    /// Counts the statements this connection runs, when the configuration asks for it.
+    private let statementCounter: StatementCounter?
 
     /// Opens (creating when asked) the database file, read-only when the configuration says so. A file
     /// SQLite can only read (its permissions) is refused for writing here, not at the first save.
     init(path: String, create: Bool, configuration: SQLiteConfiguration) throws {
         self.path = path
         self.busyTimeoutMilliseconds = configuration.busyTimeoutMilliseconds
+        statementCounter = configuration.statementCounter
         var flags = SQLITE_OPEN_NOMUTEX | (configuration.readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE)
         if create && !configuration.readOnly { flags |= SQLITE_OPEN_CREATE }
         let code = sqlite3_open_v2(path, &handle, flags, configuration.vfs)
@@ -90,6 +93,14 @@ final class SQLiteConnection {
         sqlite3_extended_result_codes(handle, 1)
         sqlite3_busy_timeout(handle, busyTimeoutMilliseconds)
         registerFunctions()
+        if let statementCounter {
+            // Queries only (the SQL of each statement SQLite starts, as written): not BEGIN/COMMIT.
+            sqlite3_trace_v2(handle, UInt32(SQLITE_TRACE_STMT), { _, context, _, sql in
+                guard let context, let sql, strncmp(sql.assumingMemoryBound(to: CChar.self), "SELECT", 6) == 0 else { return 0 }
+                Unmanaged<StatementCounter>.fromOpaque(context).takeUnretainedValue().increment()
+                return 0
+            }, Unmanaged.passUnretained(statementCounter).toOpaque())
+        }
     }
 
     deinit {

@@ -1,5 +1,16 @@
 import CSQLite
 import Foundation
+import Synchronization
+
+/// A count of the queries a store's connections ran (see `SQLiteConfiguration.statementCounter`).
+final class StatementCounter: Sendable, Hashable {
+    private let value = Atomic<Int>(0)
+    /// The statements run so far.
+    var count: Int { value.load(ordering: .relaxed) }
+    func increment() { value.add(1, ordering: .relaxed) }
+    static func == (a: StatementCounter, b: StatementCounter) -> Bool { a === b }
+    func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+}
 
 /// How a `SQLiteStore` uses its file under concurrency.
 public struct SQLiteConfiguration: Sendable, Hashable {
@@ -19,6 +30,9 @@ public struct SQLiteConfiguration: Sendable, Hashable {
     /// The name of a registered SQLite VFS (`sqlite3_vfs_register`) the connections open the file
     /// through; nil for SQLite's default. The tests use one to inject storage faults (a full disk).
     public var vfs: String?
+    /// Counts the queries (`SELECT` statements) the store's connections run (SQLite's statement
+    /// trace), for tests that check how many queries an operation costs; nil (the default) traces nothing.
+    var statementCounter: StatementCounter?
 
     /// Four readers, a five-second busy timeout, additive migrations, read-write, SQLite's default VFS.
     public init(maximumReaderCount: Int = 4, busyTimeout: Duration = .seconds(5), migration: MigrationPolicy = .additive,

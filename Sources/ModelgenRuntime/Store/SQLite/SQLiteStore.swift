@@ -193,6 +193,45 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
         }
     }
 
+    public func toManyIDs(of ids: [ObjectID], relationship slot: Int) throws -> [ObjectID: [ObjectID]] {
+        guard let first = ids.first else { return [:] }
+        var result: [ObjectID: [ObjectID]] = [:]
+        var byKey: [Int64: ObjectID] = [:]
+        for id in ids {
+            result[id] = []
+            byKey[id.key] = id
+        }
+        let width = Self.keysPerBatchStatement
+        let placeholders = Array(repeating: "?", count: width).joined(separator: ", ")
+        let q = SQLiteSchemaPlanner.quote
+        let sql: String
+        switch try layout.entity(first.entityName).storage[slot] {
+        case .toManyByInverse(let table, let inverse, let order):
+            let orderBy = order.map { "\(q($0)), " } ?? ""
+            sql = "SELECT \(q(inverse)), \"Z_PK\", \"Z_ENT\" FROM \(q(table)) WHERE \(q(inverse)) IN (\(placeholders)) ORDER BY \(q(inverse)), \(orderBy)\"Z_PK\""
+        case .toManyByJoin(let table):
+            sql = "SELECT \"source\", \"target\", \"target.entity\" FROM \(q(table)) WHERE \"source\" IN (\(placeholders)) ORDER BY \"source\", \"position\""
+        default:
+            return result
+        }
+        let keys = Array(byKey.keys)
+        try reading(snapshot: true) { connection in
+            let select = try connection.statement(sql)
+            for start in stride(from: 0, to: keys.count, by: width) {
+                let chunk = keys[start..<min(start + width, keys.count)]
+                for position in 0..<width {   // a short chunk repeats its last key: one statement for every chunk
+                    sqlite3_bind_int64(select.handle, Int32(position + 1), chunk[chunk.startIndex + min(position, chunk.count - 1)])
+                }
+                while try select.step() {
+                    guard let owner = byKey[select.int64(0)] else { continue }
+                    result[owner, default: []].append(ObjectID(entityName: layout.namesByCode[select.int64(2)] ?? "", key: select.int64(1)))
+                }
+                select.reset()
+            }
+        }
+        return result
+    }
+
     private func toManyIDs(_ connection: SQLiteConnection, id: ObjectID, storage: SQLiteLayout.Storage) throws -> [ObjectID] {
         let select: SQLiteStatement
         switch storage {

@@ -1,0 +1,103 @@
+import Foundation
+import Testing
+@testable import ModelgenRuntime
+
+/// Loading a list costs a constant number of queries per relationship (issue 41): a fetch reads the
+/// results' to-many relationships with one query per relationship for all of them, and
+/// `relationshipKeyPathsForPrefetching` loads related objects with one query per step of each path,
+/// whatever the number of results. Counted with SQLite's statement trace (queries only).
+@Suite struct PrefetchTests {
+    /// A SQLite store of `posts` posts by `posts / 5` authors, each post with two of three tags and
+    /// one comment; and the counter of the statements its connections run.
+    func blog(posts: Int) throws -> (ManagedContainer, StatementCounter, URL) {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("prefetch-\(UUID().uuidString).sqlite")
+        let counter = StatementCounter()
+        var configuration = SQLiteConfiguration()
+        configuration.statementCounter = counter
+        let container = ManagedContainer(model: BlogModel.model, store: try SQLiteStore(url: url, model: BlogModel.model, configuration: configuration))
+        let context = container.newContext(observation: .unobserved)
+        let tags = ["a", "b", "c"].map { Tag(context: context, name: $0) }
+        let reader = Reader(context: context)
+        reader.firstName = "Rea"; reader.lastName = "Der"; reader.email = "reader@example.com"; reader.createdAt = Date()
+        var authors: [Author] = []
+        for index in 0..<posts {
+            if index % 5 == 0 { authors.append(makeAuthor(context, "Author\(index)")) }
+            let post = Post(context: context, title: "Post \(index)", author: authors[authors.count - 1])
+            post.addToTags(tags[index % 3])
+            post.addToTags(tags[(index + 1) % 3])
+            let comment = Comment(context: context)
+            comment.text = "on \(index)"
+            comment.postedAt = Date()
+            comment.post = post
+            comment.reader = reader
+        }
+        try context.save()
+        return (container, counter, url)
+    }
+
+    /// Statements run by `body` in a new context.
+    func statements(_ container: ManagedContainer, _ counter: StatementCounter, _ body: (ManagedObjectContext) throws -> Void) rethrows -> Int {
+        let context = container.newContext(observation: .unobserved)
+        let before = counter.count
+        try body(context)
+        return counter.count - before
+    }
+
+    @Test func aFetchReadsToManyRelationshipsWithOneQueryEachWhateverTheNumberOfResults() throws {
+        var counts: [Int] = []
+        for size in [20, 200] {
+            let (container, counter, url) = try blog(posts: size)
+            defer { try? FileManager.default.removeItem(at: url) }
+            counts.append(try statements(container, counter) { context in
+                let posts = try context.fetch(FetchRequest<Post>(entityName: "Post"))
+                #expect(posts.count == size)
+                #expect(posts.allSatisfy { $0.tags.count == 2 && $0.comments.count == 1 })
+            })
+        }
+        #expect(counts[0] == counts[1], "statements for 20 and 200 posts: \(counts)")
+        #expect(counts[0] == 3, "the fetch, and one query per to-many relationship (tags, comments): \(counts)")
+    }
+
+    @Test func prefetchingLoadsRelatedObjectsWithOneQueryPerStep() throws {
+        var prefetched: [Int] = [], faulting: [Int] = []
+        for size in [20, 200] {
+            let (container, counter, url) = try blog(posts: size)
+            defer { try? FileManager.default.removeItem(at: url) }
+            var request = FetchRequest<Post>(entityName: "Post", sortDescriptors: [SortDescriptor("title")])
+            request.relationshipKeyPathsForPrefetching = ["author", "tags", "comments.reader"]
+            prefetched.append(try statements(container, counter) { context in
+                let posts = try context.fetch(request)
+                let before = counter.count
+                // Everything the paths name is loaded: reading it runs no statement.
+                let names = posts.map { "\($0.author?.lastName ?? "") \($0.tags.map(\.name).sorted()) \($0.comments.first?.reader?.firstName ?? "")" }
+                #expect(counter.count == before, "reading prefetched objects ran statements")
+                #expect(names.count == size && names.allSatisfy { $0.hasSuffix(" Rea") })
+            })
+            // The same reads without prefetching fire a fault per author: the count grows with the list.
+            request.relationshipKeyPathsForPrefetching = []
+            faulting.append(try statements(container, counter) { context in
+                _ = try context.fetch(request).map { $0.author?.lastName }
+            })
+        }
+        #expect(prefetched[0] == prefetched[1], "statements with prefetching for 20 and 200 posts: \(prefetched)")
+        #expect(faulting[1] > faulting[0] + 20, "without prefetching: \(faulting)")
+    }
+
+    @Test(arguments: ["in-memory", "sqlite"])
+    func prefetchingGivesTheSameObjectsOnEveryStore(_ kind: String) throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("prefetch-same-\(UUID().uuidString).sqlite")
+        defer { try? FileManager.default.removeItem(at: url) }
+        let container = try ManagedContainer(model: BlogModel.model, store: kind == "sqlite" ? .sqlite(url) : .inMemory)
+        let setup = container.newContext()
+        let ada = makeAuthor(setup, "Ada")
+        for title in ["One", "Two"] { Post(context: setup, title: title, author: ada).addToTags(Tag(context: setup, name: title.lowercased())) }
+        try setup.save()
+        let context = container.newContext()
+        var request = FetchRequest<Author>(entityName: "Author")
+        request.relationshipKeyPathsForPrefetching = ["posts.tags"]
+        let authors = try context.fetch(request)
+        #expect(authors.flatMap { $0.posts.flatMap { $0.tags.map(\.name) } }.sorted() == ["one", "two"])
+        request.relationshipKeyPathsForPrefetching = ["posts.nothing"]
+        #expect(throws: RuntimeError.self) { try context.fetch(request) }
+    }
+}
