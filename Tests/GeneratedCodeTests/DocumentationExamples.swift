@@ -89,6 +89,14 @@ func runtimeGuideExample() throws -> (popular: [Post], same: Post, post: Post, c
     return (popular, same, post, context)
 }
 
+/// Clean-up and bulk edits in the store: each is one save, merged here and published.
+func tidy(_ context: ManagedObjectContext, before day: Date) throws -> (deleted: Int, updated: Int, inserted: [ObjectID]) {
+    let old = try context.batchDelete(FetchRequest(predicate: #Predicate<Comment> { $0.postedAt < day }))
+    let quiet = try context.batchUpdate(FetchRequest(predicate: #Predicate<Post> { $0.likes == 0 }), set: ["status": 2])
+    let tags = try context.batchInsert(entityName: "Tag", values: [["name": "archive"], ["name": "2026"]])
+    return (old.deleted.count, quiet.updated.count, tags)
+}
+
 // MARK: docs/predicates.md
 
 /// The predicate guide's `FUNCTION` example.
@@ -150,6 +158,20 @@ func typedRequestsInPlace(_ context: ManagedObjectContext) throws
         // The delete was rolled back: the author and post are still there, unchanged.
         #expect(!context.hasChanges)
         #expect(post.author?.firstName == "Ann")
+    }
+
+    @Test func theBatchExampleRuns() throws {
+        let (_, context) = try blog(.inMemory)
+        let post = try #require(try context.fetch(Post.fetchRequest()).first)
+        let comment = Comment(context: context)
+        comment.text = "old"
+        comment.postedAt = Date(timeIntervalSince1970: 0)
+        comment.post = post
+        let quiet = Post(context: context, id: UUID(), title: "Quiet", body: "…", author: post.author!)
+        try context.save()
+        let result = try tidy(context, before: Date(timeIntervalSince1970: 100))
+        #expect(result.deleted == 1 && result.updated == 1 && result.inserted.count == 2)
+        #expect(quiet.status == .archived && post.comments.isEmpty)
     }
 
     @Test(arguments: ["in-memory", "sqlite"])

@@ -88,10 +88,17 @@ extension ManagedObject {
     }
 
     private func validate(_ value: SlotValue, of a: AttributeDescription, into failures: inout [ValidationError.Failure]) {
-        func fail(_ message: String) { failures.append(.init(object: self, key: a.name, message: message)) }
+        if let problem = Self.problem(of: value, for: a) { failures.append(.init(object: self, key: a.name, message: problem)) }
+    }
+
+    /// What the model's constraints of an attribute refuse in a value (required, min/max, length,
+    /// regex, an encodable transformable), in words; nil when it passes. Also for batch updates and
+    /// inserts, which hold values, not objects.
+    static func problem(of value: SlotValue, for a: AttributeDescription) -> String? {
+        func fail(_ message: String) -> String? { message }
         if case .null = value {
-            if !a.isOptional && a.derivation == nil { fail("is required") }
-            return
+            if !a.isOptional && a.derivation == nil { return fail("is required") }
+            return nil
         }
         let bounded = a.minimum != nil || a.maximum != nil
         let measure: Double?
@@ -121,6 +128,7 @@ extension ManagedObject {
         }
         if let measure, let min = a.minimum, measure < min { return fail("is below the minimum \(Self.format(min))\(unit)") }
         if let measure, let max = a.maximum, measure > max { return fail("is above the maximum \(Self.format(max))\(unit)") }
+        return nil
     }
 
     private static func format(_ d: Double) -> String {

@@ -1,0 +1,62 @@
+#if PostgreSQL
+import Foundation
+import ModelgenPostgres
+import ModelgenRuntime
+import Testing
+
+/// Batch deletes, updates and inserts on every store kind, PostgreSQL included, give the same results
+/// (ModelgenRuntimeTests.BatchOperationTests covers them in depth on in-memory and SQLite).
+@Suite struct BatchOperationStoreTests {
+    @Test(arguments: availableKinds)
+    func batchOperationsAgreeOnEveryStore(_ kind: StoreKind) throws {
+        let container = ManagedContainer(model: semanticsModel, store: try kind.makeStore().store)
+        let setup = container.newContext()
+        func person(_ name: String) throws -> ManagedObject {
+            let employee = try setup.insertObject(entityName: "Employee")
+            try employee.setValue(name, forKey: "name")
+            try employee.setValue("\(name.lowercased())@example.com", forKey: "email")
+            return employee
+        }
+        let ada = try person("Ada"), bo = try person("Bo")
+        for (title, members, tasks) in [("P1", [ada, bo], ["t1", "t2"]), ("P2", [bo], ["t3"])] {
+            let project = try setup.insertObject(entityName: "Project")
+            try project.setValue(title, forKey: "title")
+            try project.setValue(members, forKey: "members")
+            if title == "P1" { try project.setValue(ada, forKey: "lead") }
+            for summary in tasks {
+                let task = try setup.insertObject(entityName: "Task")
+                try task.setValue(summary, forKey: "summary")
+                try task.setValue(project, forKey: "project")
+            }
+        }
+        try setup.save()
+        func names(_ entity: String, _ key: String, _ predicate: String = "TRUEPREDICATE") throws -> [String] {
+            let reader = container.newContext()
+            return try reader.fetch(try FetchRequest<ManagedObject>(entityName: entity, predicate: predicate)).map { try $0.value(forKey: key) as! String }.sorted()
+        }
+        let context = container.newContext()
+        // Deny: Ada leads P1.
+        #expect(throws: ValidationError.self, "\(kind)") {
+            try context.batchDelete(try FetchRequest<ManagedObject>(entityName: "Employee", predicate: "name == 'Ada'"))
+        }
+        // Cascade (the tasks) and nullify (members' projects, the lead's leads).
+        let deleted = try context.batchDelete(try FetchRequest<ManagedObject>(entityName: "Project", predicate: "title == 'P1'"))
+        #expect(deleted.deleted.count == 3, "\(kind)")
+        #expect(try names("Task", "summary") == ["t3"], "\(kind)")
+        #expect(try names("Project", "title", "ANY members.name == 'Bo'") == ["P2"], "\(kind)")
+        #expect(try names("Employee", "name", "projects.@count == 0") == ["Ada"], "\(kind)")
+        try context.batchDelete(try FetchRequest<ManagedObject>(entityName: "Employee", predicate: "name == 'Ada'"))
+        #expect(try names("Employee", "name") == ["Bo"], "\(kind)")
+        // Update: attributes in the store; a value out of bounds or a repeated unique value refused.
+        try context.batchUpdate(FetchRequest<ManagedObject>(entityName: "Project"), set: ["budget": Int64(7)])
+        #expect(try names("Project", "title", "budget == 7") == ["P2"], "\(kind)")
+        // Insert: defaults applied, uniqueness refused.
+        let ids = try context.batchInsert(entityName: "Employee", values: (1...3).map { ["name": "E\($0)", "email": "e\($0)@example.com"] })
+        #expect(ids.count == 3, "\(kind)")
+        #expect(try names("Employee", "name", "level == 1") == ["Bo", "E1", "E2", "E3"], "\(kind)")
+        #expect(throws: ValidationError.self, "\(kind)") {
+            try context.batchInsert(entityName: "Customer", values: [["name": "Twin", "email": "bo@example.com"]])
+        }
+    }
+}
+#endif
