@@ -276,6 +276,34 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
 
     public var runsQueries: Bool { true }
 
+    public func aggregate(_ query: StoreQuery, groupBy: [String], columns: [AggregateColumn]) throws -> [AggregateRow]? {
+        guard let (sql, outputs) = try? translator(query).aggregate(groupBy: groupBy, columns: columns) else { return nil }
+        let rows = try pool.withConnection { connection in
+            try connection.rows(sql.text, try PostgreSQLDialect.bindings(sql.bindings))
+        }
+        let names = groupBy + columns.map(\.name)
+        return try rows.map { row in
+            let cells = row.makeRandomAccess()
+            var values: [String: StoreValue] = [:]
+            var column = 0
+            for (name, output) in zip(names, outputs) {
+                switch output {
+                case .value(let type):
+                    values[name] = try PostgreSQLSQL.value(cells[column], type: type)
+                    column += 1
+                case .object:
+                    if let key = try cells[column].decode(Int64?.self), let code = try cells[column + 1].decode(Int64?.self) {
+                        values[name] = .reference(ObjectID(entityName: self.name(ofCode: code), key: key))
+                    } else {
+                        values[name] = .reference(nil)
+                    }
+                    column += 2
+                }
+            }
+            return AggregateRow(values: values)
+        }
+    }
+
     /// PostgreSQL's `EXPLAIN` of the query's SQL (`Index Scan using …`, `Seq Scan on …`), or what the
     /// translation to SQL could not express.
     public func queryPlan(_ query: StoreQuery) throws -> QueryPlan {

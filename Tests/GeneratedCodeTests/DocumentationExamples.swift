@@ -89,6 +89,17 @@ func runtimeGuideExample() throws -> (popular: [Post], same: Post, post: Post, c
     return (popular, same, post, context)
 }
 
+/// Likes per author, most liked first: one query on a SQL store.
+func likesPerAuthor(_ context: ManagedObjectContext) throws -> [(author: String, posts: Int64, likes: Int64)] {
+    let request = AggregateRequest(FetchRequest(predicate: #Predicate<Post> { $0.likes > 0 }),
+                                   groupBy: ["author.lastName"],
+                                   columns: [.count(as: "posts"), .sum("likes", as: "likes")],
+                                   sortBy: [(key: "likes", ascending: false)])
+    return try context.aggregate(request).map { row in
+        (row.string("author.lastName") ?? "", row.int("posts") ?? 0, row.int("likes") ?? 0)
+    }
+}
+
 /// Clean-up and bulk edits in the store: each is one save, merged here and published.
 func tidy(_ context: ManagedObjectContext, before day: Date) throws -> (deleted: Int, updated: Int, inserted: [ObjectID]) {
     let old = try context.batchDelete(FetchRequest(predicate: #Predicate<Comment> { $0.postedAt < day }))
@@ -158,6 +169,15 @@ func typedRequestsInPlace(_ context: ManagedObjectContext) throws
         // The delete was rolled back: the author and post are still there, unchanged.
         #expect(!context.hasChanges)
         #expect(post.author?.firstName == "Ann")
+    }
+
+    @Test(arguments: ["in-memory", "sqlite"])
+    func theAggregateExampleRuns(_ kind: String) throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("docs-aggregate-\(UUID().uuidString).sqlite")
+        defer { try? FileManager.default.removeItem(at: url) }
+        let (_, context) = try blog(kind == "sqlite" ? .sqlite(url) : .inMemory)
+        let rows = try likesPerAuthor(context)
+        #expect(rows.count == 1 && rows[0].author == "Ann" && rows[0].posts == 3 && rows[0].likes == 500)
     }
 
     @Test func theBatchExampleRuns() throws {

@@ -4,8 +4,9 @@
 /// The public top-level types of ModelgenRuntime: names an entity or class may not take.
 enum RuntimeTypeNames {
     static let all: Set<String> = [
-        "AttributeDescription", "AttributeType", "ChangeSet", "CompositeFields", "DeleteRule", "EntityDescription",
-        "FetchPredicate", "FetchRequest", "FetchRequestTemplate", "FetchResultType", "FetchResultsCollection",
+        "AggregateColumn", "AggregateFunction", "AggregateRequest", "AggregateRow", "AttributeDescription",
+        "AttributeType", "ChangeSet", "CompositeFields", "DeleteRule", "EntityDescription", "FetchPredicate",
+        "FetchRequest", "FetchRequestTemplate", "FetchResultType", "FetchResultsCollection",
         "FetchedPropertyDescription", "HistoryTransaction", "InMemoryFetch", "InMemoryStore", "LiveResults",
         "Managed", "ManagedComposite", "ManagedContainer", "ManagedObject", "ManagedObjectContext",
         "ManagedObjectFetching", "ManagedObjectModel", "ManagedRawValue", "ManagedScalarValue",

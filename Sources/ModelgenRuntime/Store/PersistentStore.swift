@@ -319,6 +319,8 @@ public protocol PersistentStore: AnyObject, Sendable {
     func toManyIDs(of ids: [ObjectID], relationship slot: Int) throws -> [ObjectID: [ObjectID]]
     /// The IDs of the records matching a query, in its order (see the default in the extension).
     func fetchIDs(_ query: StoreQuery) throws -> ObjectIDList?
+    /// The grouped aggregate of the records matching a query (see the default in the extension).
+    func aggregate(_ query: StoreQuery, groupBy: [String], columns: [AggregateColumn]) throws -> [AggregateRow]?
     /// The rows of several records at once, for loading a batch (see the default in the extension).
     func rows(for ids: [ObjectID]) throws -> [StoreRow]
     /// The saves recorded after `token` (0: all kept), oldest first; empty for a store without history.
@@ -469,6 +471,11 @@ extension PersistentStore {
 
     /// The number of records matching a query; nil when the store cannot run it. Default: nil.
     public func count(_ query: StoreQuery) throws -> Int? { nil }
+
+    /// The records matching a query (its sorts and window not used) grouped by `groupBy`, one row per
+    /// group with its keys and `columns` (see `AggregateRequest`), in no particular order; nil when the
+    /// store cannot run it (the context then computes it on the records). Default: nil.
+    public func aggregate(_ query: StoreQuery, groupBy: [String], columns: [AggregateColumn]) throws -> [AggregateRow]? { nil }
 
     /// The IDs of the records matching a query, sorted, limited, without loading their rows; nil when the
     /// store cannot run it. Default: the IDs of `fetch(_:)`'s rows.

@@ -80,6 +80,65 @@ package final class SQLQueryTranslator {
         return SQL(text: text, bindings: bindings)
     }
 
+    /// What an aggregate query's output column holds: a value of an attribute type, or a related
+    /// record (two columns: key and entity code).
+    package enum AggregateOutput {
+        case value(AttributeType)
+        case object
+    }
+
+    /// The grouped aggregate of the matching records: `SELECT keys, aggregates FROM … WHERE … GROUP BY
+    /// keys`, with the output columns in order (each group key, then each column).
+    package func aggregate(groupBy: [String], columns: [AggregateColumn]) throws -> (sql: SQL, outputs: [AggregateOutput]) {
+        let entity = try layout.entity(query.entityName)
+        var selects: [String] = [], groups: [String] = [], outputs: [AggregateOutput] = []
+        for path in groupBy {
+            switch try keyPath([KeyPathComponent](dotted: path), alias: "t0", entity: entity) {
+            case .scalar(let sql, let type):
+                selects.append(sql)
+                groups.append(sql)
+                outputs.append(.value(type ?? .string))
+            case .object(let key, let code):
+                selects += [key, "CAST(\(code) AS BIGINT)"]
+                groups += [key, code]
+                outputs.append(.object)
+            default:
+                throw Unsupported(reason: "grouping by a to-many key path (\(path))")
+            }
+        }
+        for column in columns {
+            guard let path = column.keyPath else {
+                selects.append("CAST(count(*) AS BIGINT)")
+                outputs.append(.value(.int64))
+                continue
+            }
+            guard case .scalar(let sql, let type) = try keyPath([KeyPathComponent](dotted: path), alias: "t0", entity: entity) else {
+                throw Unsupported(reason: "an aggregate of \(path), which is not an attribute")
+            }
+            let integer = type?.isInteger ?? false
+            switch column.function {
+            case .count:
+                selects.append("CAST(count(\(sql)) AS BIGINT)")
+                outputs.append(.value(.int64))
+            case .sum:
+                selects.append(integer ? "CAST(sum(\(sql)) AS BIGINT)" : "CAST(sum(\(sql)) AS DOUBLE PRECISION)")
+                outputs.append(.value(integer ? .int64 : .double))
+            case .average:
+                selects.append("CAST(avg(\(sql)) AS DOUBLE PRECISION)")
+                outputs.append(.value(.double))
+            case .minimum, .maximum:
+                guard let type, type != .decimal, type != .transformable, type != .binary else {
+                    throw Unsupported(reason: "the \(column.function.rawValue) of \(path)")
+                }
+                selects.append("\(column.function == .minimum ? "min" : "max")(\(sql))")
+                outputs.append(.value(type))
+            }
+        }
+        var text = "SELECT \(selects.joined(separator: ", ")) FROM \(Self.quote(entity.table)) t0 WHERE \(try whereClause(entity))"
+        if !groups.isEmpty { text += " GROUP BY " + groups.joined(separator: ", ") }
+        return (SQL(text: text, bindings: bindings), outputs)
+    }
+
     package func count() throws -> SQL {
         let entity = try layout.entity(query.entityName)
         let inner = "SELECT 1 FROM \(Self.quote(entity.table)) t0 WHERE \(try whereClause(entity))" + limitClause()

@@ -193,6 +193,35 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
         }
     }
 
+    public func aggregate(_ query: StoreQuery, groupBy: [String], columns: [AggregateColumn]) throws -> [AggregateRow]? {
+        let translator = SQLQueryTranslator(layout: layout, query: query, dialect: SQLiteDialect())
+        guard let (sql, outputs) = try? translator.aggregate(groupBy: groupBy, columns: columns) else { return nil }
+        let names = groupBy + columns.map(\.name)
+        return try reading { connection in
+            let select = try connection.statement(sql.text)
+            select.bind(sql.bindings.map(SQLiteDialect.value))
+            defer { select.reset() }
+            var rows: [AggregateRow] = []
+            while try select.step() {
+                var values: [String: StoreValue] = [:]
+                var column: Int32 = 0
+                for (name, output) in zip(names, outputs) {
+                    switch output {
+                    case .value(let type):
+                        values[name] = SQLiteValueCodec.storeValue(select, column, type: type)
+                        column += 1
+                    case .object:
+                        values[name] = select.isNull(column) ? .reference(nil)
+                            : .reference(ObjectID(entityName: layout.namesByCode[select.int64(column + 1)] ?? "", key: select.int64(column)))
+                        column += 2
+                    }
+                }
+                rows.append(AggregateRow(values: values))
+            }
+            return rows
+        }
+    }
+
     public func toManyIDs(of ids: [ObjectID], relationship slot: Int) throws -> [ObjectID: [ObjectID]] {
         guard let first = ids.first else { return [:] }
         var result: [ObjectID: [ObjectID]] = [:]
@@ -311,6 +340,9 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
     }
 
     public var runsQueries: Bool { true }
+
+    /// The statement counter of the store's configuration (tests).
+    var statementCounterForTests: StatementCounter? { pool.configuration.statementCounter }
 
     /// SQLite's `EXPLAIN QUERY PLAN` of the query's SQL (`SEARCH Item USING INDEX …`, `SCAN Item`), or
     /// what the translation to SQL could not express.

@@ -1,0 +1,68 @@
+import Foundation
+import Testing
+@testable import ModelgenRuntime
+
+/// Aggregates, grouping and distinct values (issue 41): the SQL store answers with one query, the
+/// in-memory store computes on its records, and both give the same rows.
+@Suite struct AggregateTests {
+    /// Three authors: Ada with posts of 10, 20 and 30 likes, Bea with 5 and 7, Cy with none.
+    func blog(_ kind: String) throws -> (ManagedContainer, ManagedObjectContext, URL?) {
+        let url = kind == "sqlite" ? FileManager.default.temporaryDirectory.appendingPathComponent("aggregate-\(UUID().uuidString).sqlite") : nil
+        let counter = StatementCounter()
+        var configuration = SQLiteConfiguration()
+        configuration.statementCounter = counter
+        let container = kind == "sqlite"
+            ? ManagedContainer(model: BlogModel.model, store: try SQLiteStore(url: url!, model: BlogModel.model, configuration: configuration))
+            : try ManagedContainer(model: BlogModel.model, store: .inMemory)
+        let context = container.newContext()
+        for (name, likes) in [("Ada", [10, 20, 30]), ("Bea", [5, 7]), ("Cy", [])] {
+            let author = makeAuthor(context, name)
+            for (index, count) in likes.enumerated() {
+                let post = Post(context: context, title: "\(name) \(index)", author: author)
+                post.likes = Int64(count)
+                post.status = index == 0 ? .published : .draft
+            }
+        }
+        try context.save()
+        return (container, context, url)
+    }
+
+    @Test(arguments: ["in-memory", "sqlite"])
+    func aReportPerAuthorInOneQuery(_ kind: String) throws {
+        let (container, context, url) = try blog(kind)
+        defer { url.map { try? FileManager.default.removeItem(at: $0) } }
+        let counter = (container.store as? SQLiteStore)?.statementCounterForTests
+        let before = counter?.count ?? 0
+        let report = try context.aggregate(AggregateRequest(Post.fetchRequest(), groupBy: ["author.lastName"],
+                                                            columns: [.count(as: "posts"), .sum("likes", as: "likes"), .average("likes", as: "mean"),
+                                                                      .maximum("title", as: "last")],
+                                                            sortBy: [(key: "likes", ascending: false)]))
+        if let counter { #expect(counter.count - before == 1, "one query") }
+        #expect(report.map { $0.string("author.lastName") } == ["Ada", "Bea"])
+        #expect(report.map { $0.int("posts") } == [3, 2])
+        #expect(report.map { $0.int("likes") } == [60, 12])
+        #expect(report.map { $0.double("mean") } == [20, 6])
+        #expect(report.map { $0.string("last") } == ["Ada 2", "Bea 1"])
+    }
+
+    @Test(arguments: ["in-memory", "sqlite"])
+    func groupsByARelationshipAnAttributeOrNothing(_ kind: String) throws {
+        let (_, context, url) = try blog(kind)
+        defer { url.map { try? FileManager.default.removeItem(at: $0) } }
+        // By the related record itself.
+        let byAuthor = try context.aggregate(AggregateRequest(Post.fetchRequest(), groupBy: ["author"], columns: [.sum("likes", as: "likes")]))
+        let ada = try #require(try context.fetch(try FetchRequest<Author>(entityName: "Author", predicate: "lastName == 'Ada'")).first)
+        #expect(byAuthor.first { $0.objectID("author") == ada.objectID }?.int("likes") == 60)
+        // Distinct values: a grouping with no columns.
+        let statuses = try context.aggregate(AggregateRequest(Post.fetchRequest(), groupBy: ["status"], columns: [], sortBy: [(key: "status", ascending: true)]))
+        #expect(statuses.map { $0.int("status") } == [0, 1])
+        // One group of everything, with a predicate (#Predicate or string): the least and the most liked.
+        let popular = try context.aggregate(AggregateRequest(FetchRequest(predicate: #Predicate<Post> { $0.likes >= 7 }),
+                                                             columns: [.minimum("likes", as: "least"), .maximum("likes", as: "most"), .count()]))
+        #expect(popular.count == 1 && popular[0].int("least") == 7 && popular[0].int("most") == 30 && popular[0].int("count") == 4)
+        // Nothing matches: one row, a count of 0 and no sum (as SQL).
+        let none = try context.aggregate(AggregateRequest(try FetchRequest<Post>(entityName: "Post", predicate: "likes > 1000"), columns: [.count(), .sum("likes", as: "likes")]))
+        #expect(none.count == 1 && none[0].int("count") == 0 && none[0]["likes"] == .null)
+        #expect(throws: RuntimeError.self) { try context.aggregate(AggregateRequest(Post.fetchRequest(), groupBy: ["likes"], columns: [.count(as: "likes")])) }
+    }
+}
