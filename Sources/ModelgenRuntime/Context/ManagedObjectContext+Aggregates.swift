@@ -68,24 +68,8 @@ extension ManagedObjectContext {
         }
     }
 
-    /// An evaluated value as stored (a related object as a reference).
-    private static func stored(_ value: EvaluatedValue) -> StoreValue {
-        switch value {
-        case .null: return .null
-        case .bool(let v): return .bool(v)
-        case .int(let v): return .int(v)
-        case .double(let v): return .double(v)
-        case .decimal(let v): return .decimal(v)
-        case .string(let v): return .string(v)
-        case .date(let v): return .date(v)
-        case .data(let v): return .data(v)
-        case .uuid(let v): return .uuid(v)
-        case .url(let v): return .url(v)
-        case .object(let o): return .reference(o.objectID)
-        case .objectID(let id): return .reference(id)
-        case .collection, .other: return .null
-        }
-    }
+    /// An evaluated value as stored (a related object as a reference; nil for other values).
+    private static func stored(_ value: EvaluatedValue) -> StoreValue { value.storeValue ?? .null }
 
     /// A function over a group's non-nil values, as the SQL stores compute it.
     private static func aggregate(_ function: AggregateFunction, _ values: [EvaluatedValue]) -> StoreValue {

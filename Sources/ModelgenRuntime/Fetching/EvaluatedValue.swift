@@ -114,7 +114,8 @@ enum EvaluatedValue {
         }
     }
 
-    private var storeValue: StoreValue? {
+    /// The value as stored (a related object as a reference); nil for a collection or another value.
+    var storeValue: StoreValue? {
         switch self {
         case .null: return .null
         case .bool(let v): return .bool(v)
