@@ -1,0 +1,264 @@
+import CSQLite
+import Foundation
+@_spi(Generated) import ModelgenRuntime
+
+// `modelgen-runtime-bench library` (issue 41): four questions about many rows on a library of
+// BOOKS books (a main writer each, two authors from WRITERS writers, many-to-many), loans of a
+// quarter of them, in SQLite, each asked through the runtime and as hand-written SQL against the C
+// API on a copy of the same data, in turns within each round, answers checked equal; the median of
+// the rounds printed with the ratio. Run at 20,000 and 200,000 books.
+//   list     2,000 books by title, each with its first author's name (prefetching the authors)
+//   report   total pages per writer (an aggregate grouped by the main writer)
+//   count    overdue loans (not returned, due before a day)
+//   clean-up delete the loans returned before a day (a batch delete, nullify on the books,
+//            merged into the context), then the same rows put back untimed for the next round
+
+final class LibraryBook: ManagedObject {
+    @Managed(slot: 0) var title: String
+    @Managed(slot: 1) var pages: Int64
+    @Managed(slot: 2) var writer: LibraryWriter?
+    @Managed(slot: 3) var authors: Set<LibraryWriter>
+    @Managed(slot: 4) var loans: Set<LibraryLoan>
+}
+
+final class LibraryWriter: ManagedObject {
+    @Managed(slot: 0) var name: String
+    @Managed(slot: 1) var mainBooks: Set<LibraryBook>
+    @Managed(slot: 2) var books: Set<LibraryBook>
+}
+
+final class LibraryLoan: ManagedObject {
+    @Managed(slot: 0) var due: Date
+    @Managed(slot: 1) var returned: Date?
+    @Managed(slot: 2) var book: LibraryBook?
+}
+
+let libraryModel = try! ManagedObjectModel(name: "LibraryBench", entities: [
+    EntityDescription("Book", class: LibraryBook.self, attributes: [AttributeDescription("title", .string), AttributeDescription("pages", .int64)],
+                      relationships: [
+                        RelationshipDescription("writer", destination: "Writer", inverse: "mainBooks"),
+                        RelationshipDescription("authors", destination: "Writer", inverse: "books", toMany: true),
+                        RelationshipDescription("loans", destination: "Loan", inverse: "book", toMany: true),
+                      ], indexes: [["title"]]),
+    EntityDescription("Writer", class: LibraryWriter.self, attributes: [AttributeDescription("name", .string)],
+                      relationships: [
+                        RelationshipDescription("mainBooks", destination: "Book", inverse: "writer", toMany: true),
+                        RelationshipDescription("books", destination: "Book", inverse: "authors", toMany: true),
+                      ]),
+    EntityDescription("Loan", class: LibraryLoan.self, attributes: [AttributeDescription("due", .date), AttributeDescription("returned", .date, optional: true)],
+                      relationships: [RelationshipDescription("book", destination: "Book", inverse: "loans")],
+                      indexes: [["returned"], ["due"]]),
+])
+
+/// The library's data, made once and written to both databases the same way.
+struct LibraryData {
+    let books: Int, writers: Int, loans: Int
+    init(books: Int) {
+        self.books = books
+        writers = max(100, books / 20)
+        loans = books / 4
+    }
+    func title(_ b: Int) -> String { "Book \(String(format: "%07d", (b * 7_919) % books))" }
+    func pages(_ b: Int) -> Int64 { Int64(50 + b % 400) }
+    func writer(_ b: Int) -> Int { b % writers }
+    func authors(_ b: Int) -> [Int] { [b % writers, (b * 31 + 7) % writers] }
+    func name(_ w: Int) -> String { "Writer \(String(format: "%05d", (w * 97) % writers))" }
+    /// Loan `l`: of book `l * 4`, due on day `l % 60`, returned on day `l % 50` for two thirds of them.
+    func loanBook(_ l: Int) -> Int { (l * 4) % books }
+    func due(_ l: Int) -> Date { Date(timeIntervalSinceReferenceDate: Double(l % 60) * 86_400) }
+    func returned(_ l: Int) -> Date? { l % 3 == 0 ? nil : Date(timeIntervalSinceReferenceDate: Double(l % 50) * 86_400) }
+}
+
+/// The raw copy: plain tables with foreign keys and indexes, filled in one transaction.
+func fillRawLibrary(_ path: String, _ data: LibraryData) -> OpaquePointer? {
+    var db: OpaquePointer?
+    sqlite3_open(path, &db)
+    sqlite3_exec(db, """
+        PRAGMA journal_mode=WAL;
+        CREATE TABLE writer (id INTEGER PRIMARY KEY, name TEXT);
+        CREATE TABLE book (id INTEGER PRIMARY KEY, title TEXT, pages INTEGER, writer INTEGER REFERENCES writer(id));
+        CREATE INDEX book_title ON book (title); CREATE INDEX book_writer ON book (writer);
+        CREATE TABLE book_author (book INTEGER, writer INTEGER); CREATE INDEX book_author_book ON book_author (book);
+        CREATE TABLE loan (id INTEGER PRIMARY KEY, due REAL, returned REAL, book INTEGER REFERENCES book(id));
+        CREATE INDEX loan_returned ON loan (returned); CREATE INDEX loan_due ON loan (due); CREATE INDEX loan_book ON loan (book);
+        BEGIN;
+        """, nil, nil, nil)
+    let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+    func run(_ sql: String, _ rows: Int, _ bind: (OpaquePointer?, Int) -> Void) {
+        var statement: OpaquePointer?
+        sqlite3_prepare_v2(db, sql, -1, &statement, nil)
+        for i in 0..<rows {
+            bind(statement, i)
+            sqlite3_step(statement)
+            sqlite3_reset(statement)
+        }
+        sqlite3_finalize(statement)
+    }
+    run("INSERT INTO writer (id, name) VALUES (?, ?)", data.writers) { s, w in
+        sqlite3_bind_int64(s, 1, Int64(w + 1)); sqlite3_bind_text(s, 2, data.name(w), -1, transient)
+    }
+    run("INSERT INTO book (id, title, pages, writer) VALUES (?, ?, ?, ?)", data.books) { s, b in
+        sqlite3_bind_int64(s, 1, Int64(b + 1)); sqlite3_bind_text(s, 2, data.title(b), -1, transient)
+        sqlite3_bind_int64(s, 3, data.pages(b)); sqlite3_bind_int64(s, 4, Int64(data.writer(b) + 1))
+    }
+    run("INSERT INTO book_author (book, writer) VALUES (?, ?)", data.books * 2) { s, i in
+        sqlite3_bind_int64(s, 1, Int64(i / 2 + 1)); sqlite3_bind_int64(s, 2, Int64(data.authors(i / 2)[i % 2] + 1))
+    }
+    run("INSERT INTO loan (id, due, returned, book) VALUES (?, ?, ?, ?)", data.loans) { s, l in
+        sqlite3_bind_int64(s, 1, Int64(l + 1)); sqlite3_bind_double(s, 2, data.due(l).timeIntervalSinceReferenceDate)
+        if let returned = data.returned(l) { sqlite3_bind_double(s, 3, returned.timeIntervalSinceReferenceDate) } else { sqlite3_bind_null(s, 3) }
+        sqlite3_bind_int64(s, 4, Int64(data.loanBook(l) + 1))
+    }
+    sqlite3_exec(db, "COMMIT", nil, nil, nil)
+    return db
+}
+
+/// The runtime's store, filled through contexts (saves of 10,000 objects).
+func fillLibraryStore(_ container: ManagedContainer, _ data: LibraryData) throws {
+    let context = container.newContext(observation: .unobserved)
+    let writers = (0..<data.writers).map { w -> LibraryWriter in
+        let writer = LibraryWriter(context: context)
+        writer.name = data.name(w)
+        return writer
+    }
+    try context.save()
+    for start in stride(from: 0, to: data.books, by: 10_000) {
+        for b in start..<min(start + 10_000, data.books) {
+            let book = LibraryBook(context: context)
+            book.title = data.title(b)
+            book.pages = data.pages(b)
+            book.writer = writers[data.writer(b)]
+            for a in data.authors(b) { book.authors.insert(writers[a]) }
+        }
+        try context.save()
+    }
+    try insertLibraryLoans(container, data, only: nil)
+}
+
+/// Inserts the loans (all, or those `only` names), each under its book.
+func insertLibraryLoans(_ container: ManagedContainer, _ data: LibraryData, only: Set<Int>?) throws {
+    let context = container.newContext(observation: .unobserved)
+    var request = FetchRequest<LibraryBook>(entityName: "Book")
+    request.resultType = .faults
+    let books = try context.fetch(request).sorted { $0.objectID.key < $1.objectID.key }
+    for l in 0..<data.loans where only?.contains(l) ?? true {
+        let loan = LibraryLoan(context: context)
+        loan.due = data.due(l)
+        loan.returned = data.returned(l)
+        loan.book = books[data.loanBook(l)]
+    }
+    try context.save()
+}
+
+@MainActor func runLibraryBench(books: Int, rounds: Int) throws {
+    let data = LibraryData(books: books)
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("modelgen-library-bench-\(getpid())-\(books)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let raw = fillRawLibrary(directory.appendingPathComponent("raw.sqlite").path, data)
+    defer { sqlite3_close(raw) }
+    let container = try ManagedContainer(model: libraryModel, store: .sqlite(directory.appendingPathComponent("store.sqlite")))
+    try fillLibraryStore(container, data)
+    let day = Date(timeIntervalSinceReferenceDate: 30 * 86_400)
+    let cleanupDay = Date(timeIntervalSinceReferenceDate: 2 * 86_400)
+    let cleaned = Set((0..<data.loans).filter { data.returned($0).map { $0 < cleanupDay } ?? false })
+
+    // The runtime's answers.
+    func list() throws -> [String] {
+        let context = container.newContext(observation: .unobserved)
+        var request = FetchRequest<LibraryBook>(entityName: "Book", sortDescriptors: [SortDescriptor("title")], fetchLimit: 2_000)
+        request.relationshipKeyPathsForPrefetching = ["authors"]
+        return try context.fetch(request).map { "\($0.title)|\($0.authors.map(\.name).min() ?? "")" }
+    }
+    func report() throws -> [String] {
+        let context = container.newContext(observation: .unobserved)
+        let rows = try context.aggregate(AggregateRequest(FetchRequest<LibraryBook>(entityName: "Book"), groupBy: ["writer.name"],
+                                                          columns: [.sum("pages", as: "pages")], sortBy: [(key: "writer.name", ascending: true)]))
+        return rows.map { "\($0.string("writer.name") ?? "")|\($0.int("pages") ?? 0)" }
+    }
+    func count() throws -> Int {
+        let context = container.newContext(observation: .unobserved)
+        return try context.count(for: try FetchRequest<LibraryLoan>(entityName: "Loan", predicate: "returned == nil AND due < $DAY", variables: ["DAY": day]))
+    }
+    func cleanUp() throws -> Int {
+        let context = container.newContext(observation: .unobserved)
+        return try context.batchDelete(try FetchRequest<LibraryLoan>(entityName: "Loan", predicate: "returned < $DAY", variables: ["DAY": cleanupDay])).deleted.count
+    }
+    // The same in SQL.
+    func rawRows(_ sql: String, bind: (OpaquePointer?) -> Void = { _ in }, _ read: (OpaquePointer?) -> String) -> [String] {
+        var statement: OpaquePointer?
+        sqlite3_prepare_v2(raw, sql, -1, &statement, nil)
+        bind(statement)
+        var rows: [String] = []
+        while sqlite3_step(statement) == SQLITE_ROW { rows.append(read(statement)) }
+        sqlite3_finalize(statement)
+        return rows
+    }
+    func rawList() -> [String] {
+        rawRows("SELECT b.title, (SELECT min(w.name) FROM book_author ba JOIN writer w ON w.id = ba.writer WHERE ba.book = b.id) FROM book b ORDER BY b.title LIMIT 2000") {
+            "\(String(cString: sqlite3_column_text($0, 0)))|\(String(cString: sqlite3_column_text($0, 1)))"
+        }
+    }
+    func rawReport() -> [String] {
+        rawRows("SELECT w.name, sum(b.pages) FROM book b JOIN writer w ON w.id = b.writer GROUP BY b.writer ORDER BY w.name") {
+            "\(String(cString: sqlite3_column_text($0, 0)))|\(sqlite3_column_int64($0, 1))"
+        }
+    }
+    func rawCount() -> Int {
+        Int(rawRows("SELECT count(*) FROM loan WHERE returned IS NULL AND due < ?", bind: { sqlite3_bind_double($0, 1, day.timeIntervalSinceReferenceDate) }) {
+            String(sqlite3_column_int64($0, 0))
+        }[0])!
+    }
+    func rawCleanUp() -> Int {
+        var statement: OpaquePointer?
+        sqlite3_prepare_v2(raw, "DELETE FROM loan WHERE returned < ?", -1, &statement, nil)
+        sqlite3_bind_double(statement, 1, cleanupDay.timeIntervalSinceReferenceDate)
+        sqlite3_step(statement)
+        sqlite3_finalize(statement)
+        return Int(sqlite3_changes(raw))
+    }
+    func rawRestore() {
+        sqlite3_exec(raw, "BEGIN", nil, nil, nil)
+        var insert: OpaquePointer?
+        sqlite3_prepare_v2(raw, "INSERT INTO loan (id, due, returned, book) VALUES (?, ?, ?, ?)", -1, &insert, nil)
+        for l in cleaned.sorted() {
+            sqlite3_bind_int64(insert, 1, Int64(l + 1)); sqlite3_bind_double(insert, 2, data.due(l).timeIntervalSinceReferenceDate)
+            sqlite3_bind_double(insert, 3, data.returned(l)!.timeIntervalSinceReferenceDate); sqlite3_bind_int64(insert, 4, Int64(data.loanBook(l) + 1))
+            sqlite3_step(insert); sqlite3_reset(insert)
+        }
+        sqlite3_finalize(insert)
+        sqlite3_exec(raw, "COMMIT", nil, nil, nil)
+    }
+
+    // Answers checked equal once, then timed in turns.
+    guard try list() == rawList() else { print("library: the list differs from SQL's"); exit(1) }
+    guard try report() == rawReport() else { print("library: the report differs from SQL's"); exit(1) }
+    guard try count() == rawCount() else { print("library: the count differs from SQL's"); exit(1) }
+    var times: [String: (runtime: [Double], sql: [Double])] = [:]
+    func time(_ name: String, runtime: () throws -> Void, sql: () -> Void) rethrows {
+        var start = now()
+        try runtime()
+        let runtimeTime = Double(now() - start) / 1e6
+        start = now()
+        sql()
+        let sqlTime = Double(now() - start) / 1e6
+        times[name, default: ([], [])].runtime.append(runtimeTime)
+        times[name, default: ([], [])].sql.append(sqlTime)
+    }
+    for _ in 0..<rounds {
+        try time("list: 2,000 books by title with their first author", runtime: { _ = try list() }, sql: { _ = rawList() })
+        try time("report: total pages per writer", runtime: { _ = try report() }, sql: { _ = rawReport() })
+        try time("count: overdue loans", runtime: { _ = try count() }, sql: { _ = rawCount() })
+        var deleted = (0, 0)
+        try time("clean-up: delete the loans returned before a day", runtime: { deleted.0 = try cleanUp() }, sql: { deleted.1 = rawCleanUp() })
+        guard deleted.0 == deleted.1, deleted.0 == cleaned.count else { print("library: the clean-up deleted \(deleted.0) and \(deleted.1) loans, \(cleaned.count) expected"); exit(1) }
+        try insertLibraryLoans(container, data, only: cleaned)
+        rawRestore()
+    }
+    print("library (\(books) books, \(data.writers) writers, \(data.loans) loans; SQLite, median of \(rounds) rounds by turns, answers checked equal):")
+    for name in ["list: 2,000 books by title with their first author", "report: total pages per writer", "count: overdue loans", "clean-up: delete the loans returned before a day"] {
+        guard let t = times[name] else { continue }
+        let runtime = median(t.runtime), sql = median(t.sql)
+        print("  \(name): runtime \(String(format: "%.2f", runtime)) ms, SQL \(String(format: "%.2f", sql)) ms, \(String(format: "%.2f", runtime / sql))x")
+    }
+}
