@@ -443,9 +443,23 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
                 send("DELETE FROM \(PostgreSQLSQL.quote(table)) WHERE \"source\" = $1", Self.bindings { $0.append(id.key) })
             }
         }
+        // New records: one statement per entity over arrays of their column values (unnest), or one
+        // per record for an entity with binary columns or a single new record.
+        var newByEntity: [String: [(row: StoreRow, id: ObjectID)]] = [:]
+        var entityOrder: [String] = []
         for (row, id) in zip(changes.inserted, insertedIDs) {
-            let entity = try entity(id.entityName)
-            send(entity.insertSQL, try columnBindings(row, entity, resolve, prefix: { $0.append(id.key); $0.append(Int32(entity.code)) }))
+            if newByEntity[id.entityName] == nil { entityOrder.append(id.entityName) }
+            newByEntity[id.entityName, default: []].append((row, id))
+        }
+        for name in entityOrder {
+            let entity = try entity(name), records = newByEntity[name]!
+            if records.count > 1, let bulk = try bulkInsert(records, entity, resolve) {
+                send(bulk.sql, bulk.bindings)
+                continue
+            }
+            for (row, id) in records {
+                send(entity.insertSQL, try columnBindings(row, entity, resolve, prefix: { $0.append(id.key); $0.append(Int32(entity.code)) }))
+            }
         }
         let updateStart = pending.count
         // A record changed only in its to-many relationships keeps its row (and version): its version
@@ -563,6 +577,92 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
             members: { id, slot in try count(layout.memberCountSQL(try entity(id.entityName).layout, slot: slot), id) },
             referrers: { id, slot in try count(layout.referrerCountSQL(try entity(id.entityName).layout, slot: slot), id) })
         return StoreCommitResult(insertedIDs: insertedIDs, updatedVersions: updatedVersions)
+    }
+
+    /// One `INSERT … SELECT … FROM unnest(…)` for several new records of one entity: each column's
+    /// values as one array parameter (with an array of null flags beside it), so a save of many
+    /// records costs one statement per entity. Nil for an entity with binary or transformable columns
+    /// (their records are inserted one by one).
+    private func bulkInsert(_ records: [(row: StoreRow, id: ObjectID)], _ entity: PostgresEntity,
+                            _ resolve: (ObjectID) -> ObjectID) throws -> (sql: String, bindings: PostgresBindings)? {
+        var bindings = PostgresBindings(capacity: 2 + entity.writtenCount * 2)
+        bindings.append(records.map(\.id.key))
+        var columns = ["\"Z_PK\"", "\"Z_ENT\"", "\"Z_OPT\""]
+        var selects = ["u.k", "\(Int32(entity.code))", "1"]
+        var arrays = ["$1::bigint[]"], names = ["k"]
+        func column(_ name: String, _ arrayType: String, cast: String = "", append: (inout PostgresBindings) -> Void, nulls: [Bool]) {
+            let index = names.count
+            append(&bindings)
+            bindings.append(nulls)
+            columns.append(PostgreSQLSQL.quote(name))
+            selects.append("CASE WHEN u.n\(index) THEN NULL ELSE u.v\(index)\(cast) END")
+            arrays += ["$\(bindings.count - 1)::\(arrayType)[]", "$\(bindings.count)::boolean[]"]
+            names += ["v\(index)", "n\(index)"]
+        }
+        let description = entity.layout.description
+        for (slot, storage) in entity.layout.storage.enumerated() {
+            let values = records.map { slot < $0.row.values.count ? $0.row.values[slot] : StoreValue.null }
+            let nulls = values.map(\.isNull)
+            switch storage {
+            case .attribute(let name, let type, _):
+                let key = description.properties[slot].name
+                switch type {
+                case .binary, .transformable:
+                    return nil
+                case .bool:
+                    column(name, "boolean", append: { $0.append(values.map { if case .bool(let v) = $0 { return v }; if case .int(let v) = $0 { return v != 0 }; return false }) }, nulls: nulls)
+                case .int16, .int32, .int64:
+                    let integers = values.map { value -> Int64 in
+                        switch value {
+                        case .int(let v): return v
+                        case .double(let v): return Int64(exactly: v.rounded(.towardZero)) ?? 0
+                        case .bool(let v): return v ? 1 : 0
+                        default: return 0
+                        }
+                    }
+                    column(name, "bigint", cast: "::\(PostgreSQLSQL.type(type))", append: { $0.append(integers) }, nulls: nulls)
+                case .float, .double, .date:
+                    let numbers = values.map { value -> Double in
+                        switch value {
+                        case .double(let v): return v
+                        case .int(let v): return Double(v)
+                        case .date(let v): return v.timeIntervalSinceReferenceDate
+                        default: return 0
+                        }
+                    }
+                    column(name, "double precision", append: { $0.append(numbers) }, nulls: nulls)
+                case .string, .uri, .decimal:
+                    var texts: [String] = []
+                    texts.reserveCapacity(values.count)
+                    for value in values {
+                        switch value {
+                        case .string(let v):
+                            if v.utf8.contains(0) {
+                                throw PostgreSQLStoreError.unstorableValue(entity: description.name, key: key, reason: "the text holds U+0000, which PostgreSQL's text type cannot keep")
+                            }
+                            texts.append(v)
+                        case .url(let v): texts.append(v.absoluteString)
+                        case .decimal(let v): texts.append("\(v)")
+                        case .int(let v): texts.append(String(v))
+                        case .double(let v): texts.append(String(v))
+                        default: texts.append("")
+                        }
+                    }
+                    column(name, "text", cast: type == .decimal ? "::numeric" : "", append: { $0.append(texts) }, nulls: nulls)
+                case .uuid:
+                    column(name, "uuid", append: { $0.append(values.map { if case .uuid(let v) = $0 { return v }; return UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)) }) }, nulls: nulls)
+                }
+            case .toOne(let name):
+                let targets = values.map { value -> ObjectID? in if case .reference(let id?) = value { return resolve(id) }; return nil }
+                column(name, "bigint", append: { $0.append(targets.map { $0?.key ?? 0 }) }, nulls: nulls)
+                column(name + ".entity", "bigint", append: { $0.append(targets.map { $0.flatMap { self.entities[$0.entityName]?.code } ?? 0 }) }, nulls: nulls)
+            case .none, .toManyByInverse, .toManyByJoin:
+                break
+            }
+        }
+        let sql = "INSERT INTO \(PostgreSQLSQL.quote(entity.table.name)) (\(columns.joined(separator: ", "))) SELECT \(selects.joined(separator: ", ")) "
+            + "FROM unnest(\(arrays.joined(separator: ", "))) AS u(\(names.joined(separator: ", ")))"
+        return (sql, bindings)
     }
 
     /// The keys of an ordered relationship's members in their new order (see `ToManyDelta.applied(to:)`;

@@ -1,0 +1,93 @@
+#if PostgreSQL
+import Foundation
+import ModelgenPostgres
+import ModelgenRuntime
+import Testing
+
+final class Reading: ManagedObject {}
+
+/// An entity of every attribute type a save of many new records sends as column arrays (the
+/// PostgreSQL store's one statement per entity), with a to-one relationship.
+let readingModel = try! ManagedObjectModel(name: "Readings", entities: [
+    EntityDescription("Reading", class: Reading.self, attributes: [
+        AttributeDescription("flag", .bool, optional: true), AttributeDescription("small", .int16, optional: true),
+        AttributeDescription("medium", .int32, optional: true), AttributeDescription("large", .int64, optional: true),
+        AttributeDescription("single", .float, optional: true), AttributeDescription("real", .double, optional: true),
+        AttributeDescription("amount", .decimal, optional: true), AttributeDescription("text", .string, optional: true),
+        AttributeDescription("moment", .date, optional: true), AttributeDescription("identifier", .uuid, optional: true),
+        AttributeDescription("link", .uri, optional: true),
+    ], relationships: [
+        RelationshipDescription("previous", destination: "Reading", inverse: "next"),
+        RelationshipDescription("next", destination: "Reading", inverse: "previous", toMany: true),
+    ]),
+])
+
+/// Many new records in one save round-trip exactly, nils included, on every store kind (PostgreSQL
+/// sends them as one INSERT over arrays per entity).
+@Suite struct BulkInsertTests {
+    @Test(arguments: availableKinds)
+    func manyNewRecordsOfEveryTypeRoundTrip(_ kind: StoreKind) throws {
+        let (store, _) = try kind.makeStore(model: readingModel)
+        let container = ManagedContainer(model: readingModel, store: store)
+        let context = container.newContext()
+        var expected: [[String: StoreValue]] = []
+        var previous: ManagedObject?
+        for index in 0..<40 {
+            let reading = try context.insertObject(entityName: "Reading")
+            let present = index % 4 != 0   // every fourth record holds nils only
+            let values: [String: Any?] = [
+                "flag": present ? index % 2 == 0 : nil, "small": present ? Int16(index - 20) : nil,
+                "medium": present ? Int32(index * 1_000) : nil, "large": present ? Int64(index) << 40 : nil,
+                "single": present ? Float(index) / 4 : nil, "real": present ? Double(index) / 3 : nil,
+                "amount": present ? Decimal(string: "\(index).0\(index)")! : nil, "text": present ? "text \(index) 'quoted' \\ tab\t" : nil,
+                "moment": present ? Date(timeIntervalSinceReferenceDate: Double(index) * 1_000.125) : nil,
+                "identifier": present ? UUID() : nil, "link": present ? URL(string: "https://example.com/\(index)?a=b")! : nil,
+            ]
+            for (key, value) in values { try reading.setValue(value, forKey: key) }
+            if let previous, index % 3 == 0 { try reading.setValue(previous, forKey: "previous") }
+            previous = reading
+            expected.append(values.mapValues { value in
+                switch value {
+                case let v as Bool: return .bool(v)
+                case let v as Int16: return .int(Int64(v))
+                case let v as Int32: return .int(Int64(v))
+                case let v as Int64: return .int(v)
+                case let v as Float: return .double(Double(v))
+                case let v as Double: return .double(v)
+                case let v as Decimal: return .decimal(v)
+                case let v as String: return .string(v)
+                case let v as Date: return .date(v)
+                case let v as UUID: return .uuid(v)
+                case let v as URL: return .url(v)
+                default: return .null
+                }
+            })
+        }
+        try context.save()
+        let reader = container.newContext()
+        let stored = try reader.fetch(FetchRequest<ManagedObject>(entityName: "Reading")).sorted { $0.objectID.key < $1.objectID.key }
+        #expect(stored.count == 40, "\(kind)")
+        for (object, values) in zip(stored, expected) {
+            for (key, value) in values {
+                let read = try object.value(forKey: key)
+                let same: Bool
+                switch value {
+                case .null: same = read == nil
+                case .bool(let v): same = read as? Bool == v
+                case .int(let v): same = (read as? Int16).map(Int64.init) == v || (read as? Int32).map(Int64.init) == v || read as? Int64 == v
+                case .double(let v): same = (read as? Double) == v || (read as? Float).map(Double.init) == v
+                case .decimal(let v): same = read as? Decimal == v
+                case .string(let v): same = read as? String == v
+                case .date(let v): same = read as? Date == v
+                case .uuid(let v): same = read as? UUID == v
+                case .url(let v): same = read as? URL == v
+                default: same = false
+                }
+                #expect(same, "\(kind) \(object.objectID) \(key): \(String(describing: read)) for \(value)")
+            }
+        }
+        let linked = try stored.filter { try $0.value(forKey: "previous") != nil }
+        #expect(linked.count == 13, "\(kind)")
+    }
+}
+#endif
