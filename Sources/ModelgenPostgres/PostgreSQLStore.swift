@@ -461,30 +461,69 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
                 send(entity.insertSQL, try columnBindings(row, entity, resolve, prefix: { $0.append(id.key); $0.append(Int32(entity.code)) }))
             }
         }
-        let updateStart = pending.count
-        // A record changed only in its to-many relationships keeps its row (and version): its version
-        // is read instead, under a row lock, so that a record gone meanwhile is seen.
-        for row in changes.updated {
+        // Changed records: those whose saves changed the same columns of one entity go as one UPDATE
+        // over arrays (returning each key's new version); a record changed only in its to-many
+        // relationships keeps its row and version (it is read, under a row lock, so that a record gone
+        // meanwhile is seen); a lone record, or one written whole, has its own UPDATE.
+        enum Answer { case single(Int), bulk(Int), membership(Int) }
+        var answers: [Answer?] = Array(repeating: nil, count: changes.updated.count)
+        var groups: [String: [Int]] = [:]
+        var groupOrder: [String] = []
+        for (index, row) in changes.updated.enumerated() {
+            if let write = changes.writes[row.id], !write.isMembershipOnly {
+                let group = row.id.entityName + "|" + write.columns.map(String.init).joined(separator: ",")
+                if groups[group] == nil { groupOrder.append(group) }
+                groups[group, default: []].append(index)
+            }
+        }
+        for group in groupOrder {
+            let indexes = groups[group]!
+            guard indexes.count > 1 else { continue }
+            let rows = indexes.map { changes.updated[$0] }
+            let entity = try entity(rows[0].id.entityName)
+            guard let bulk = try bulkUpdate(rows, entity, slots: changes.writes[rows[0].id]!.columns, resolve) else { continue }
+            send(bulk.sql, bulk.bindings)
+            for index in indexes { answers[index] = .bulk(pending.count - 1) }
+        }
+        for (index, row) in changes.updated.enumerated() where answers[index] == nil {
             let entity = try entity(row.id.entityName)
             let write = changes.writes[row.id]
             if let write, write.isMembershipOnly {
                 send("SELECT $3::bigint FROM \(PostgreSQLSQL.quote(entity.table.name)) WHERE \"Z_PK\" = $1 AND \"Z_ENT\" = $2 FOR UPDATE",
                      Self.bindings { $0.append(row.id.key); $0.append(Int32(entity.code)); $0.append(row.version) })
+                answers[index] = .membership(pending.count - 1)
                 continue
             }
             var bindings = try columnBindings(row, entity, resolve, slots: write?.columns, prefix: { _ in })
             bindings.append(row.id.key)
             bindings.append(Int32(entity.code))
             send(write.map { entity.updateSQL(slots: $0.columns) } ?? entity.updateSQL, bindings)
+            answers[index] = .single(pending.count - 1)
         }
         let results = try awaitPending()
+        var bulkVersions: [Int: [Int64: Int64]] = [:]
         var updatedVersions: [Int64] = []
         updatedVersions.reserveCapacity(changes.updated.count)
-        for (offset, row) in changes.updated.enumerated() {
-            if let version = try results[updateStart + offset].rows.first?.makeRandomAccess()[0].decode(Int64.self) {
+        for (index, row) in changes.updated.enumerated() {
+            var version: Int64?
+            switch answers[index]! {
+            case .single(let result), .membership(let result):
+                version = try results[result].rows.first?.makeRandomAccess()[0].decode(Int64.self)
+            case .bulk(let result):
+                if bulkVersions[result] == nil {
+                    var versions: [Int64: Int64] = [:]
+                    for returned in results[result].rows {
+                        let cells = returned.makeRandomAccess()
+                        versions[try cells[0].decode(Int64.self)] = try cells[1].decode(Int64.self)
+                    }
+                    bulkVersions[result] = versions
+                }
+                version = bulkVersions[result]?[row.id.key]
+            }
+            if let version {
                 updatedVersions.append(version)
             } else {
-                // Deleted by another save and forced back by the merge policy: inserted again.
+                // Deleted by another save and forced back (StoreChanges.force): inserted again.
                 let entity = try entity(row.id.entityName)
                 _ = try connection.rows(entity.insertSQL, try columnBindings(row, entity, resolve, prefix: { $0.append(row.id.key); $0.append(Int32(entity.code)) }))
                 updatedVersions.append(1)
@@ -587,21 +626,48 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
                             _ resolve: (ObjectID) -> ObjectID) throws -> (sql: String, bindings: PostgresBindings)? {
         var bindings = PostgresBindings(capacity: 2 + entity.writtenCount * 2)
         bindings.append(records.map(\.id.key))
-        var columns = ["\"Z_PK\"", "\"Z_ENT\"", "\"Z_OPT\""]
-        var selects = ["u.k", "\(Int32(entity.code))", "1"]
-        var arrays = ["$1::bigint[]"], names = ["k"]
+        guard let arrays = try columnArrays(records.map(\.row), entity, slots: nil, resolve, into: &bindings) else { return nil }
+        let columns = ["\"Z_PK\"", "\"Z_ENT\"", "\"Z_OPT\""] + arrays.columns.map { PostgreSQLSQL.quote($0.name) }
+        let selects = ["u.k", "\(Int32(entity.code))", "1"] + arrays.columns.map(\.value)
+        let sql = "INSERT INTO \(PostgreSQLSQL.quote(entity.table.name)) (\(columns.joined(separator: ", "))) SELECT \(selects.joined(separator: ", ")) "
+            + "FROM unnest(\((["$1::bigint[]"] + arrays.arrays).joined(separator: ", "))) AS u(\((["k"] + arrays.names).joined(separator: ", ")))"
+        return (sql, bindings)
+    }
+
+    /// One `UPDATE … FROM unnest(…)` for several changed records of one entity whose saves changed the
+    /// same columns, returning each record's key and new version; nil as for `bulkInsert`.
+    private func bulkUpdate(_ rows: [StoreRow], _ entity: PostgresEntity, slots: [Int],
+                            _ resolve: (ObjectID) -> ObjectID) throws -> (sql: String, bindings: PostgresBindings)? {
+        var bindings = PostgresBindings(capacity: 1 + slots.count * 4)
+        bindings.append(rows.map(\.id.key))
+        guard let arrays = try columnArrays(rows, entity, slots: slots, resolve, into: &bindings) else { return nil }
+        let table = PostgreSQLSQL.quote(entity.table.name)
+        let sets = ["\"Z_OPT\" = t.\"Z_OPT\" + 1"] + arrays.columns.map { "\(PostgreSQLSQL.quote($0.name)) = \($0.value)" }
+        let sql = "UPDATE \(table) AS t SET \(sets.joined(separator: ", ")) "
+            + "FROM unnest(\((["$1::bigint[]"] + arrays.arrays).joined(separator: ", "))) AS u(\((["k"] + arrays.names).joined(separator: ", "))) "
+            + "WHERE t.\"Z_PK\" = u.k AND t.\"Z_ENT\" = \(Int32(entity.code)) RETURNING t.\"Z_PK\", t.\"Z_OPT\""
+        return (sql, bindings)
+    }
+
+    /// The array parameters of rows' columns (those of `slots`, or every written one), appended to
+    /// `bindings` after what it holds: for each column a values array and a null-flags array; returns
+    /// each column's name with its value over `unnest`'s row `u`, the typed array parameters and
+    /// `u`'s column names. Nil when a column is binary or transformable (no array of those is sent).
+    private func columnArrays(_ rows: [StoreRow], _ entity: PostgresEntity, slots: [Int]?, _ resolve: (ObjectID) -> ObjectID,
+                              into bindings: inout PostgresBindings) throws -> (columns: [(name: String, value: String)], arrays: [String], names: [String])? {
+        var columns: [(name: String, value: String)] = [], arrays: [String] = [], names: [String] = []
         func column(_ name: String, _ arrayType: String, cast: String = "", append: (inout PostgresBindings) -> Void, nulls: [Bool]) {
-            let index = names.count
+            let index = names.count / 2 + 1
             append(&bindings)
             bindings.append(nulls)
-            columns.append(PostgreSQLSQL.quote(name))
-            selects.append("CASE WHEN u.n\(index) THEN NULL ELSE u.v\(index)\(cast) END")
+            columns.append((name, "CASE WHEN u.n\(index) THEN NULL ELSE u.v\(index)\(cast) END"))
             arrays += ["$\(bindings.count - 1)::\(arrayType)[]", "$\(bindings.count)::boolean[]"]
             names += ["v\(index)", "n\(index)"]
         }
         let description = entity.layout.description
         for (slot, storage) in entity.layout.storage.enumerated() {
-            let values = records.map { slot < $0.row.values.count ? $0.row.values[slot] : StoreValue.null }
+            if let slots, !slots.contains(slot) { continue }
+            let values = rows.map { slot < $0.values.count ? $0.values[slot] : StoreValue.null }
             let nulls = values.map(\.isNull)
             switch storage {
             case .attribute(let name, let type, _):
@@ -660,9 +726,7 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
                 break
             }
         }
-        let sql = "INSERT INTO \(PostgreSQLSQL.quote(entity.table.name)) (\(columns.joined(separator: ", "))) SELECT \(selects.joined(separator: ", ")) "
-            + "FROM unnest(\(arrays.joined(separator: ", "))) AS u(\(names.joined(separator: ", ")))"
-        return (sql, bindings)
+        return (columns, arrays, names)
     }
 
     /// The keys of an ordered relationship's members in their new order (see `ToManyDelta.applied(to:)`;

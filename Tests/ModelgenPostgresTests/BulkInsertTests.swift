@@ -88,6 +88,38 @@ let readingModel = try! ManagedObjectModel(name: "Readings", entities: [
         }
         let linked = try stored.filter { try $0.value(forKey: "previous") != nil }
         #expect(linked.count == 13, "\(kind)")
+
+        // Changes of many records in one save (PostgreSQL: one UPDATE over arrays per entity and set of
+        // changed columns, versions returned): most change text and amount, a few only the flag, some
+        // set values to nil and a link.
+        let editor = container.newContext()
+        let edited = try editor.fetch(FetchRequest<ManagedObject>(entityName: "Reading")).sorted { $0.objectID.key < $1.objectID.key }
+        for (index, reading) in edited.enumerated() {
+            if index % 5 == 4 {
+                try reading.setValue(true, forKey: "flag")
+            } else {
+                try reading.setValue(index % 2 == 0 ? "edited \(index)" : nil, forKey: "text")
+                try reading.setValue(Decimal(index) / 8, forKey: "amount")
+                try reading.setValue(edited[0], forKey: "previous")
+            }
+        }
+        try editor.save()
+        let check = container.newContext()
+        let after = try check.fetch(FetchRequest<ManagedObject>(entityName: "Reading")).sorted { $0.objectID.key < $1.objectID.key }
+        for (index, reading) in after.enumerated() {
+            if index % 5 == 4 {
+                #expect(try reading.value(forKey: "flag") as? Bool == true, "\(kind) \(index)")
+            } else {
+                #expect(try reading.value(forKey: "text") as? String == (index % 2 == 0 ? "edited \(index)" : nil), "\(kind) \(index)")
+                #expect(try reading.value(forKey: "amount") as? Decimal == Decimal(index) / 8, "\(kind) \(index)")
+                #expect(try (reading.value(forKey: "previous") as? ManagedObject)?.objectID == after[0].objectID, "\(kind) \(index)")
+            }
+        }
+        // The versions came back: a second edit of the same records saves without a conflict.
+        for reading in edited { try reading.setValue(Int64(7), forKey: "large") }
+        try editor.save()
+        let third = container.newContext()
+        #expect(try third.count(for: try FetchRequest<ManagedObject>(entityName: "Reading", predicate: "large == 7")) == 40, "\(kind)")
     }
 }
 #endif
