@@ -435,12 +435,19 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
             return results
         }
 
+        // Deleted records: one DELETE per entity over the array of their keys (and one per join table).
+        var deletedKeys: [String: [Int64]] = [:]
+        var deletedOrder: [String] = []
         for (id, _) in changes.deleted {
-            let entity = try entity(id.entityName)
-            send("DELETE FROM \(PostgreSQLSQL.quote(entity.table.name)) WHERE \"Z_PK\" = $1 AND \"Z_ENT\" = $2",
-                 Self.bindings { $0.append(id.key); $0.append(Int32(entity.code)) })
+            if deletedKeys[id.entityName] == nil { deletedOrder.append(id.entityName) }
+            deletedKeys[id.entityName, default: []].append(id.key)
+        }
+        for name in deletedOrder {
+            let entity = try entity(name), keys = deletedKeys[name]!
+            send("DELETE FROM \(PostgreSQLSQL.quote(entity.table.name)) WHERE \"Z_PK\" = ANY($1) AND \"Z_ENT\" = $2",
+                 Self.bindings { $0.append(keys); $0.append(Int32(entity.code)) })
             for case .toManyByJoin(let table) in entity.layout.storage {
-                send("DELETE FROM \(PostgreSQLSQL.quote(table)) WHERE \"source\" = $1", Self.bindings { $0.append(id.key) })
+                send("DELETE FROM \(PostgreSQLSQL.quote(table)) WHERE \"source\" = ANY($1)", Self.bindings { $0.append(keys) })
             }
         }
         // New records: one statement per entity over arrays of their column values (unnest), or one
