@@ -206,9 +206,18 @@ extension ManagedObjectContext {
         if !failures.isEmpty { throw ValidationError(failures) }
         var changes = StoreChanges()
         changes.deleted = rows.values.sorted { $0.id.key < $1.id.key }.map { ($0.id, $0.version) }
-        var members = try store.rows(for: Array(nullified.keys))
-        try fillToMany(&members)
+        // Related records that lose a deleted one from a to-one relationship have that column written
+        // (their rows are read, for their versions); the others only lose a member of a to-many
+        // relationship, which changes no row of theirs (stores apply the delta; the row is not read).
+        let columnWrites = Set(nullified.compactMap { id, links -> ObjectID? in
+            guard let entity = model.entity(named: id.entityName) else { return nil }
+            return links.contains { if case .relationship(let r) = entity.properties[$0.slot] { return !r.isToMany } else { return false } } ? id : nil
+        })
+        var members = try store.rows(for: Array(columnWrites))
+        let present = Set(members.map(\.id))
+        for id in nullified.keys where !columnWrites.contains(id) { members.append(StoreRow(id: id, version: 0, values: [], hasToManyValues: false)) }
         for var member in members {
+            if columnWrites.contains(member.id) && !present.contains(member.id) { continue }
             guard let entity = model.entity(named: member.id.entityName), let links = nullified[member.id] else { continue }
             var write = RecordWrite()
             var keys: Set<String> = []
@@ -217,7 +226,6 @@ extension ManagedObjectContext {
                 keys.insert(r.name)
                 if r.isToMany {
                     write.toMany[slot, default: ToManyDelta()].removed.append(removed)
-                    if case .references(let list) = member.values[slot] { member.values[slot] = .references(list.filter { $0 != removed }) }
                 } else {
                     member.values[slot] = .reference(nil)
                     if !write.columns.contains(slot) { write.columns.append(slot) }

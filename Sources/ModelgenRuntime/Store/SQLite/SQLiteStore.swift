@@ -558,8 +558,10 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
         for row in changes.updated {
             let entity = try entities[row.id.entityName]
             let write = changes.writes[row.id]
-            if let write, write.isMembershipOnly, try currentVersion(row.id) != nil {
-                updatedVersions.append(row.version)   // its row is not written: it keeps its version
+            // Its row is not written: it keeps its version (that it still exists was checked above,
+            // unless the save is forced).
+            if let write, write.isMembershipOnly, try !changes.force || currentVersion(row.id) != nil {
+                updatedVersions.append(row.version)
                 continue
             }
             let slots = write?.columns   // nil: every column
