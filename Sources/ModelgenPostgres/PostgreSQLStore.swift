@@ -196,17 +196,7 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
             result[id] = []
             byKey[id.key] = id
         }
-        let q = PostgreSQLSQL.quote
-        let sql: String
-        switch try entity(first.entityName).layout.storage[slot] {
-        case .toManyByInverse(let table, let inverse, let order):
-            let orderBy = order.map { "\(q($0)), " } ?? ""
-            sql = "SELECT \(q(inverse)), \"Z_PK\", \"Z_ENT\"::bigint FROM \(q(table)) WHERE \(q(inverse)) = ANY($1) ORDER BY \(q(inverse)), \(orderBy)\"Z_PK\""
-        case .toManyByJoin(let table):
-            sql = "SELECT \"source\", \"target\", \"target.entity\" FROM \(q(table)) WHERE \"source\" = ANY($1) ORDER BY \"source\", \"position\""
-        default:
-            return result
-        }
+        guard let sql = layout.membersSQL(try entity(first.entityName).layout, slot: slot, owners: "= ANY($1)") else { return result }
         let rows = try pool.withConnection { connection in try connection.rows(sql, Self.bindings { $0.append(Array(byKey.keys)) }) }
         for row in rows {
             let cells = row.makeRandomAccess()

@@ -238,6 +238,23 @@ extension SQLiteLayout {
         }
     }
 
+    /// `SELECT owner key, member key, member entity code` of a to-many relationship of several
+    /// records, `owners` being the SQL that matches their keys (`IN (?, …)` for SQLite, `= ANY($1)`
+    /// for PostgreSQL), ordered by owner and then as the relationship orders its members; nil for a
+    /// slot that is no stored to-many relationship.
+    package func membersSQL(_ entity: Entity, slot: Int, owners: String) -> String? {
+        let q = SQLiteSchemaPlanner.quote
+        switch entity.storage[slot] {
+        case .toManyByInverse(let table, let inverse, let order):
+            let orderBy = order.map { "\(q($0)), " } ?? ""
+            return "SELECT \(q(inverse)), \"Z_PK\", CAST(\"Z_ENT\" AS BIGINT) FROM \(q(table)) WHERE \(q(inverse)) \(owners) ORDER BY \(q(inverse)), \(orderBy)\"Z_PK\""
+        case .toManyByJoin(let table):
+            return "SELECT \"source\", \"target\", \"target.entity\" FROM \(q(table)) WHERE \"source\" \(owners) ORDER BY \"source\", \"position\""
+        default:
+            return nil
+        }
+    }
+
     /// `SELECT count(*)` of the records still pointing at a record through the inverse of its
     /// relationship at `slot` (their to-one column, or their join rows), one `?` for the record's key;
     /// nil without an inverse.

@@ -232,17 +232,7 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
         }
         let width = Self.keysPerBatchStatement
         let placeholders = Array(repeating: "?", count: width).joined(separator: ", ")
-        let q = SQLiteSchemaPlanner.quote
-        let sql: String
-        switch try layout.entity(first.entityName).storage[slot] {
-        case .toManyByInverse(let table, let inverse, let order):
-            let orderBy = order.map { "\(q($0)), " } ?? ""
-            sql = "SELECT \(q(inverse)), \"Z_PK\", \"Z_ENT\" FROM \(q(table)) WHERE \(q(inverse)) IN (\(placeholders)) ORDER BY \(q(inverse)), \(orderBy)\"Z_PK\""
-        case .toManyByJoin(let table):
-            sql = "SELECT \"source\", \"target\", \"target.entity\" FROM \(q(table)) WHERE \"source\" IN (\(placeholders)) ORDER BY \"source\", \"position\""
-        default:
-            return result
-        }
+        guard let sql = layout.membersSQL(try layout.entity(first.entityName), slot: slot, owners: "IN (\(placeholders))") else { return result }
         let keys = Array(byKey.keys)
         try reading(snapshot: true) { connection in
             let select = try connection.statement(sql)
