@@ -190,20 +190,15 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
 
     public func toManyIDs(of ids: [ObjectID], relationship slot: Int) throws -> [ObjectID: [ObjectID]] {
         guard let first = ids.first else { return [:] }
-        var result: [ObjectID: [ObjectID]] = [:]
-        var byKey: [Int64: ObjectID] = [:]
-        for id in ids {
-            result[id] = []
-            byKey[id.key] = id
-        }
-        guard let sql = layout.membersSQL(try entity(first.entityName).layout, slot: slot, owners: "= ANY($1)") else { return result }
-        let rows = try pool.withConnection { connection in try connection.rows(sql, Self.bindings { $0.append(Array(byKey.keys)) }) }
+        var members = MemberLists(ids)
+        guard let sql = layout.membersSQL(try entity(first.entityName).layout, slot: slot, owners: "= ANY($1)") else { return members.lists }
+        let rows = try pool.withConnection { connection in try connection.rows(sql, Self.bindings { $0.append(members.ownerKeys) }) }
         for row in rows {
             let cells = row.makeRandomAccess()
-            guard let owner = byKey[try cells[0].decode(Int64.self)] else { continue }
-            result[owner, default: []].append(ObjectID(entityName: name(ofCode: try cells[2].decode(Int64.self)), key: try cells[1].decode(Int64.self)))
+            members.add(ObjectID(entityName: name(ofCode: try cells[2].decode(Int64.self)), key: try cells[1].decode(Int64.self)),
+                        toOwnerKey: try cells[0].decode(Int64.self))
         }
-        return result
+        return members.lists
     }
 
     private func toManyIDs(_ connection: PostgresConnection, id: ObjectID, storage: SQLiteLayout.Storage) throws -> [ObjectID] {
@@ -426,14 +421,8 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
         }
 
         // Deleted records: one DELETE per entity over the array of their keys (and one per join table).
-        var deletedKeys: [String: [Int64]] = [:]
-        var deletedOrder: [String] = []
-        for (id, _) in changes.deleted {
-            if deletedKeys[id.entityName] == nil { deletedOrder.append(id.entityName) }
-            deletedKeys[id.entityName, default: []].append(id.key)
-        }
-        for name in deletedOrder {
-            let entity = try entity(name), keys = deletedKeys[name]!
+        for (name, deleted) in Self.grouped(changes.deleted, by: \.id.entityName) {
+            let entity = try entity(name), keys = deleted.map(\.id.key)
             send("DELETE FROM \(PostgreSQLSQL.quote(entity.table.name)) WHERE \"Z_PK\" = ANY($1) AND \"Z_ENT\" = $2",
                  Self.bindings { $0.append(keys); $0.append(Int32(entity.code)) })
             for case .toManyByJoin(let table) in entity.layout.storage {
@@ -442,14 +431,8 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
         }
         // New records: one statement per entity over arrays of their column values (unnest), or one
         // per record for an entity with binary columns or a single new record.
-        var newByEntity: [String: [(row: StoreRow, id: ObjectID)]] = [:]
-        var entityOrder: [String] = []
-        for (row, id) in zip(changes.inserted, insertedIDs) {
-            if newByEntity[id.entityName] == nil { entityOrder.append(id.entityName) }
-            newByEntity[id.entityName, default: []].append((row, id))
-        }
-        for name in entityOrder {
-            let entity = try entity(name), records = newByEntity[name]!
+        for (name, records) in Self.grouped(zip(changes.inserted, insertedIDs).map { (row: $0, id: $1) }, by: \.id.entityName) {
+            let entity = try entity(name)
             if records.count > 1, let bulk = try bulkInsert(records, entity, resolve) {
                 send(bulk.sql, bulk.bindings)
                 continue
@@ -460,21 +443,14 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
         }
         // Changed records: those whose saves changed the same columns of one entity go as one UPDATE
         // over arrays (returning each key's new version); a record changed only in its to-many
-        // relationships keeps its row and version (it is read, under a row lock, so that a record gone
-        // meanwhile is seen); a lone record, or one written whole, has its own UPDATE.
-        enum Answer { case single(Int), bulk(Int), membership(Int) }
+        // relationships keeps its row and version; a lone record, or one written whole, has its own UPDATE.
+        enum Answer { case single(Int), bulk(Int), membership(Int), kept(Int64) }
         var answers: [Answer?] = Array(repeating: nil, count: changes.updated.count)
-        var groups: [String: [Int]] = [:]
-        var groupOrder: [String] = []
-        for (index, row) in changes.updated.enumerated() {
-            if let write = changes.writes[row.id], !write.isMembershipOnly {
-                let group = row.id.entityName + "|" + write.columns.map(String.init).joined(separator: ",")
-                if groups[group] == nil { groupOrder.append(group) }
-                groups[group, default: []].append(index)
-            }
+        let columnWrites = changes.updated.indices.filter { changes.writes[changes.updated[$0].id].map { !$0.isMembershipOnly } ?? false }
+        let groups = Self.grouped(columnWrites) { index in
+            changes.updated[index].id.entityName + "|" + changes.writes[changes.updated[index].id]!.columns.map(String.init).joined(separator: ",")
         }
-        for group in groupOrder {
-            let indexes = groups[group]!
+        for (_, indexes) in groups {
             guard indexes.count > 1 else { continue }
             let rows = indexes.map { changes.updated[$0] }
             let entity = try entity(rows[0].id.entityName)
@@ -485,6 +461,12 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
         for (index, row) in changes.updated.enumerated() where answers[index] == nil {
             let entity = try entity(row.id.entityName)
             let write = changes.writes[row.id]
+            // Its row is not written and keeps its version; that it still exists was checked, under a
+            // row lock, with the versions above (a forced save reads it here).
+            if let write, write.isMembershipOnly, !changes.force {
+                answers[index] = .kept(row.version)
+                continue
+            }
             if let write, write.isMembershipOnly {
                 send("SELECT $3::bigint FROM \(PostgreSQLSQL.quote(entity.table.name)) WHERE \"Z_PK\" = $1 AND \"Z_ENT\" = $2 FOR UPDATE",
                      Self.bindings { $0.append(row.id.key); $0.append(Int32(entity.code)); $0.append(row.version) })
@@ -504,6 +486,8 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
         for (index, row) in changes.updated.enumerated() {
             var version: Int64?
             switch answers[index]! {
+            case .kept(let unchanged):
+                version = unchanged
             case .single(let result), .membership(let result):
                 version = try results[result].rows.first?.makeRandomAccess()[0].decode(Int64.self)
             case .bulk(let result):
@@ -583,23 +567,26 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
                          })
                 }
                 guard resolved.order != nil else { return }
-                _ = try awaitPending()
-                let stored = try connection.rows("SELECT \"target\" FROM \(t) WHERE \"source\" = $1 ORDER BY \"position\"", Self.bindings { $0.append(id.key) })
-                    .map { try $0.makeRandomAccess()[0].decode(Int64.self) }
-                let keys = Self.orderedKeys(resolved, stored: stored)
-                send("UPDATE \(t) SET \"position\" = t.position - 1 FROM unnest($2::bigint[]) WITH ORDINALITY AS t(key, position) "
-                     + "WHERE \"source\" = $1 AND \"target\" = t.key", Self.bindings { $0.append(id.key); $0.append(keys) })
+                try reorder(resolved, of: id, members: "SELECT \"target\" FROM \(t) WHERE \"source\" = $1 ORDER BY \"position\"",
+                            position: "UPDATE \(t) SET \"position\" = t.position - 1 FROM unnest($2::bigint[]) WITH ORDINALITY AS t(key, position) "
+                                + "WHERE \"source\" = $1 AND \"target\" = t.key")
             case .toManyByInverse(let table, let inverse, let order?) where resolved.order != nil:
                 // Membership is the members' own column (their rows carry it); the order is set here.
-                _ = try awaitPending()
                 let q = PostgreSQLSQL.quote
-                let stored = try connection.rows("SELECT \"Z_PK\" FROM \(q(table)) WHERE \(q(inverse)) = $1 ORDER BY \(q(order))", Self.bindings { $0.append(id.key) })
-                    .map { try $0.makeRandomAccess()[0].decode(Int64.self) }
-                send("UPDATE \(q(table)) SET \(q(order)) = t.position - 1 FROM unnest($1::bigint[]) WITH ORDINALITY AS t(key, position) WHERE \"Z_PK\" = t.key",
-                     Self.bindings { $0.append(Self.orderedKeys(resolved, stored: stored)) })
+                try reorder(resolved, of: id, members: "SELECT \"Z_PK\" FROM \(q(table)) WHERE \(q(inverse)) = $1 ORDER BY \(q(order))",
+                            position: "UPDATE \(q(table)) SET \(q(order)) = t.position - 1 FROM unnest($2::bigint[]) WITH ORDINALITY AS t(key, position) "
+                                + "WHERE \(q(inverse)) = $1 AND \"Z_PK\" = t.key")
             default:
                 break
             }
+        }
+        /// Numbers the members of an ordered relationship (`members` selects their keys in stored order
+        /// for the owner $1; `position` sets them for the owner $1 from the keys $2 in order) in their new
+        /// order (`ToManyDelta.applied`; the delta's IDs already resolved).
+        func reorder(_ delta: ToManyDelta, of id: ObjectID, members: String, position: String) throws {
+            _ = try awaitPending()
+            let stored = try connection.rows(members, Self.bindings { $0.append(id.key) }).map { try $0.makeRandomAccess()[0].decode(Int64.self) }
+            send(position, Self.bindings { $0.append(id.key); $0.append(delta.applied(to: stored, key: \.key)) })
         }
         for (row, id) in zip(changes.inserted, insertedIDs) { try writeToMany(row, id, deltas: nil) }
         for row in changes.updated { try writeToMany(row, row.id, deltas: changes.writes[row.id]?.toMany) }
@@ -613,6 +600,18 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
             members: { id, slot in try count(layout.memberCountSQL(try entity(id.entityName).layout, slot: slot), id) },
             referrers: { id, slot in try count(layout.referrerCountSQL(try entity(id.entityName).layout, slot: slot), id) })
         return StoreCommitResult(insertedIDs: insertedIDs, updatedVersions: updatedVersions)
+    }
+
+    /// `items` grouped by `key`, groups in the order their first item comes, items in order within each.
+    private static func grouped<Item>(_ items: [Item], by key: (Item) -> String) -> [(key: String, items: [Item])] {
+        var groups: [String: [Item]] = [:]
+        var order: [String] = []
+        for item in items {
+            let name = key(item)
+            if groups[name] == nil { order.append(name) }
+            groups[name, default: []].append(item)
+        }
+        return order.map { ($0, groups[$0]!) }
     }
 
     /// One `INSERT … SELECT … FROM unnest(…)` for several new records of one entity: each column's
@@ -724,14 +723,6 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
             }
         }
         return (columns, arrays, names)
-    }
-
-    /// The keys of an ordered relationship's members in their new order (see `ToManyDelta.applied(to:)`;
-    /// the members of one relationship are of one table, so keys tell them apart).
-    private static func orderedKeys(_ delta: ToManyDelta, stored: [Int64]) -> [Int64] {
-        func byKey(_ ids: [ObjectID]) -> [ObjectID] { ids.map { ObjectID(entityName: "", key: $0.key) } }
-        let keyed = ToManyDelta(added: byKey(delta.added), removed: byKey(delta.removed), order: delta.order.map(byKey))
-        return keyed.applied(to: stored.map { ObjectID(entityName: "", key: $0) }).map(\.key)
     }
 
     /// The bindings of a row's columns in the entity's written-column order (only those of `slots`

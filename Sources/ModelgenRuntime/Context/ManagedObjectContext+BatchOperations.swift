@@ -179,7 +179,7 @@ extension ManagedObjectContext {
                 guard let entity = model.entity(named: row.id.entityName) else { continue }
                 for (slot, property) in entity.properties.enumerated() {
                     guard case .relationship(let r) = property, r.deleteRule == .cascade, !r.isTransient, slot < row.values.count else { continue }
-                    next += Self.related(row.values[slot]).filter { rows[$0] == nil }
+                    next += row.values[slot].referencedIDs.filter { rows[$0] == nil }
                 }
             }
             level = Array(Set(next))
@@ -191,7 +191,7 @@ extension ManagedObjectContext {
             guard let entity = model.entity(named: row.id.entityName) else { continue }
             for (slot, property) in entity.properties.enumerated() {
                 guard case .relationship(let r) = property, !r.isTransient, slot < row.values.count else { continue }
-                let others = Self.related(row.values[slot]).filter { rows[$0] == nil }
+                let others = row.values[slot].referencedIDs.filter { rows[$0] == nil }
                 switch r.deleteRule {
                 case .deny where !others.isEmpty:
                     failures.append(.init(objectID: row.id, key: r.name, message: "delete denied: still related to \(others.map(\.description).joined(separator: ", "))"))
@@ -237,14 +237,5 @@ extension ManagedObjectContext {
             changes.changedKeys[member.id] = keys
         }
         return changes
-    }
-
-    /// The records a relationship value names.
-    private static func related(_ value: StoreValue) -> [ObjectID] {
-        switch value {
-        case .reference(let id?): return [id]
-        case .references(let ids): return ids
-        default: return []
-        }
     }
 }

@@ -4,19 +4,6 @@ import Foundation
 /// changed or deleted that another save changed or deleted since they were read. Each conflicting
 /// object is compared, property by property, with the record as it is stored now.
 extension ManagedObjectContext {
-    /// A stored row with its to-many relationships read (a store's batch read may leave them out).
-    func completed(_ row: StoreRow) throws -> StoreRow {
-        guard !row.hasToManyValues, let entity = model.entity(named: row.id.entityName), entity.hasToManyRelationships else { return row }
-        var row = row
-        for (slot, property) in entity.properties.enumerated() {
-            if case .relationship(let r) = property, r.isToMany, !r.isTransient {
-                row.values[slot] = .references(try store.toManyIDs(of: row.id, relationship: slot))
-            }
-        }
-        row.hasToManyValues = true
-        return row
-    }
-
     /// A slot as a store keeps it, unordered to-many relationships in key order (so that two reads of
     /// one set compare equal).
     private func comparable(_ value: SlotValue, _ property: PropertyDescription) -> StoreValue {
@@ -84,7 +71,7 @@ extension ManagedObjectContext {
             switch mergePolicy {
             case .overwrite:
                 changes.writes[id] = nil               // every property, as this context has it
-                setVersion(row.version, of: id, in: &changes)
+                if let index = changes.updated.firstIndex(where: { $0.id == id }) { changes.updated[index].version = row.version }
             case .rollback:
                 dropped.insert(id)
                 settled[id] = row.values
@@ -188,10 +175,6 @@ extension ManagedObjectContext {
         }
     }
 
-    private func setVersion(_ version: Int64, of id: ObjectID, in changes: inout StoreChanges) {
-        if let index = changes.updated.firstIndex(where: { $0.id == id }) { changes.updated[index].version = version }
-    }
-
     /// Merges the stored record into a changed object, property by property: properties this context
     /// did not change take the stored values; those it changed keep its values
     /// (`.mergeByPropertyObjectTrump`), or take the stored ones where another save changed them too
@@ -238,6 +221,15 @@ struct ConflictOutcome {
 }
 
 extension StoreValue {
+    /// The records a relationship value refers to (none for other values).
+    var referencedIDs: [ObjectID] {
+        switch self {
+        case .reference(let id?): return [id]
+        case .references(let ids): return ids
+        default: return []
+        }
+    }
+
     /// Whether this value refers to the record (a to-one reference, or a member of a to-many one).
     func names(_ id: ObjectID) -> Bool {
         switch self {

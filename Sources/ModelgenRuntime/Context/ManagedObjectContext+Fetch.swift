@@ -87,7 +87,9 @@ extension ManagedObjectContext {
             let ids = indexes.map { rows[$0].id }
             for (slot, property) in entity.properties.enumerated() {
                 guard case .relationship(let r) = property, r.isToMany, !r.isTransient else { continue }
-                let members = try store.toManyIDs(of: ids, relationship: slot)
+                // One record (a fault firing alone) asks the store's one-record form.
+                let members = ids.count == 1 ? [ids[0]: try store.toManyIDs(of: ids[0], relationship: slot)]
+                    : try store.toManyIDs(of: ids, relationship: slot)
                 for index in indexes where slot < rows[index].values.count {
                     rows[index].values[slot] = .references(members[rows[index].id] ?? [])
                 }

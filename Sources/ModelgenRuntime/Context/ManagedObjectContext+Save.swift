@@ -113,8 +113,9 @@ extension ManagedObjectContext {
                 attempts += 1
                 let ids = Set(conflict.conflicts.map(\.id))
                 let objects = (changedObjects + deletedObjects).filter { ids.contains($0.objectID) }
-                var stored: [ObjectID: StoreRow] = [:]
-                for row in try store.rows(for: objects.map(\.objectID)) { stored[row.id] = try completed(row) }
+                var rows = try store.rows(for: objects.map(\.objectID))
+                try fillToMany(&rows)
+                let stored = Dictionary(rows.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
                 guard mergePolicy != .error, attempts <= 8 else {
                     conflict.objects = objects.map { objectConflict($0, stored: stored[$0.objectID]) }
                     throw conflict

@@ -127,13 +127,10 @@ extension ManagedObjectContext {
     /// Every change goes through the tracked relationship primitives, so inverses stay in step.
     func takeOver(_ record: StoreRow, by object: ManagedObject) throws {
         let entity = object.entity
-        var record = record
         // To-many values the row left out (a store's fetch may), read now.
-        for (slot, property) in entity.properties.enumerated() {
-            guard case .relationship(let r) = property, r.isToMany, !property.isTransient, slot < record.values.count else { continue }
-            if case .references = record.values[slot] { continue }
-            record.values[slot] = .references(try store.toManyIDs(of: record.id, relationship: slot))
-        }
+        var rows = [record]
+        try fillToMany(&rows)
+        let record = rows[0]
         let committed = try slots(from: record, entity: entity)
 
         registered.removeValue(forKey: object.objectID)

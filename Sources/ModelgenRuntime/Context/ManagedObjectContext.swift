@@ -258,16 +258,9 @@ public final class ManagedObjectContext {
 
     /// Loads a fault's values from a row the store gave, then calls `awakeFromFetch` with change processing off.
     func fulfillFault(_ object: ManagedObject, from row: StoreRow) throws {
-        var row = row
-        if !row.hasToManyValues && object.entity.hasToManyRelationships {
-            for (slot, property) in object.entity.properties.enumerated() {
-                if case .relationship(let r) = property, r.isToMany, !r.isTransient {
-                    row.values[slot] = .references(try store.toManyIDs(of: row.id, relationship: slot))
-                }
-            }
-            row.hasToManyValues = true
-        }
-        try load(row, intoFault: object)
+        var rows = [row]
+        try fillToMany(&rows)
+        try load(rows[0], intoFault: object)
         withoutChangeProcessing { object.awakeFromFetch() }
     }
 

@@ -84,9 +84,7 @@ public final class InMemoryStore: PersistentStore {
                     noteMoves(row.id, from: before, to: stored, slots: write.columns)
                     for (slot, delta) in write.toMany {
                         guard case .references(let members) = stored.values[slot] else { continue }
-                        let resolved = ToManyDelta(added: delta.added.map { permanent[$0] ?? $0 }, removed: delta.removed,
-                                                   order: delta.order?.map { permanent[$0] ?? $0 })
-                        stored.values[slot] = .references(resolved.applied(to: members))
+                        stored.values[slot] = .references(delta.applied(to: members, key: { permanent[$0] ?? $0 }))
                     }
                     if !write.isMembershipOnly { stored.version += 1 }
                     rows[row.id] = stored

@@ -131,12 +131,18 @@ public struct ToManyDelta: Sendable, Hashable {
     /// end, and, for an ordered relationship, the saving context's order first, then members another
     /// save added meanwhile in their stored order.
     public func applied(to members: [ObjectID]) -> [ObjectID] {
-        let gone = Set(removed)
+        applied(to: members, key: { $0 })
+    }
+
+    /// The same over members named by `key` (a SQL store's row keys: the members of one relationship
+    /// are rows of one table).
+    package func applied<Key: Hashable>(to members: [Key], key: (ObjectID) -> Key) -> [Key] {
+        let gone = Set(removed.map(key))
         var result = members.filter { !gone.contains($0) }
         var present = Set(result)
-        for member in added where present.insert(member).inserted { result.append(member) }
+        for member in added.map(key) where present.insert(member).inserted { result.append(member) }
         guard let order else { return result }
-        let ordered = order.filter(present.contains)
+        let ordered = order.map(key).filter(present.contains)
         let placed = Set(ordered)
         return ordered + result.filter { !placed.contains($0) }
     }
@@ -503,5 +509,30 @@ extension PersistentStore {
     public func toManyIDs(of id: ObjectID, relationship slot: Int) throws -> [ObjectID] {
         guard let row = try row(for: id), slot < row.values.count, case .references(let ids) = row.values[slot] else { return [] }
         return ids
+    }
+}
+
+/// The member lists a store's `toManyIDs(of:relationship:)` answers, gathered as it reads (owner key,
+/// member) pairs: every record asked for has a list, empty when it has no members.
+package struct MemberLists {
+    /// The lists by record.
+    package private(set) var lists: [ObjectID: [ObjectID]] = [:]
+    private var owners: [Int64: ObjectID] = [:]
+
+    /// Empty lists for `ids` (records of one table: their keys tell them apart).
+    package init(_ ids: [ObjectID]) {
+        for id in ids {
+            lists[id] = []
+            owners[id.key] = id
+        }
+    }
+
+    /// The keys of the records asked for.
+    package var ownerKeys: [Int64] { Array(owners.keys) }
+
+    /// Appends a member to the list of the record with key `key` (rows of others are ignored).
+    package mutating func add(_ member: ObjectID, toOwnerKey key: Int64) {
+        guard let owner = owners[key] else { return }
+        lists[owner, default: []].append(member)
     }
 }

@@ -224,16 +224,11 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
 
     public func toManyIDs(of ids: [ObjectID], relationship slot: Int) throws -> [ObjectID: [ObjectID]] {
         guard let first = ids.first else { return [:] }
-        var result: [ObjectID: [ObjectID]] = [:]
-        var byKey: [Int64: ObjectID] = [:]
-        for id in ids {
-            result[id] = []
-            byKey[id.key] = id
-        }
+        var members = MemberLists(ids)
         let width = Self.keysPerBatchStatement
         let placeholders = Array(repeating: "?", count: width).joined(separator: ", ")
-        guard let sql = layout.membersSQL(try layout.entity(first.entityName), slot: slot, owners: "IN (\(placeholders))") else { return result }
-        let keys = Array(byKey.keys)
+        guard let sql = layout.membersSQL(try layout.entity(first.entityName), slot: slot, owners: "IN (\(placeholders))") else { return members.lists }
+        let keys = members.ownerKeys
         try reading(snapshot: true) { connection in
             let select = try connection.statement(sql)
             for start in stride(from: 0, to: keys.count, by: width) {
@@ -242,13 +237,12 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
                     sqlite3_bind_int64(select.handle, Int32(position + 1), chunk[chunk.startIndex + min(position, chunk.count - 1)])
                 }
                 while try select.step() {
-                    guard let owner = byKey[select.int64(0)] else { continue }
-                    result[owner, default: []].append(ObjectID(entityName: layout.namesByCode[select.int64(2)] ?? "", key: select.int64(1)))
+                    members.add(ObjectID(entityName: layout.namesByCode[select.int64(2)] ?? "", key: select.int64(1)), toOwnerKey: select.int64(0))
                 }
                 select.reset()
             }
         }
-        return result
+        return members.lists
     }
 
     private func toManyIDs(_ connection: SQLiteConnection, id: ObjectID, storage: SQLiteLayout.Storage) throws -> [ObjectID] {
@@ -620,37 +614,27 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
                         .run([.integer(id.key), .integer(target.key), .integer(code)])
                 }
                 guard delta.order != nil else { return }
-                let select = try connection.statement("SELECT \"target\" FROM \(t) WHERE \"source\" = ? ORDER BY \"position\"")
-                select.bind([.integer(id.key)])
-                var stored: [Int64] = []
-                while try select.step() { stored.append(select.int64(0)) }
-                select.reset()
-                for (position, key) in orderedKeys(delta, stored: stored).enumerated() {
-                    try connection.statement("UPDATE \(t) SET \"position\" = ? WHERE \"source\" = ? AND \"target\" = ?")
-                        .run([.integer(Int64(position)), .integer(id.key), .integer(key)])
-                }
+                try reorder(delta, of: id, members: "SELECT \"target\" FROM \(t) WHERE \"source\" = ? ORDER BY \"position\"",
+                            position: "UPDATE \(t) SET \"position\" = ?1 WHERE \"source\" = ?2 AND \"target\" = ?3")
             case .toManyByInverse(let table, let inverse, let order?) where delta.order != nil:
                 // Membership is the members' own column (their rows carry it); the order is set here.
-                let select = try connection.statement("SELECT \"Z_PK\" FROM \(quote(table)) WHERE \(quote(inverse)) = ? ORDER BY \(quote(order))")
-                select.bind([.integer(id.key)])
-                var stored: [Int64] = []
-                while try select.step() { stored.append(select.int64(0)) }
-                select.reset()
-                for (position, key) in orderedKeys(delta, stored: stored).enumerated() {
-                    try connection.statement("UPDATE \(quote(table)) SET \(quote(order)) = ? WHERE \"Z_PK\" = ?").run([.integer(Int64(position)), .integer(key)])
-                }
+                try reorder(delta, of: id, members: "SELECT \"Z_PK\" FROM \(quote(table)) WHERE \(quote(inverse)) = ? ORDER BY \(quote(order))",
+                            position: "UPDATE \(quote(table)) SET \(quote(order)) = ?1 WHERE \(quote(inverse)) = ?2 AND \"Z_PK\" = ?3")
             default:
                 break
             }
         }
-        /// The keys of an ordered relationship's members in their new order (see `ToManyDelta.applied(to:)`).
-        func orderedKeys(_ delta: ToManyDelta, stored: [Int64]) -> [Int64] {
-            let resolved = ToManyDelta(added: delta.added.map(resolve), removed: delta.removed.map(resolve), order: delta.order?.map(resolve))
-            // Keys of one relationship are of one table: compared by key.
-            let byKey = ToManyDelta(added: resolved.added.map { ObjectID(entityName: "", key: $0.key) },
-                                    removed: resolved.removed.map { ObjectID(entityName: "", key: $0.key) },
-                                    order: resolved.order?.map { ObjectID(entityName: "", key: $0.key) })
-            return byKey.applied(to: stored.map { ObjectID(entityName: "", key: $0) }).map(\.key)
+        /// Numbers the members of an ordered relationship (`members` selects their keys in stored order;
+        /// `position` sets ?1 for the owner ?2 and member ?3) in their new order (`ToManyDelta.applied`).
+        func reorder(_ delta: ToManyDelta, of id: ObjectID, members: String, position: String) throws {
+            let select = try connection.statement(members)
+            select.bind([.integer(id.key)])
+            var stored: [Int64] = []
+            while try select.step() { stored.append(select.int64(0)) }
+            select.reset()
+            for (index, key) in delta.applied(to: stored, key: { resolve($0).key }).enumerated() {
+                try connection.statement(position).run([.integer(Int64(index)), .integer(id.key), .integer(key)])
+            }
         }
         for (row, id) in zip(changes.inserted, insertedIDs) { try writeToMany(row, id, deltas: nil) }
         for row in changes.updated { try writeToMany(row, row.id, deltas: changes.writes[row.id]?.toMany) }
