@@ -17,9 +17,9 @@ extension ManagedObjectContext {
     /// `noAction` leaves related records as they are. Returns what the batch changed.
     @discardableResult
     public func batchDelete<Result: ManagedObject>(_ request: FetchRequest<Result>) throws -> ChangeSet {
-        try retryingOnConflict {
-            let ids = try storeMatchingIDs(request)
-            return try commitBatch(try deletion(of: ids))
+        let resolved = try request.resolved(for: model)
+        return try retryingOnConflict {
+            try commitBatch(try deletion(of: try storeMatchingIDs(resolved)))
         }
     }
 
@@ -46,7 +46,7 @@ extension ManagedObjectContext {
         if !failures.isEmpty { throw ValidationError(failures) }
         return try retryingOnConflict {
             var changes = StoreChanges()
-            for row in try store.rows(for: Array(try storeMatchingIDs(request))) {
+            for row in try store.rows(for: try storeMatchingIDs(resolved)) {
                 var row = row
                 for assignment in assignments {
                     guard case .attribute(let attribute) = model.entity(named: row.id.entityName)?.properties[assignment.slot] else { continue }
@@ -98,18 +98,14 @@ extension ManagedObjectContext {
             changes.inserted.append(StoreRow(id: id, version: 0, values: values))
         }
         if !failures.isEmpty { throw ValidationError(failures) }
-        let result = try commitChanges(changes)
-        var changeSet = ChangeSet()
-        changeSet.inserted = result.insertedIDs
-        publish(changeSet)
-        return result.insertedIDs
+        return try commitBatch(changes).inserted
     }
 
     // MARK: Helpers
 
-    /// The IDs of the records a request matches in the store (this context's unsaved changes left out).
-    private func storeMatchingIDs<Result: ManagedObject>(_ request: FetchRequest<Result>) throws -> [ObjectID] {
-        let resolved = try request.resolved(for: model)
+    /// The IDs of the records a resolved request matches in the store (this context's unsaved changes
+    /// left out).
+    private func storeMatchingIDs<Result: ManagedObject>(_ resolved: FetchRequest<Result>) throws -> [ObjectID] {
         let entities = try requestEntities(resolved)
         if let query = try storeQuery(resolved, entities: entities, window: true), let ids = try store.fetchIDs(query) { return Array(ids) }
         // A store that runs no queries: the request evaluated in a context of its own, with no changes.
@@ -140,21 +136,18 @@ extension ManagedObjectContext {
     /// what it changed.
     private func commitBatch(_ changes: StoreChanges) throws -> ChangeSet {
         if changes.inserted.isEmpty && changes.updated.isEmpty && changes.deleted.isEmpty { return ChangeSet() }
-        let result = try commitChanges(changes)
-        let changeSet = ChangeSet(committed: changes, result: result)
-        publish(changeSet)
-        return changeSet
-    }
-
-    private func commitChanges(_ changes: StoreChanges) throws -> StoreCommitResult {
         var changes = changes
         changes.author = container.historyAuthor
+        let result: StoreCommitResult
         do {
-            return try store.commit(changes)
+            result = try store.commit(changes)
         } catch let violation as UniquenessViolationError {
             let id = changes.updated.first?.id ?? changes.inserted.first?.id ?? ObjectID(entityName: violation.entityName, key: 0)
             throw ValidationError([.init(objectID: id, key: violation.constraint.joined(separator: ","), message: "\(violation)")])
         }
+        let changeSet = ChangeSet(committed: changes, result: result)
+        publish(changeSet)
+        return changeSet
     }
 
     /// Merges a batch's changes into this context and publishes them as a save's (the main context,

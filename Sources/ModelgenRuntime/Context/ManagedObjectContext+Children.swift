@@ -70,18 +70,13 @@ extension ManagedObjectContext {
         for row in changes.updated { note(row.id) }
         for (id, _) in changes.deleted { note(id) }
         for row in changes.inserted + changes.updated {
-            for value in row.values {
-                switch value {
-                case .reference(let id?): note(id)
-                case .references(let ids): ids.forEach(note)
-                default: break
-                }
-            }
+            for value in row.values { value.referencedIDs.forEach(note) }
         }
         // Records this context does not hold yet must be in the store: read in one batch, kept for their faults.
         var storeRows: [StoreRow] = []
         if !inStore.isEmpty {
             storeRows = try store.rows(for: Array(inStore))
+            try fillToMany(&storeRows)   // their to-many relationships too, one call per relationship
             let present = Set(storeRows.map(\.id))
             missing += inStore.filter { !present.contains($0) }
         }

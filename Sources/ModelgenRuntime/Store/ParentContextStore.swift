@@ -62,7 +62,7 @@ final class ParentContextStore: PersistentStore, @unchecked Sendable {
     }
 
     func rows(for ids: [ObjectID]) throws -> [StoreRow] {
-        try link.withParent { parent in try ids.compactMap { try parent.rowForChild($0) } }
+        try link.withParent { parent in try parent.rowsForChild(ids) }
     }
 
     func toManyIDs(of id: ObjectID, relationship slot: Int) throws -> [ObjectID] {
@@ -140,13 +140,26 @@ extension ManagedObjectContext {
     /// A record as a child sees it: this context's object where it holds one (unsaved values
     /// included; nil when it deleted it), the store's row otherwise.
     func rowForChild(_ id: ObjectID) throws -> StoreRow? {
-        let id = resolvedID(id)
-        if let object = registered[id], !object._isFault {
-            if object._isDeleted { return nil }
-            return StoreRow(id: object.objectID, version: object.committedVersion, values: storeValues(of: object))
+        try rowsForChild([id]).first
+    }
+
+    /// The records of `ids` as a child sees them (see `rowForChild(_:)`), those this context does
+    /// not hold read from its store in one call; records that are gone are left out.
+    func rowsForChild(_ ids: [ObjectID]) throws -> [StoreRow] {
+        var rows: [StoreRow] = []
+        var stored: [ObjectID] = []
+        for id in ids.map(resolvedID) {
+            if let object = registered[id], !object._isFault {
+                if !object._isDeleted { rows.append(StoreRow(id: object.objectID, version: object.committedVersion, values: storeValues(of: object))) }
+            } else if !id.isTemporaryID {
+                stored.append(id)
+            }
         }
-        if id.isTemporaryID { return nil }
-        return try store.row(for: id)
+        switch stored.count {
+        case 0: return rows
+        case 1: return try rows + [store.row(for: stored[0])].compactMap { $0 }
+        default: return try rows + store.rows(for: stored)
+        }
     }
 
     /// True when this context has no unsaved insert, change or delete of a query's entities.
