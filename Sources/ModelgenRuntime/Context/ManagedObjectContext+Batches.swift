@@ -73,8 +73,10 @@ extension ManagedObjectContext {
             return object._isFault && rowCache[id] == nil
         }
         guard !missing.isEmpty else { return }
+        // To-many relationships the rows leave out load when first used (`loadFetched(_:intoFault:)`),
+        // except those of entities that cannot wait for them: read now, one query per relationship.
         var rows = try store.rows(for: missing)
-        try fillToMany(&rows)
+        try fillToMany(&rows, only: { $0.lazyToManyMask == 0 })
         for row in rows { rowCache[row.id] = row }
     }
 

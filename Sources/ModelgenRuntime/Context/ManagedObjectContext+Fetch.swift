@@ -79,11 +79,11 @@ extension ManagedObjectContext {
     /// Fills in the to-many relationships that rows from a store left out (`hasToManyValues` false),
     /// with one store call per entity and relationship for all the rows: loading a list of objects costs
     /// a constant number of queries per relationship, not one per object.
-    func fillToMany(_ rows: inout [StoreRow]) throws {
+    func fillToMany(_ rows: inout [StoreRow], only include: (EntityDescription) -> Bool = { _ in true }) throws {
         var byEntity: [String: [Int]] = [:]
         for (index, row) in rows.enumerated() where !row.hasToManyValues { byEntity[row.id.entityName, default: []].append(index) }
         for (name, indexes) in byEntity {
-            guard let entity = model.entity(named: name), entity.hasToManyRelationships else { continue }
+            guard let entity = model.entity(named: name), entity.hasToManyRelationships, include(entity) else { continue }
             let ids = indexes.map { rows[$0].id }
             for (slot, property) in entity.properties.enumerated() {
                 guard case .relationship(let r) = property, r.isToMany, !r.isTransient else { continue }
@@ -107,11 +107,17 @@ extension ManagedObjectContext {
             for step in path.split(separator: ".").map(String.init) {
                 var next: [ManagedObject] = []
                 var seen: Set<ObjectIdentifier> = []
+                var slots: [Int] = []
                 for object in level {
                     try object.loadIfFault()
                     guard let slot = object.entity.slotsByName[step], case .relationship = object.entity.properties[slot] else {
                         throw RuntimeError.unknownKey(entity: object.entity.name, key: "\(step) (prefetching \(path): not a relationship)")
                     }
+                    slots.append(slot)
+                }
+                // A to-many step: the relationship of every object at this level in one query per entity.
+                for slot in Set(slots) { try loadToMany(level, slot: slot) }
+                for (object, slot) in zip(level, slots) {
                     for target in object._slots[slot].relatedObjects where seen.insert(ObjectIdentifier(target)).inserted {
                         next.append(target)
                     }
@@ -159,9 +165,8 @@ extension ManagedObjectContext {
         guard let query = try storeQuery(request, entities: entities, window: pending.isEmpty) else { return nil }
         var objects: [ManagedObject] = []
         // Faults are loaded from their rows as the store reads them for `.objects`, or keep their rows
-        // for their first firing. The store must not be called while it streams rows: objects whose
-        // to-many relationships the row left out are loaded afterwards, and `awakeFromFetch` (user
-        // code) runs once every row is read.
+        // for their first firing. The store must not be called while it streams rows: `awakeFromFetch`
+        // (user code) runs once every row is read.
         let loadNow = request.resultType == .objects
         var loaded: [ManagedObject] = []
         var needingStore: [(ManagedObject, StoreRow)] = []
@@ -172,17 +177,19 @@ extension ManagedObjectContext {
                 if object._isFault {
                     if !loadNow {
                         rowCache[row.id] = row
-                    } else if !row.hasToManyValues && object.entity.hasToManyRelationships {
+                    } else if !row.hasToManyValues && object.entity.hasToManyRelationships && object.entity.lazyToManyMask == 0 {
                         needingStore.append((object, row))
                     } else {
-                        try load(row, intoFault: object)
+                        // To-many relationships the row leaves out load when first used, in batches.
+                        try loadFetched(row, intoFault: object)
                         loaded.append(object)
                     }
                 }
                 objects.append(object)
             }
             guard answered else { return nil }
-            // The to-many relationships the rows left out: one store call per relationship for all of them.
+            // An entity whose to-many relationships cannot wait (slots past 31): one store call per
+            // relationship for all its rows.
             var rows = needingStore.map(\.1)
             try fillToMany(&rows)
             for ((object, _), row) in zip(needingStore, rows) {

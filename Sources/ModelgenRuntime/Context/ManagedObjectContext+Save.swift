@@ -233,6 +233,7 @@ extension ManagedObjectContext {
     /// A row of stored values: transient properties left out, transformables encoded, relationships as IDs.
     func storeValues(of object: ManagedObject) -> [StoreValue] {
         let entity = object.entity
+        object.loadAllPendingToMany()
         let slots = object._slots
         let plain = entity.isPlainStoredAttribute   // stored as they are: no property to look at
         var values: [StoreValue] = []
@@ -245,6 +246,7 @@ extension ManagedObjectContext {
 
     /// The stored value of one slot of an object (what `storeValues(of:)` holds at that slot).
     func storeValue(of object: ManagedObject, at slot: Int) -> StoreValue {
+        if object._pendingToMany != 0 { object.loadPendingToMany(slot) }
         let value = object._slots[slot]
         return object.entity.isPlainStoredAttribute[slot] ? StoreValue(attribute: value) : storeValue(value, of: object.entity.properties[slot])
     }

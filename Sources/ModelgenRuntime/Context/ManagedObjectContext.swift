@@ -43,6 +43,8 @@ public final class ManagedObjectContext {
     var rowCache: [ObjectID: StoreRow] = [:]
     /// Faults of fetches with a batch size, by ID: the first of a batch to fire loads the whole batch's rows.
     var faultBatches: [ObjectID: FaultBatch] = [:]
+    /// Per entity: the loaded objects whose to-many relationships wait for first use (see `loadPendingToMany(of:slot:)`).
+    var pendingToMany: [String: PendingToManyQueue] = [:]
     var nextTemporaryKey: Int64 = -1
     /// For a child context: the link to the context it saves into (nil: it saves to the store).
     var parentLink: ParentLink?
@@ -139,6 +141,8 @@ public final class ManagedObjectContext {
     /// Registers an object's first change in the current epoch (nothing while change processing is off).
     func objectWillChange(_ object: ManagedObject) {
         if changeProcessingSuspended > 0 { return }
+        // The undo image and the committed values are taken whole: every relationship loaded first.
+        object.loadAllPendingToMany()
         recordUndoImage(of: object)
         if !object._isInserted && !object._isDeleted && !object._isUpdated && object._isRegistered {
             object._isUpdated = true
@@ -250,7 +254,8 @@ public final class ManagedObjectContext {
     func fulfillFault(_ object: ManagedObject) throws {
         guard object._isFault else { return }
         if let batch = faultBatches.removeValue(forKey: object.objectID) { try loadRows(of: batch.ids) }
-        guard let row = try rowCache.removeValue(forKey: object.objectID) ?? store.row(for: object.objectID) else {
+        // The row alone (`rows(for:)`): its to-many relationships load when first used, not with the object.
+        guard let row = try rowCache.removeValue(forKey: object.objectID) ?? store.rows(for: [object.objectID]).first else {
             throw RuntimeError.objectNotFound(object.objectID)
         }
         try fulfillFault(object, from: row)
@@ -258,9 +263,7 @@ public final class ManagedObjectContext {
 
     /// Loads a fault's values from a row the store gave, then calls `awakeFromFetch` with change processing off.
     func fulfillFault(_ object: ManagedObject, from row: StoreRow) throws {
-        var rows = [row]
-        try fillToMany(&rows)
-        try load(rows[0], intoFault: object)
+        try loadFetched(row, intoFault: object)
         withoutChangeProcessing { object.awakeFromFetch() }
     }
 
@@ -367,6 +370,7 @@ public final class ManagedObjectContext {
         registered = [:]
         rowCache = [:]
         faultBatches = [:]
+        pendingToMany = [:]
         inserted = ObjectList()
         updated = ObjectList()
         deleted = ObjectList()

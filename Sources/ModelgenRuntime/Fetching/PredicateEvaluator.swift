@@ -107,6 +107,7 @@ struct PredicateEvaluator {
                     }
                     let slot = try o.slot(forKey: key)
                     try o.loadIfFault()
+                    if o._pendingToMany != 0 { o.loadPendingToMany(slot) }
                     let value = EvaluatedValue(o._slots[slot])
                     if case .collection(let items) = value {
                         isCollection = true

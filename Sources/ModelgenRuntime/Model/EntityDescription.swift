@@ -84,6 +84,9 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     @exclusivity(unchecked) internal var initialSlots: [SlotValue] = []
     /// Whether the entity has to-many relationships that are stored (fetched rows may leave them out).
     @exclusivity(unchecked) internal var hasToManyRelationships = false
+    /// The stored to-many relationships' slots as bits, when all are below 32 (else 0: a fetched object's
+    /// to-many relationships are then loaded with it, not when first used).
+    @exclusivity(unchecked) internal var lazyToManyMask: UInt32 = 0
     /// Whether loading a row can fail part way (transformables to decode, raw values to check): then the
     /// row is converted whole before any slot is written.
     @exclusivity(unchecked) internal var needsCheckedLoad = false

@@ -14,7 +14,7 @@ extension ManagedObject {
     /// The objects of a to-many relationship, in order (ordered relationships) or insertion order.
     @_spi(Generated)
     public final func relatedObjects<T: ManagedObject>(at slot: Int) -> [T] {
-        fireFaultIfNeeded()
+        fireFaultIfNeeded(loading: slot)
         observeAccess(slot: slot)
         guard case .objects(let list) = _slots[slot] else { return [] }
         return list.objects.map { $0 as! T }
@@ -29,7 +29,7 @@ extension ManagedObject {
     /// The number of objects in a to-many relationship.
     @_spi(Generated)
     public final func relatedCount(at slot: Int) -> Int {
-        fireFaultIfNeeded()
+        fireFaultIfNeeded(loading: slot)
         observeAccess(slot: slot)
         guard case .objects(let list) = _slots[slot] else { return 0 }
         return list.count
@@ -75,7 +75,7 @@ extension ManagedObject {
     /// Adds an object to a to-many relationship (at the end, or at `index` for ordered ones); the inverse follows.
     @_spi(Generated)
     public final func addRelatedObject(_ object: ManagedObject, at slot: Int, index: Int? = nil) {
-        fireFaultIfNeeded()
+        fireFaultIfNeeded(loading: slot)
         guard case .objects(var list) = _slots[slot], !list.contains(object) else { return }
         _willWrite()
         notifyingChange(of: slot) {
@@ -91,7 +91,7 @@ extension ManagedObject {
     /// Removes an object from a to-many relationship; the inverse follows.
     @_spi(Generated)
     public final func removeRelatedObject(_ object: ManagedObject, at slot: Int) {
-        fireFaultIfNeeded()
+        fireFaultIfNeeded(loading: slot)
         guard case .objects(var list) = _slots[slot], list.contains(object) else { return }
         _willWrite()
         notifyingChange(of: slot) {
@@ -106,7 +106,7 @@ extension ManagedObject {
 
     /// Makes `owner` appear in this object's relationship at `slot` (the inverse side of a change).
     final func linkInverse(_ slot: Int, to owner: ManagedObject) {
-        fireFaultIfNeeded()
+        fireFaultIfNeeded(loading: slot)
         switch _slots[slot] {
         case .objects(var list):
             guard !list.contains(owner) else { return }
@@ -136,7 +136,7 @@ extension ManagedObject {
 
     /// Removes `other` from a relationship slot, tracked, without touching further inverses.
     final func unlinkRaw(_ slot: Int, from other: ManagedObject) {
-        fireFaultIfNeeded()
+        fireFaultIfNeeded(loading: slot)
         switch _slots[slot] {
         case .objects(var list):
             guard list.contains(other) else { return }
@@ -156,6 +156,7 @@ extension ManagedObject {
 
     /// Every object a relationship slot holds.
     final func objects(inSlot slot: Int) -> [ManagedObject] {
-        _slots[slot].relatedObjects
+        if _pendingToMany != 0 { loadPendingToMany(slot) }   // a fault stays one (its slots are empty)
+        return _slots[slot].relatedObjects
     }
 }

@@ -21,7 +21,14 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     @usableFromInline final let _base: UnsafeMutablePointer<SlotValue>
     /// One plain cell per slot, used by scalar slots (integers, floating point, bools, dates).
     @usableFromInline final let _cells: UnsafeMutablePointer<ScalarCell>
-    @usableFromInline final let _count: Int
+    /// The number of slots (32 bits, so that `_pendingToMany` shares its word).
+    @usableFromInline final let _slotCount: Int32
+    /// To-many relationships not loaded yet, one bit per slot (slots 0–31): a fetched object's to-many
+    /// slots hold empty lists until first used, when the context loads that relationship for a batch of
+    /// its objects at once (`ManagedObjectContext.loadPendingToMany(of:slot:)`).
+    final var _pendingToMany: UInt32 = 0
+    /// The number of slots.
+    @inlinable final var _count: Int { Int(_slotCount) }
     /// The context, unretained: the write path reads its epoch through `_withUnsafeGuaranteedRef`, which
     /// touches no reference count (a plain optional would be retained and released on every write).
     @exclusivity(unchecked) @usableFromInline final var _contextRef: Unmanaged<ManagedObjectContext>?
@@ -63,9 +70,10 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         self._contextRef = context.map { Unmanaged.passUnretained($0) }
         self._isFault = isFault
         self._observesReads = context?.observationMode != .unobserved
-        _count = entity.properties.count
+        let slotCount = entity.properties.count
+        _slotCount = Int32(slotCount)
         // One allocation holds both: the slot values, then the cells (one malloc and free per object, not two).
-        let count = max(_count, 1)
+        let count = max(slotCount, 1)
         let cellsOffset = Self.cellsOffset(count)
         // malloc, not `allocate(byteCount:alignment:)`: that takes the aligned-allocation path
         // (posix_memalign on Linux, slower) even for 8-byte alignment; malloc's 16 bytes suffice.
@@ -74,9 +82,9 @@ open class ManagedObject: Hashable, CustomStringConvertible {
             fatalError("ModelgenRuntime: out of memory for the values of a \(entity.name)")
         }
         _base = raw.bindMemory(to: SlotValue.self, capacity: count)
-        _base.initialize(repeating: .null, count: _count)
+        _base.initialize(repeating: .null, count: slotCount)
         _cells = (raw + cellsOffset).bindMemory(to: ScalarCell.self, capacity: count)
-        _cells.initialize(repeating: ScalarCell(bits: 0, isNull: true), count: _count)
+        _cells.initialize(repeating: ScalarCell(bits: 0, isNull: true), count: slotCount)
         if !isFault { _replaceSlots(with: entity.initialSlots) }
     }
 
@@ -166,6 +174,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     public final func committedValues(forKeys keys: [String]? = nil) -> [String: Any?] {
         if _isInserted { return [:] }
         fireFaultIfNeeded()
+        loadAllPendingToMany()
         let source = committedSlots ?? _slots.array
         var result: [String: Any?] = [:]
         for (slot, property) in entity.properties.enumerated() where keys == nil || keys!.contains(property.name) {
@@ -208,7 +217,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// The value of a property (to-many relationships as `[ManagedObject]`).
     public final func value(forKey key: String) throws -> Any? {
         let slot = try slot(forKey: key)
-        fireFaultIfNeeded()
+        fireFaultIfNeeded(loading: slot)
         observeAccess(slot: slot)
         return _slots[slot].anyValue
     }
@@ -257,6 +266,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
             storeSlot(slot, try SlotValue(any: value, for: attribute, key: key, entity: entity.name))
         case .relationship(let relationship):
             if relationship.isToMany {
+                if slot < 32 { _pendingToMany &= ~(1 << UInt32(slot)) }   // replaced, not loaded
                 storeSlot(slot, .objects(ObjectList((value as? [ManagedObject]) ?? [])))
             } else {
                 storeSlot(slot, (value as? ManagedObject).map(SlotValue.object) ?? .null)
@@ -432,6 +442,32 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         if _isFault { _fireFault() }
     }
 
+    /// Fires the fault if needed and loads the to-many relationship at `slot` if it is not loaded yet:
+    /// what every read or change of a relationship's members does first.
+    @inline(__always)
+    final func fireFaultIfNeeded(loading slot: Int) {
+        if _isFault { _fireFault() }
+        if _slowPath(_pendingToMany != 0) { loadPendingToMany(slot) }
+    }
+
+    /// Loads the to-many relationship at `slot` (with those of other objects waiting for it) if it is pending.
+    final func loadPendingToMany(_ slot: Int) {
+        guard slot < 32, _pendingToMany & (1 << UInt32(slot)) != 0 else { return }
+        guard let context = _context else {
+            preconditionFailure("ModelgenRuntime: \(objectID) was used after its ManagedObjectContext was deallocated; objects live as long as their context")
+        }
+        do {
+            try context.loadPendingToMany(of: self, slot: slot)
+        } catch {
+            preconditionFailure("ModelgenRuntime: could not load \(objectID).\(entity.properties[slot].name): \(error)")
+        }
+    }
+
+    /// Loads every to-many relationship still pending (before a change is registered, or the values read whole).
+    final func loadAllPendingToMany() {
+        while _pendingToMany != 0 { loadPendingToMany(_pendingToMany.trailingZeroBitCount) }
+    }
+
     /// Loads the object's values if it is a fault, throwing what the store or the model refuses.
     public final func loadIfFault() throws {
         guard _isFault else { return }
@@ -442,6 +478,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// Turns the object into a fault: values dropped, `didTurnIntoFault` called.
     final func turnIntoFault() {
         guard !_isFault else { return }
+        _pendingToMany = 0
         _replaceSlots(with: [])
         committedSlots = nil
         _isFault = true

@@ -1,0 +1,92 @@
+/// To-many relationships loaded when first used, a batch of objects at a time (Core Data's batch
+/// faulting). A fetched object's to-many slots start as empty lists with a pending bit; the first read or
+/// change of one loads that relationship for the object and for up to `toManyFaultBatchSize` other
+/// objects of its entity in this context still waiting for it, with one store call. A loop over fetched
+/// objects that touches a to-many relationship therefore costs one query per batch, not one per object,
+/// and a fetch never pays for relationships nobody reads (a writer's thousands of books).
+extension ManagedObjectContext {
+    /// How many objects one to-many fault loads at most (the one that fired and those waiting after it).
+    static let toManyFaultBatchSize = 1_000
+
+    /// The objects of one entity whose to-many relationships were left pending, in load order, and how
+    /// far each relationship's batches have read the list.
+    final class PendingToManyQueue {
+        var keys: [Int64] = []
+        var heads: [Int: Int] = [:]
+    }
+
+    /// Loads a row into a fault as a fetch does: to-many relationships the row left out are marked pending
+    /// (loaded on first use), or, for an entity with stored to-many slots past 31, read now.
+    func loadFetched(_ row: StoreRow, intoFault object: ManagedObject) throws {
+        let entity = object.entity
+        guard !row.hasToManyValues, entity.hasToManyRelationships else { return try load(row, intoFault: object) }
+        guard entity.lazyToManyMask != 0 else {
+            var rows = [row]
+            try fillToMany(&rows)
+            return try load(rows[0], intoFault: object)
+        }
+        try load(row, intoFault: object)
+        object._pendingToMany = entity.lazyToManyMask
+        pendingQueue(for: entity).keys.append(object.objectID.key)
+    }
+
+    private func pendingQueue(for entity: EntityDescription) -> PendingToManyQueue {
+        if let queue = pendingToMany[entity.name] { return queue }
+        let queue = PendingToManyQueue()
+        pendingToMany[entity.name] = queue
+        return queue
+    }
+
+    /// Loads the pending to-many relationship at `slot` of `object` and of the objects of its entity
+    /// waiting for the same relationship, up to a batch, with one store call.
+    func loadPendingToMany(of object: ManagedObject, slot: Int) throws {
+        let bit = UInt32(1) << UInt32(slot)
+        var batch = [object]
+        let name = object.entity.name
+        if let queue = pendingToMany[name] {
+            var head = queue.heads[slot] ?? 0
+            var seen: Set<ObjectIdentifier> = [ObjectIdentifier(object)]
+            while head < queue.keys.count && batch.count < Self.toManyFaultBatchSize {
+                let key = queue.keys[head]
+                head += 1
+                guard let other = registered[ObjectID(entityName: name, key: key)], other._pendingToMany & bit != 0,
+                      seen.insert(ObjectIdentifier(other)).inserted else { continue }
+                batch.append(other)
+            }
+            queue.heads[slot] = head
+            // Every relationship's batches are past the start: drop what all have read.
+            if let read = object.entity.lazyToManyMaskSlots.map({ queue.heads[$0] ?? 0 }).min(), read > 4_096, read * 2 > queue.keys.count {
+                queue.keys.removeFirst(read)
+                for (slot, position) in queue.heads { queue.heads[slot] = position - read }
+            }
+        }
+        try loadToMany(batch, slot: slot)
+    }
+
+    /// Loads the to-many relationship at `slot` of those of `objects` that have it pending: one store call
+    /// per entity, whatever the number of objects (prefetching, and a fault's batch).
+    func loadToMany(_ objects: [ManagedObject], slot: Int) throws {
+        guard slot < 32 else { return }
+        let bit = UInt32(1) << UInt32(slot)
+        var byEntity: [String: [ManagedObject]] = [:]
+        for object in objects where object._pendingToMany & bit != 0 { byEntity[object.entity.name, default: []].append(object) }
+        for (_, pending) in byEntity.sorted(by: { $0.key < $1.key }) {
+            let ids = pending.map(\.objectID)
+            let members = ids.count == 1 ? [ids[0]: try store.toManyIDs(of: ids[0], relationship: slot)]
+                : try store.toManyIDs(of: ids, relationship: slot)
+            for object in pending where object._pendingToMany & bit != 0 {
+                let list = SlotValue.objects(ObjectList((members[object.objectID] ?? []).map { self.object(with: $0) }))
+                object._slots[slot] = list
+                if object.committedSlots != nil { object.committedSlots![slot] = list }
+                object._pendingToMany &= ~bit
+            }
+        }
+    }
+}
+
+extension EntityDescription {
+    /// The slots of `lazyToManyMask`.
+    var lazyToManyMaskSlots: [Int] {
+        (0..<32).filter { lazyToManyMask & (1 << UInt32($0)) != 0 }
+    }
+}
