@@ -108,11 +108,15 @@ extension ManagedObjectContext {
                 var next: [ManagedObject] = []
                 var seen: Set<ObjectIdentifier> = []
                 var slots: [Int] = []
+                slots.reserveCapacity(level.count)
+                var last: (entity: EntityDescription, slot: Int)?
                 for object in level {
                     try object.loadIfFault()
+                    if let last, last.entity === object.entity { slots.append(last.slot); continue }
                     guard let slot = object.entity.slotsByName[step], case .relationship = object.entity.properties[slot] else {
                         throw RuntimeError.unknownKey(entity: object.entity.name, key: "\(step) (prefetching \(path): not a relationship)")
                     }
+                    last = (object.entity, slot)
                     slots.append(slot)
                 }
                 // A to-many step: the relationship of every object at this level in one query per entity.

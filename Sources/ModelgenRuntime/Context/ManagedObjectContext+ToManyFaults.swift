@@ -31,9 +31,16 @@ extension ManagedObjectContext {
     }
 
     private func pendingQueue(for entity: EntityDescription) -> PendingToManyQueue {
-        if let queue = pendingToMany[entity.name] { return queue }
-        let queue = PendingToManyQueue()
-        pendingToMany[entity.name] = queue
+        // Rows of one entity come in runs: the last queue is compared by identity before any hashing.
+        if let last = lastPendingQueue, last.entity === entity { return last.queue }
+        let queue: PendingToManyQueue
+        if let existing = pendingToMany[entity.name] {
+            queue = existing
+        } else {
+            queue = PendingToManyQueue()
+            pendingToMany[entity.name] = queue
+        }
+        lastPendingQueue = (entity, queue)
         return queue
     }
 

@@ -44,7 +44,9 @@ public final class ManagedObjectContext {
     /// Faults of fetches with a batch size, by ID: the first of a batch to fire loads the whole batch's rows.
     var faultBatches: [ObjectID: FaultBatch] = [:]
     /// Per entity: the loaded objects whose to-many relationships wait for first use (see `loadPendingToMany(of:slot:)`).
-    var pendingToMany: [String: PendingToManyQueue] = [:]
+    var pendingToMany: [String: PendingToManyQueue] = [:] { didSet { if pendingToMany.isEmpty { lastPendingQueue = nil } } }
+    /// The queue `pendingQueue(for:)` gave last, and its entity.
+    var lastPendingQueue: (entity: EntityDescription, queue: PendingToManyQueue)?
     var nextTemporaryKey: Int64 = -1
     /// For a child context: the link to the context it saves into (nil: it saves to the store).
     var parentLink: ParentLink?
@@ -65,7 +67,7 @@ public final class ManagedObjectContext {
     deinit {
         // The objects go away with the context: tell them, and break relationship cycles.
         for object in registered.values {
-            object.turnIntoFault()
+            object.turnIntoFaultForTeardown()
             object._context = nil
         }
         for object in inserted where !object._isRegistered { object._context = nil }

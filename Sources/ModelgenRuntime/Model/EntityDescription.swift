@@ -87,6 +87,8 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     /// The stored to-many relationships' slots as bits, when all are below 32 (else 0: a fetched object's
     /// to-many relationships are then loaded with it, not when first used).
     @exclusivity(unchecked) internal var lazyToManyMask: UInt32 = 0
+    /// The slots of relationships (the values that can make cycles between objects).
+    @exclusivity(unchecked) internal var relationshipSlots: [Int] = []
     /// Whether loading a row can fail part way (transformables to decode, raw values to check): then the
     /// row is converted whole before any slot is written.
     @exclusivity(unchecked) internal var needsCheckedLoad = false

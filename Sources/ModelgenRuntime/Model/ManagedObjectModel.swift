@@ -216,6 +216,10 @@ public final class ManagedObjectModel: @unchecked Sendable {
                 if case .relationship(let r) = entity.properties[slot] { return r.isToMany && !r.isTransient }
                 return false
             }
+            entity.relationshipSlots = entity.properties.indices.filter { slot in
+                if case .relationship = entity.properties[slot] { return true }
+                return false
+            }
             entity.lazyToManyMask = toManySlots.allSatisfy { $0 < 32 } ? toManySlots.reduce(0) { $0 | 1 << UInt32($1) } : 0
             entity.needsCheckedLoad = entity.properties.contains { property in
                 if case .attribute(let a) = property { return a.type == .transformable || a.acceptsRawValue != nil }

@@ -17,7 +17,12 @@ extension ManagedObject {
         fireFaultIfNeeded(loading: slot)
         observeAccess(slot: slot)
         guard case .objects(let list) = _slots[slot] else { return [] }
-        return list.objects.map { $0 as! T }
+        // An object whose class is exactly `T` needs no dynamic cast (the common case: a relationship's
+        // destination class); others (subclasses, `ManagedObject`) are cast.
+        return list.objects.map { object in
+            if type(of: object) == T.self { return unsafeDowncast(object, to: T.self) }
+            return object as! T
+        }
     }
 
     /// The objects of an unordered to-many relationship as a set.

@@ -486,6 +486,19 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         didTurnIntoFault()
     }
 
+    /// Turns the object into a fault as its context goes away: like `turnIntoFault()`, but only the
+    /// relationship slots are cleared (to break cycles between objects); attribute values go with the object.
+    final func turnIntoFaultForTeardown() {
+        guard !_isFault else { return }
+        _pendingToMany = 0
+        let slots = _slots
+        for slot in entity.relationshipSlots { slots[slot] = .null }
+        committedSlots = nil
+        _isFault = true
+        _isUpdated = false
+        didTurnIntoFault()
+    }
+
     // MARK: Identity
 
     public static func == (a: ManagedObject, b: ManagedObject) -> Bool { a === b }

@@ -88,16 +88,22 @@ public final class TransformableBox {
 }
 
 /// The objects of a to-many relationship: insertion-ordered, no duplicates, O(1) membership.
+/// A short list (most are: a post's tags, a book's authors) is searched in place; the hash set of its
+/// members is built once it grows past `hashedFrom` objects, so loading thousands of small lists costs
+/// one array each, not an array and a set.
 public struct ObjectList: Sequence {
     /// The objects, in insertion order.
     public private(set) var objects: [ManagedObject] = []
-    private var members: Set<ObjectKey> = []
+    private var members: Set<ObjectKey>?
+    /// The length from which membership is looked up in a hash set.
+    private static let hashedFrom = 16
 
     /// An empty list.
     public init() {}
 
     /// A list of distinct objects.
     public init(_ objects: [ManagedObject]) {
+        self.objects.reserveCapacity(objects.count)
         for object in objects { append(object) }
     }
 
@@ -107,13 +113,16 @@ public struct ObjectList: Sequence {
     public var isEmpty: Bool { objects.isEmpty }
     public func makeIterator() -> IndexingIterator<[ManagedObject]> { objects.makeIterator() }
 
-    /// True when the object is in the list (a hash lookup).
-    public func contains(_ object: ManagedObject) -> Bool { members.contains(ObjectKey(object)) }
+    /// True when the object is in the list (a hash lookup, or a scan of a short list).
+    public func contains(_ object: ManagedObject) -> Bool {
+        if let members { return members.contains(ObjectKey(object)) }
+        return objects.contains { $0 === object }
+    }
 
     /// Adds at the end; false when already present.
     @discardableResult
     public mutating func append(_ object: ManagedObject) -> Bool {
-        guard members.insert(ObjectKey(object)).inserted else { return false }
+        guard insertMember(object) else { return false }
         objects.append(object)
         return true
     }
@@ -121,7 +130,7 @@ public struct ObjectList: Sequence {
     /// Inserts at an index (clamped); false when already present.
     @discardableResult
     public mutating func insert(_ object: ManagedObject, at index: Int) -> Bool {
-        guard members.insert(ObjectKey(object)).inserted else { return false }
+        guard insertMember(object) else { return false }
         objects.insert(object, at: Swift.min(Swift.max(index, 0), objects.count))
         return true
     }
@@ -129,8 +138,25 @@ public struct ObjectList: Sequence {
     /// Removes; false when absent.
     @discardableResult
     public mutating func remove(_ object: ManagedObject) -> Bool {
-        guard members.remove(ObjectKey(object)) != nil else { return false }
+        if members != nil {
+            guard members!.remove(ObjectKey(object)) != nil else { return false }
+        } else if !objects.contains(where: { $0 === object }) {
+            return false
+        }
         if let index = objects.lastIndex(where: { $0 === object }) { objects.remove(at: index) }
+        return true
+    }
+
+    /// Records a new member (before it joins `objects`); false when already present.
+    private mutating func insertMember(_ object: ManagedObject) -> Bool {
+        if members != nil { return members!.insert(ObjectKey(object)).inserted }
+        if objects.contains(where: { $0 === object }) { return false }
+        if objects.count + 1 >= Self.hashedFrom {
+            var set = Set<ObjectKey>(minimumCapacity: objects.count * 2)
+            for member in objects { set.insert(ObjectKey(member)) }
+            set.insert(ObjectKey(object))
+            members = set
+        }
         return true
     }
 

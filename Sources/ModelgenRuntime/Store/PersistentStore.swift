@@ -515,24 +515,34 @@ extension PersistentStore {
 /// The member lists a store's `toManyIDs(of:relationship:)` answers, gathered as it reads (owner key,
 /// member) pairs: every record asked for has a list, empty when it has no members.
 package struct MemberLists {
-    /// The lists by record.
-    package private(set) var lists: [ObjectID: [ObjectID]] = [:]
-    private var owners: [Int64: ObjectID] = [:]
+    private var ids: [ObjectID]
+    private var members: [[ObjectID]]
+    /// The index in `ids` of each key (members are found by key: no hashing of entity names per row).
+    private var indexes: [Int64: Int] = [:]
 
     /// Empty lists for `ids` (records of one table: their keys tell them apart).
     package init(_ ids: [ObjectID]) {
-        for id in ids {
-            lists[id] = []
-            owners[id.key] = id
+        self.ids = []
+        self.ids.reserveCapacity(ids.count)
+        indexes.reserveCapacity(ids.count)
+        for id in ids where indexes[id.key] == nil {
+            indexes[id.key] = self.ids.count
+            self.ids.append(id)
         }
+        members = Array(repeating: [], count: self.ids.count)
+    }
+
+    /// The lists by record.
+    package var lists: [ObjectID: [ObjectID]] {
+        Dictionary(uniqueKeysWithValues: zip(ids, members))
     }
 
     /// The keys of the records asked for.
-    package var ownerKeys: [Int64] { Array(owners.keys) }
+    package var ownerKeys: [Int64] { ids.map(\.key) }
 
     /// Appends a member to the list of the record with key `key` (rows of others are ignored).
     package mutating func add(_ member: ObjectID, toOwnerKey key: Int64) {
-        guard let owner = owners[key] else { return }
-        lists[owner, default: []].append(member)
+        guard let index = indexes[key] else { return }
+        members[index].append(member)
     }
 }
