@@ -332,14 +332,12 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
             try connection.execute("BEGIN")
             do {
                 let result = try apply(changes, connection)
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.sortedKeys]
                 let changeSet = ChangeSet(committed: changes, result: result)
                 let history = try connection.rows("INSERT INTO \"modelgen.history\" (\"author\", \"timestamp\", \"changes\") VALUES ($1, $2, $3) RETURNING \"token\"",
                                                   try Self.bindings {
                                                       $0.append(changes.author)
                                                       $0.append(Date().timeIntervalSinceReferenceDate)
-                                                      try $0.append(try encoder.encode(changeSet))
+                                                      try $0.append(changeSet.historyJSON())
                                                   })
                 let token = try history.first?.makeRandomAccess()[0].decode(Int64.self) ?? 0
                 // Delivered to listeners when the transaction commits, never for one rolled back.

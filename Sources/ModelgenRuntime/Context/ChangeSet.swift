@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 
 /// What one save changed: the records it inserted, updated (with the names of the properties whose
@@ -56,5 +57,57 @@ final class ChangeBroadcaster: Sendable {
     func publish(_ changes: ChangeSet) {
         let subscribers = state.withLock { Array($0.subscribers.values) }
         for subscriber in subscribers { subscriber.yield(changes) }
+    }
+}
+
+extension ChangeSet {
+    /// The change set as the JSON `JSONEncoder` with sorted keys writes (what the stores' history rows
+    /// hold, and `JSONDecoder` reads back), written directly: a batch of thousands of records is
+    /// recorded in a fraction of the encoder's time. Records are listed in key order.
+    package func historyJSON() -> Data {
+        var text = "{\"deleted\":["
+        func append(_ id: ObjectID) {
+            text += "{\"entityName\":"
+            appendString(id.entityName)
+            text += ",\"key\":\(id.key)}"
+        }
+        func appendString(_ string: String) {
+            text += "\""
+            for scalar in string.unicodeScalars {
+                switch scalar {
+                case "\"": text += "\\\""
+                case "\\": text += "\\\\"
+                case "\n": text += "\\n"
+                case "\r": text += "\\r"
+                case "\t": text += "\\t"
+                case _ where scalar.value < 0x20: text += String(format: "\\u%04x", scalar.value)
+                default: text.unicodeScalars.append(scalar)
+                }
+            }
+            text += "\""
+        }
+        for (index, id) in deleted.enumerated() {
+            if index > 0 { text += "," }
+            append(id)
+        }
+        text += "],\"inserted\":["
+        for (index, id) in inserted.enumerated() {
+            if index > 0 { text += "," }
+            append(id)
+        }
+        // A dictionary keyed by a non-string type: JSONEncoder's flat array of key, value, key, value.
+        text += "],\"updated\":["
+        for (index, entry) in updated.sorted(by: { ($0.key.key, $0.key.entityName) < ($1.key.key, $1.key.entityName) }).enumerated() {
+            if index > 0 { text += "," }
+            append(entry.key)
+            text += ",["
+            for (position, name) in entry.value.sorted().enumerated() {
+                if position > 0 { text += "," }
+                appendString(name)
+            }
+            text += "]"
+        }
+        text += "]}"
+        return Data(text.utf8)
     }
 }

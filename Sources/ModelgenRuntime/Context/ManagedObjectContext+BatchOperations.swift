@@ -18,6 +18,13 @@ extension ManagedObjectContext {
     @discardableResult
     public func batchDelete<Result: ManagedObject>(_ request: FetchRequest<Result>) throws -> ChangeSet {
         let resolved = try request.resolved(for: model)
+        // One statement per table where the store can (a SQL store, and delete rules a statement can apply).
+        let entities = try requestEntities(resolved)
+        if model.allowsSetBasedDeletion(of: entities.map(\.name)), let query = try storeQuery(resolved, entities: entities, window: true),
+           let changeSet = try store.deleteMatching(query, author: container.historyAuthor) {
+            publish(changeSet)
+            return changeSet
+        }
         return try retryingOnConflict {
             try commitBatch(try deletion(of: try storeMatchingIDs(resolved)))
         }

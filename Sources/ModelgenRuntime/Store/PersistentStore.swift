@@ -329,6 +329,10 @@ public protocol PersistentStore: AnyObject, Sendable {
     func aggregate(_ query: StoreQuery, groupBy: [String], columns: [AggregateColumn]) throws -> [AggregateRow]?
     /// The rows of several records at once, for loading a batch (see the default in the extension).
     func rows(for ids: [ObjectID]) throws -> [StoreRow]
+    /// Deletes the records a query matches with set-based statements (see the default in the extension).
+    func deleteMatching(_ query: StoreQuery, author: String) throws -> ChangeSet?
+    /// Sets attributes of the records a query matches with one statement (see the default in the extension).
+    func updateMatching(_ query: StoreQuery, set values: [Int: StoreValue], author: String) throws -> ChangeSet?
     /// The saves recorded after `token` (0: all kept), oldest first; empty for a store without history.
     func historyTransactions(after token: Int64) throws -> [HistoryTransaction]
     /// The token of the newest save in the history (0 when there is none).
@@ -482,6 +486,21 @@ extension PersistentStore {
     /// group with its keys and `columns` (see `AggregateRequest`), in no particular order; nil when the
     /// store cannot run it (the context then computes it on the records). Default: nil.
     public func aggregate(_ query: StoreQuery, groupBy: [String], columns: [AggregateColumn]) throws -> [AggregateRow]? { nil }
+
+    /// Deletes the records a query matches (its window applied) with set-based statements — `DELETE …
+    /// WHERE`, and one statement per relationship for the related records (`nullify`: their column
+    /// cleared and version bumped, or their join rows deleted) — in one transaction with a history
+    /// row, and returns what changed: the deleted records and the related records that lost them, with
+    /// the relationship's name. Called only when `ManagedObjectModel.allowsSetBasedDeletion(of:)`
+    /// holds; nil when the store cannot (the context then reads the records and commits their
+    /// deletion as a save). Default: nil.
+    public func deleteMatching(_ query: StoreQuery, author: String) throws -> ChangeSet? { nil }
+
+    /// Sets stored attributes (by slot; values checked by the caller) of the records a query matches
+    /// with one `UPDATE … WHERE` (versions bumped), in one transaction with a history row; returns the
+    /// updated records with the attributes' names. Throws `UniquenessViolationError` when the values
+    /// break a uniqueness constraint (nothing is changed); nil when the store cannot. Default: nil.
+    public func updateMatching(_ query: StoreQuery, set values: [Int: StoreValue], author: String) throws -> ChangeSet? { nil }
 
     /// The IDs of the records matching a query, sorted, limited, without loading their rows; nil when the
     /// store cannot run it. Default: the IDs of `fetch(_:)`'s rows.

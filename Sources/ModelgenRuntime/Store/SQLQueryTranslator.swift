@@ -139,6 +139,15 @@ package final class SQLQueryTranslator {
         return (SQL(text: text, bindings: bindings), outputs)
     }
 
+    /// The keys of the matching records, for a statement over them (`… WHERE "Z_PK" IN (keys)`): no
+    /// order, the window applied.
+    package func matchingKeys() throws -> SQL {
+        let entity = try layout.entity(query.entityName)
+        var text = "SELECT t0.\"Z_PK\" FROM \(Self.quote(entity.table)) t0 WHERE \(try whereClause(entity))"
+        if query.fetchLimit ?? 0 > 0 || query.fetchOffset > 0 { text += " ORDER BY t0.\"Z_PK\"" + limitClause() }
+        return SQL(text: text, bindings: bindings)
+    }
+
     package func count() throws -> SQL {
         let entity = try layout.entity(query.entityName)
         let inner = "SELECT 1 FROM \(Self.quote(entity.table)) t0 WHERE \(try whereClause(entity))" + limitClause()

@@ -11,11 +11,13 @@ extension SQLiteStore {
 
     /// Writes a save's history row (inside the save's transaction: both are kept or neither).
     func writeHistory(_ changes: StoreChanges, result: StoreCommitResult, _ connection: SQLiteConnection) throws {
-        let changeSet = ChangeSet(committed: changes, result: result)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
+        try writeHistory(ChangeSet(committed: changes, result: result), author: changes.author, connection)
+    }
+
+    /// Records what a save (or a batch statement) changed, in its transaction.
+    func writeHistory(_ changeSet: ChangeSet, author: String, _ connection: SQLiteConnection) throws {
         try connection.statement("INSERT INTO \"modelgen.history\" (\"author\", \"timestamp\", \"changes\") VALUES (?, ?, ?)")
-            .run([.text(changes.author), .real(Date().timeIntervalSinceReferenceDate), .blob(try encoder.encode(changeSet))])
+            .run([.text(author), .real(Date().timeIntervalSinceReferenceDate), .blob(changeSet.historyJSON())])
     }
 
     public func historyTransactions(after token: Int64) throws -> [HistoryTransaction] {

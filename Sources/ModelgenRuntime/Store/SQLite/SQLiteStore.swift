@@ -274,7 +274,7 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
     }
 
     /// A row whose `Z_ENT` is no entity of the model: the file is not this model's store.
-    private func unknownEntityCode(_ code: Int64) -> SQLiteStoreError {
+    func unknownEntityCode(_ code: Int64) -> SQLiteStoreError {
         .notAStore(path: url.path, reason: "a record has entity code \(code), which the model does not have")
     }
 

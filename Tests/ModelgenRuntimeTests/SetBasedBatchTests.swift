@@ -1,0 +1,167 @@
+import Foundation
+import Testing
+@testable import ModelgenRuntime
+
+final class LendingMember: ManagedObject {
+    @Managed(slot: 0) var name: String
+    @Managed(slot: 1) var loans: Set<LendingLoan>
+}
+
+final class LendingBook: ManagedObject {
+    @Managed(slot: 0) var title: String
+    @Managed(slot: 1) var loans: Set<LendingLoan>
+    @Managed(slot: 2) var shelves: Set<LendingShelf>
+}
+
+final class LendingShelf: ManagedObject {
+    @Managed(slot: 0) var label: String
+    @Managed(slot: 1) var books: Set<LendingBook>
+}
+
+final class LendingLoan: ManagedObject {
+    @Managed(slot: 0) var day: Int64
+    @Managed(slot: 1) var member: LendingMember?
+    @Managed(slot: 2) var book: LendingBook?
+}
+
+/// Batch deletes that run as one statement per table (issue 41): on a lending library of our own
+/// (members, books on shelves, loans), every nullify a statement can do — a to-one whose inverse is
+/// to-many, a to-many kept by the other side's column, a many-to-many join — gives the records, the
+/// change set and the history a record-at-a-time delete gives, on the in-memory store (objects) and
+/// SQLite (statements) alike; and the number of statements does not grow with the rows deleted.
+@Suite struct SetBasedBatchTests {
+    static let model = try! ManagedObjectModel(name: "Lending", entities: [
+        EntityDescription("Member", class: LendingMember.self, attributes: [AttributeDescription("name", .string)],
+                          relationships: [RelationshipDescription("loans", destination: "Loan", inverse: "member", toMany: true)]),
+        EntityDescription("Book", class: LendingBook.self, attributes: [AttributeDescription("title", .string)],
+                          relationships: [RelationshipDescription("loans", destination: "Loan", inverse: "book", toMany: true),
+                                          RelationshipDescription("shelves", destination: "Shelf", inverse: "books", toMany: true)]),
+        EntityDescription("Shelf", class: LendingShelf.self, attributes: [AttributeDescription("label", .string)],
+                          relationships: [RelationshipDescription("books", destination: "Book", inverse: "shelves", toMany: true)]),
+        EntityDescription("Loan", class: LendingLoan.self, attributes: [AttributeDescription("day", .int64)],
+                          relationships: [RelationshipDescription("member", destination: "Member", inverse: "loans"),
+                                          RelationshipDescription("book", destination: "Book", inverse: "loans")]),
+    ])
+
+    /// 4 members, 20 books on 3 shelves (two each), `loans` loans on days 0..<loans.
+    func library(_ kind: String, loans: Int = 40, counter: StatementCounter? = nil) throws -> (ManagedContainer, URL?) {
+        let url = kind == "sqlite" ? FileManager.default.temporaryDirectory.appendingPathComponent("lending-\(UUID().uuidString).sqlite") : nil
+        let store: any PersistentStore
+        if let url {
+            var configuration = SQLiteConfiguration()
+            configuration.statementCounter = counter
+            store = try SQLiteStore(url: url, model: Self.model, configuration: configuration)
+        } else {
+            store = InMemoryStore(model: Self.model)
+        }
+        let container = ManagedContainer(model: Self.model, store: store)
+        let context = container.newContext()
+        let members = (0..<4).map { index in LendingMember(context: context).with { $0.name = "M\(index)" } }
+        let shelves = (0..<3).map { index in LendingShelf(context: context).with { $0.label = "S\(index)" } }
+        let books = (0..<20).map { index in
+            LendingBook(context: context).with { book in
+                book.title = "B\(index)"
+                book.shelves = [shelves[index % 3], shelves[(index + 1) % 3]]
+            }
+        }
+        for day in 0..<loans {
+            let loan = LendingLoan(context: context)
+            loan.day = Int64(day)
+            loan.member = members[day % 4]
+            loan.book = books[day % 20]
+        }
+        try context.save()
+        return (container, url)
+    }
+
+    /// What a context sees of the library, as text: each member's and book's loans by day, each shelf's books.
+    func snapshot(_ container: ManagedContainer) throws -> [String] {
+        let context = container.newContext()
+        let members = try context.fetch(FetchRequest<LendingMember>(entityName: "Member", sortDescriptors: [SortDescriptor("name")]))
+        let books = try context.fetch(FetchRequest<LendingBook>(entityName: "Book", sortDescriptors: [SortDescriptor("title")]))
+        let shelves = try context.fetch(FetchRequest<LendingShelf>(entityName: "Shelf", sortDescriptors: [SortDescriptor("label")]))
+        let loans = try context.fetch(FetchRequest<LendingLoan>(entityName: "Loan", sortDescriptors: [SortDescriptor("day")]))
+        return members.map { "\($0.name): \($0.loans.map(\.day).sorted())" }
+            + books.map { "\($0.title): \($0.loans.map(\.day).sorted()) \($0.shelves.map(\.label).sorted())" }
+            + shelves.map { "\($0.label): \($0.books.map(\.title).sorted())" }
+            + loans.map { "loan \($0.day): \($0.member?.name ?? "-") \($0.book?.title ?? "-")" }
+    }
+
+    /// A change set as text, IDs by their records' names (keys differ between stores).
+    func describe(_ changes: ChangeSet, _ container: ManagedContainer) -> [String] {
+        changes.deleted.map { "deleted \($0.entityName)" }.sorted()
+            + changes.updated.map { "updated \($0.key.entityName) \($0.value.sorted())" }.sorted()
+    }
+
+    @Test func theModelAllowsSetBasedDeletesOnlyWhereAStatementGivesTheSameOutcome() {
+        #expect(Self.model.allowsSetBasedDeletion(of: ["Loan"]))
+        #expect(Self.model.allowsSetBasedDeletion(of: ["Book"]))
+        #expect(Self.model.allowsSetBasedDeletion(of: ["Shelf"]))
+        // The blog's posts cascade to their comments, and its tags deny: read record by record.
+        #expect(!BlogModel.model.allowsSetBasedDeletion(of: ["Post"]))
+        #expect(!BlogModel.model.allowsSetBasedDeletion(of: ["Tag"]))
+    }
+
+    @Test func loansBooksAndShelvesDeletedByStatementsMatchTheInMemoryStore() throws {
+        var results: [[String]] = []
+        for kind in ["in-memory", "sqlite"] {
+            let (container, url) = try library(kind)
+            defer { url.map { try? FileManager.default.removeItem(at: $0) } }
+            let context = container.newContext()
+            // A to-one whose inverse is to-many: the members and books lose the loans.
+            let loans = try context.batchDelete(try FetchRequest<LendingLoan>(entityName: "Loan", predicate: "day < 6 OR member.name == 'M3'"))
+            // A to-many kept by the loans' column (the loans keep going, without a book), and a many-to-many.
+            let books = try context.batchDelete(try FetchRequest<LendingBook>(entityName: "Book", predicate: "title IN {'B7', 'B8'}"))
+            let shelves = try context.batchDelete(FetchRequest<LendingShelf>(entityName: "Shelf", predicate: "label == 'S0'"))
+            results.append(describe(loans, container) + describe(books, container) + describe(shelves, container) + (try snapshot(container)))
+            #expect(loans.deleted.count == 6 + 10 - 1)   // days 0..<6, and M3's days 3, 7, …, 39 (3 counted once)
+            if kind == "sqlite" {
+                #expect(try container.history().suffix(3).map(\.changes) == [loans, books, shelves])
+            }
+        }
+        #expect(results[0] == results[1])
+        #expect(!results[1].contains { $0.hasPrefix("loan 7:") })   // M3's: deleted
+        #expect(results[1].contains("loan 8: M0 -") && results[1].contains("loan 28: M0 -"))  // B8's loans stay, without their book
+        #expect(results[1].contains("M3: []") && results[1].contains("B3: [] [\"S1\"]"))
+        #expect(results[1].contains("S1: [\"B0\", \"B1\", \"B10\", \"B12\", \"B13\", \"B15\", \"B16\", \"B18\", \"B19\", \"B3\", \"B4\", \"B6\", \"B9\"]"))
+    }
+
+    @Test func theNumberOfStatementsDoesNotGrowWithTheRowsDeleted() throws {
+        var counts: [Int] = []
+        for loans in [50, 2_000] {
+            let counter = StatementCounter()
+            let (container, url) = try library("sqlite", loans: loans, counter: counter)
+            defer { url.map { try? FileManager.default.removeItem(at: $0) } }
+            let context = container.newContext()
+            let before = counter.count
+            let changes = try context.batchDelete(try FetchRequest<LendingLoan>(entityName: "Loan", predicate: "day >= 10"))
+            counts.append(counter.count - before)
+            #expect(changes.deleted.count == loans - 10)
+            #expect(try container.newContext().count(for: FetchRequest<LendingLoan>(entityName: "Loan")) == 10)
+        }
+        #expect(counts[0] == counts[1], "statements deleting 40 and 1,990 loans: \(counts)")
+    }
+
+    @MainActor @Test func theMainContextsLiveResultsHearOfAStatementDelete() async throws {
+        let (container, url) = try library("sqlite")
+        defer { url.map { try? FileManager.default.removeItem(at: $0) } }
+        let main = container.mainContext
+        let early = try LiveResults(try FetchRequest<LendingLoan>(entityName: "Loan", predicate: "day < 5", sortDescriptors: [SortDescriptor("day")]), in: main)
+        let member = try #require(try main.fetch(try FetchRequest<LendingMember>(entityName: "Member", predicate: "name == 'M1'")).first)
+        #expect(member.loans.count == 10 && early.objects.count == 5)
+        try await container.performBackgroundTask { context in
+            try context.batchDelete(try FetchRequest<LendingLoan>(entityName: "Loan", predicate: "day IN {1, 2, 5}"))
+        }
+        for _ in 0..<200 where early.objects.count != 3 { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(early.objects.map(\.day) == [0, 3, 4])
+        #expect(member.loans.count == 8)   // days 1 and 5 left M1's loans
+    }
+}
+
+extension ManagedObject {
+    /// The object after `configure` ran on it (test set-up).
+    func with(_ configure: (Self) -> Void) -> Self {
+        configure(self)
+        return self
+    }
+}
