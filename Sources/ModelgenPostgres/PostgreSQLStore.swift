@@ -23,11 +23,11 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
     public let model: ManagedObjectModel
     /// How the store connects (host, database, pool size, TLS).
     public let configuration: PostgreSQLConfiguration
-    private let pool: PostgreSQLConnectionPool
-    private let layout: SQLiteLayout
+    let pool: PostgreSQLConnectionPool
+    let layout: SQLiteLayout
     private let entities: [String: PostgresEntity]
     private let tables: [String: PostgresTable]
-    private let channel: String
+    let channel: String
     private let notifications = NotificationCounter()
     private let listener = Mutex<PostgresConnection?>(nil)
 
@@ -100,13 +100,13 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
         notifications.finish()
     }
 
-    private static func bindings(_ fill: (inout PostgresBindings) throws -> Void) rethrows -> PostgresBindings {
+    static func bindings(_ fill: (inout PostgresBindings) throws -> Void) rethrows -> PostgresBindings {
         var bindings = PostgresBindings()
         try fill(&bindings)
         return bindings
     }
 
-    private func entity(_ name: String) throws -> PostgresEntity {
+    func entity(_ name: String) throws -> PostgresEntity {
         guard let entity = entities[name] else { throw PostgreSQLStoreError.configuration("the model has no entity \(name)") }
         return entity
     }
@@ -328,20 +328,19 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
     // MARK: Saving
 
     public func commit(_ changes: StoreChanges) throws -> StoreCommitResult {
+        try transaction { connection in
+            let result = try apply(changes, connection)
+            try recordHistory(ChangeSet(committed: changes, result: result), author: changes.author, connection)
+            return result
+        }
+    }
+
+    /// Runs `body` in a transaction on one connection: committed when it returns, rolled back when it throws.
+    func transaction<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
         try pool.withConnection { connection in
             try connection.execute("BEGIN")
             do {
-                let result = try apply(changes, connection)
-                let changeSet = ChangeSet(committed: changes, result: result)
-                let history = try connection.rows("INSERT INTO \"modelgen.history\" (\"author\", \"timestamp\", \"changes\") VALUES ($1, $2, $3) RETURNING \"token\"",
-                                                  try Self.bindings {
-                                                      $0.append(changes.author)
-                                                      $0.append(Date().timeIntervalSinceReferenceDate)
-                                                      try $0.append(changeSet.historyJSON())
-                                                  })
-                let token = try history.first?.makeRandomAccess()[0].decode(Int64.self) ?? 0
-                // Delivered to listeners when the transaction commits, never for one rolled back.
-                _ = try connection.rows("SELECT pg_notify($1, $2)", Self.bindings { $0.append(channel); $0.append(String(token)) })
+                let result = try body(connection)
                 try connection.execute("COMMIT")
                 return result
             } catch {
@@ -349,6 +348,19 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
                 throw error
             }
         }
+    }
+
+    /// Writes a save's history row and tells the other containers of it (delivered when the transaction
+    /// commits, never for one rolled back).
+    func recordHistory(_ changeSet: ChangeSet, author: String, _ connection: PostgresConnection) throws {
+        let history = try connection.rows("INSERT INTO \"modelgen.history\" (\"author\", \"timestamp\", \"changes\") VALUES ($1, $2, $3) RETURNING \"token\"",
+                                          try Self.bindings {
+                                              $0.append(author)
+                                              $0.append(Date().timeIntervalSinceReferenceDate)
+                                              try $0.append(changeSet.historyJSON())
+                                          })
+        let token = try history.first?.makeRandomAccess()[0].decode(Int64.self) ?? 0
+        _ = try connection.rows("SELECT pg_notify($1, $2)", Self.bindings { $0.append(channel); $0.append(String(token)) })
     }
 
     private func apply(_ changes: StoreChanges, _ connection: PostgresConnection) throws -> StoreCommitResult {

@@ -57,6 +57,39 @@ import Testing
         #expect(throws: ValidationError.self, "\(kind)") {
             try context.batchInsert(entityName: "Customer", values: [["name": "Twin", "email": "bo@example.com"]])
         }
+        // A set-based update that repeats a unique value is refused whole (one UPDATE on the SQL stores).
+        #expect(throws: ValidationError.self, "\(kind)") {
+            try context.batchUpdate(FetchRequest<ManagedObject>(entityName: "Employee"), set: ["email": "same@example.com"])
+        }
+        #expect(try names("Employee", "email", "email == 'same@example.com'").isEmpty, "\(kind)")
+    }
+
+    /// Tasks (a to-one whose inverse is the projects' ordered to-many) are deleted with statements on
+    /// the SQL stores: the projects lose them, the change set and the history say so, as in memory.
+    @Test(arguments: availableKinds)
+    func setBasedDeletesAgreeOnEveryStore(_ kind: StoreKind) throws {
+        #expect(semanticsModel.allowsSetBasedDeletion(of: ["Task"]))
+        let container = ManagedContainer(model: semanticsModel, store: try kind.makeStore().store)
+        let setup = container.newContext()
+        for title in ["P1", "P2"] {
+            let project = try setup.insertObject(entityName: "Project")
+            try project.setValue(title, forKey: "title")
+            for index in 1...3 {
+                let task = try setup.insertObject(entityName: "Task")
+                try task.setValue("\(title).\(index)", forKey: "summary")
+                try task.setValue(project, forKey: "project")
+            }
+        }
+        try setup.save()
+        let context = container.newContext()
+        let changes = try context.batchDelete(try FetchRequest<ManagedObject>(entityName: "Task", predicate: "summary ENDSWITH '.2' OR project.title == 'P2' AND summary != 'P2.3'"))
+        #expect(changes.deleted.count == 3, "\(kind)")
+        #expect(changes.updated.values.map { $0.sorted() } == [["tasks"], ["tasks"]], "\(kind)")
+        let reader = container.newContext()
+        let projects = try reader.fetch(try FetchRequest<ManagedObject>(entityName: "Project", sortDescriptors: [SortDescriptor("title")]))
+        let lists = try projects.map { try ($0.value(forKey: "tasks") as! [ManagedObject]).map { try $0.value(forKey: "summary") as! String } }
+        #expect(lists == [["P1.1", "P1.3"], ["P2.3"]], "\(kind)")
+        if kind != .inMemory { #expect(try container.history().last?.changes == changes, "\(kind)") }
     }
 }
 #endif

@@ -133,13 +133,35 @@ final class LendingLoan: ManagedObject {
             let (container, url) = try library("sqlite", loans: loans, counter: counter)
             defer { url.map { try? FileManager.default.removeItem(at: $0) } }
             let context = container.newContext()
-            let before = counter.count
+            let before = (counter.count, counter.writes)
             let changes = try context.batchDelete(try FetchRequest<LendingLoan>(entityName: "Loan", predicate: "day >= 10"))
-            counts.append(counter.count - before)
+            counts.append(counter.count - before.0 + counter.writes - before.1)
             #expect(changes.deleted.count == loans - 10)
             #expect(try container.newContext().count(for: FetchRequest<LendingLoan>(entityName: "Loan")) == 10)
         }
-        #expect(counts[0] == counts[1], "statements deleting 40 and 1,990 loans: \(counts)")
+        // One DELETE … RETURNING (the members and books lose the loans by it) and the history row.
+        #expect(counts == [2, 2], "statements deleting 40 and 1,990 loans: \(counts)")
+    }
+
+    @Test func aBatchUpdateIsOneStatementWithTheSameOutcomeAsObjects() throws {
+        var results: [[String]] = []
+        for kind in ["in-memory", "sqlite"] {
+            let counter = StatementCounter()
+            let (container, url) = try library(kind, counter: counter)
+            defer { url.map { try? FileManager.default.removeItem(at: $0) } }
+            let context = container.newContext()
+            let held = try #require(try context.fetch(try FetchRequest<LendingLoan>(entityName: "Loan", predicate: "day == 5")).first)
+            let before = counter.writes
+            let changes = try context.batchUpdate(try FetchRequest<LendingLoan>(entityName: "Loan", predicate: "member.name == 'M1' AND day > 3"), set: ["day": 100])
+            if kind == "sqlite" {
+                #expect(counter.writes - before == 2, "one UPDATE … WHERE … RETURNING, and the history row")
+                #expect(try container.history().last?.changes == changes)
+            }
+            #expect(changes.updated.count == 9 && changes.updated.values.allSatisfy { $0 == ["day"] })
+            #expect(held.day == 100)   // the context's own object shows the new value
+            results.append(describe(changes, container) + (try snapshot(container)))
+        }
+        #expect(results[0] == results[1])
     }
 
     @MainActor @Test func theMainContextsLiveResultsHearOfAStatementDelete() async throws {

@@ -51,6 +51,23 @@ extension ManagedObjectContext {
             assignments.append((slot, converted, name))
         }
         if !failures.isEmpty { throw ValidationError(failures) }
+        // One `UPDATE … WHERE` where the store can, unless a derived attribute must be recomputed.
+        if entities.allSatisfy({ $0.derivations.isEmpty }), let query = try storeQuery(resolved, entities: entities, window: true) {
+            let stored = Dictionary(uniqueKeysWithValues: assignments.map { assignment -> (Int, StoreValue) in
+                guard case .attribute(let attribute) = entities[0].properties[assignment.slot] else { return (assignment.slot, .null) }
+                return (assignment.slot, storedValue(assignment.value, attribute))
+            })
+            let changeSet: ChangeSet?
+            do {
+                changeSet = try store.updateMatching(query, set: stored, author: container.historyAuthor)
+            } catch let violation as UniquenessViolationError {
+                throw ValidationError([.init(objectID: ObjectID(entityName: entities[0].name, key: 0), key: violation.constraint.joined(separator: ","), message: "\(violation)")])
+            }
+            if let changeSet {
+                publish(changeSet)
+                return changeSet
+            }
+        }
         return try retryingOnConflict {
             var changes = StoreChanges()
             for row in try store.rows(for: try storeMatchingIDs(resolved)) {

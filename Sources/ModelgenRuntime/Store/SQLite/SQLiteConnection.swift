@@ -94,10 +94,18 @@ final class SQLiteConnection {
         sqlite3_busy_timeout(handle, busyTimeoutMilliseconds)
         registerFunctions()
         if let statementCounter {
-            // Queries only (the SQL of each statement SQLite starts, as written): not BEGIN/COMMIT.
+            // The SQL of each statement SQLite starts, as written: queries, and writes apart (not
+            // transaction control or pragmas).
             sqlite3_trace_v2(handle, UInt32(SQLITE_TRACE_STMT), { _, context, _, sql in
-                guard let context, let sql, strncmp(sql.assumingMemoryBound(to: CChar.self), "SELECT", 6) == 0 else { return 0 }
-                Unmanaged<StatementCounter>.fromOpaque(context).takeUnretainedValue().increment()
+                guard let context, let sql else { return 0 }
+                let text = sql.assumingMemoryBound(to: CChar.self)
+                let counter = Unmanaged<StatementCounter>.fromOpaque(context).takeUnretainedValue()
+                if strncmp(text, "SELECT", 6) == 0 {
+                    counter.increment()
+                } else if strncmp(text, "INSERT", 6) == 0 || strncmp(text, "UPDATE", 6) == 0 || strncmp(text, "DELETE", 6) == 0
+                            || strncmp(text, "CREATE", 6) == 0 || strncmp(text, "ALTER ", 6) == 0 || strncmp(text, "DROP ", 5) == 0 {
+                    counter.incrementWrites()
+                }
                 return 0
             }, Unmanaged.passUnretained(statementCounter).toOpaque())
         }

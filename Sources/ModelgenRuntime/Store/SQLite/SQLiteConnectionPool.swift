@@ -5,9 +5,14 @@ import Synchronization
 /// A count of the queries a store's connections ran (see `SQLiteConfiguration.statementCounter`).
 final class StatementCounter: Sendable, Hashable {
     private let value = Atomic<Int>(0)
-    /// The statements run so far.
+    private let writeValue = Atomic<Int>(0)
+    /// The queries (`SELECT`) run so far.
     var count: Int { value.load(ordering: .relaxed) }
+    /// The statements that change the database (`INSERT`, `UPDATE`, `DELETE`, `CREATE`, …; not
+    /// transaction control or `PRAGMA`) run so far.
+    var writes: Int { writeValue.load(ordering: .relaxed) }
     func increment() { value.add(1, ordering: .relaxed) }
+    func incrementWrites() { writeValue.add(1, ordering: .relaxed) }
     static func == (a: StatementCounter, b: StatementCounter) -> Bool { a === b }
     func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 }

@@ -1,0 +1,66 @@
+import Foundation
+import ModelgenRuntime
+import PostgresNIO
+
+/// Batch deletes and updates as set-based statements (issue 41), as on SQLite: the matching keys in a
+/// temporary table (rows dropped at commit), then one statement per table over them, in one
+/// transaction with a history row and its notification.
+extension PostgreSQLStore {
+    public func deleteMatching(_ query: StoreQuery, author: String) throws -> ChangeSet? {
+        guard model.allowsSetBasedDeletion(of: query.entityNames),
+              let keys = try? SQLQueryTranslator(layout: layout, query: query, dialect: PostgreSQLDialect()).matchingKeys() else { return nil }
+        let matched = "(SELECT \"k\" FROM pg_temp.\"modelgen.matched\")"
+        let plan = try SetBasedDeletionPlan(layout: layout, entityNames: query.entityNames, matched: matched)
+        return try transaction { connection in
+            let gathered = !plan.statements.isEmpty
+            if gathered {
+                try connection.execute("CREATE TEMP TABLE IF NOT EXISTS \"modelgen.matched\" (\"k\" BIGINT PRIMARY KEY) ON COMMIT DELETE ROWS")
+                _ = try connection.rows("INSERT INTO pg_temp.\"modelgen.matched\" \(keys.text)", try PostgreSQLDialect.bindings(keys.bindings))
+            }
+            var changes = ChangeSet()
+            let deleted = try connection.rows(plan.deleteSQL(keys: gathered ? "SELECT \"k\" FROM pg_temp.\"modelgen.matched\"" : keys.text),
+                                              gathered ? PostgresBindings() : try PostgreSQLDialect.bindings(keys.bindings))
+            for row in deleted {
+                let cells = row.makeRandomAccess()
+                plan.record(deletedRow: { try? cells[$0].decode(Int64?.self) }, names: layout.namesByCode, into: &changes)
+            }
+            for (sql, inverse) in plan.statements {
+                for row in try connection.rows(sql) {
+                    let cells = row.makeRandomAccess()
+                    guard let inverse, let related = layout.namesByCode[try cells[1].decode(Int64.self)] else { continue }
+                    changes.updated[ObjectID(entityName: related, key: try cells[0].decode(Int64.self)), default: []].insert(inverse)
+                }
+            }
+            SetBasedDeletionPlan.finish(&changes)
+            if !changes.isEmpty { try recordHistory(changes, author: author, connection) }
+            return changes
+        }
+    }
+
+    public func updateMatching(_ query: StoreQuery, set values: [Int: StoreValue], author: String) throws -> ChangeSet? {
+        let entities = try query.entityNames.map { try entity($0).layout }
+        guard !values.isEmpty, let keys = try? SQLQueryTranslator(layout: layout, query: query, dialect: PostgreSQLDialect()).matchingKeys() else { return nil }
+        var bindings = try PostgreSQLDialect.bindings(keys.bindings)
+        var assignments: [String] = []
+        var names: Set<String> = []
+        for (slot, value) in values.sorted(by: { $0.key < $1.key }) {
+            guard case .attribute(let column, let type, _) = entities[0].storage[slot] else { return nil }
+            let name = entities[0].description.properties[slot].name
+            try PostgreSQLSQL.bind(value, type: type, into: &bindings, entity: entities[0].description.name, key: name)
+            assignments.append("\(PostgreSQLSQL.quote(column)) = $\(keys.bindings.count + assignments.count + 1)")
+            names.insert(name)
+        }
+        let sql = "UPDATE \(PostgreSQLSQL.quote(entities[0].table)) SET \(assignments.joined(separator: ", ")), \"Z_OPT\" = \"Z_OPT\" + 1 "
+            + "WHERE \"Z_PK\" IN (\(keys.text)) RETURNING CAST(\"Z_PK\" AS BIGINT), CAST(\"Z_ENT\" AS BIGINT)"
+        return try transaction { connection in
+            var changes = ChangeSet()
+            for row in try connection.rows(sql, bindings) {
+                let cells = row.makeRandomAccess()
+                guard let name = layout.namesByCode[try cells[1].decode(Int64.self)] else { continue }
+                changes.updated[ObjectID(entityName: name, key: try cells[0].decode(Int64.self))] = names
+            }
+            if !changes.isEmpty { try recordHistory(changes, author: author, connection) }
+            return changes
+        }
+    }
+}
