@@ -1,3 +1,4 @@
+#if PostgreSQL
 import Foundation
 import ModelgenRuntime
 import PostgresNIO
@@ -64,3 +65,4 @@ extension PostgreSQLStore {
         }
     }
 }
+#endif
