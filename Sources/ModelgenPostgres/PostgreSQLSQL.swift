@@ -89,7 +89,7 @@ enum PostgreSQLSQL {
         let oldJoinTables = Set(previous?.entities.flatMap { $0.relationships.compactMap(\.joinTable) } ?? [])
         for join in schema.entities.flatMap({ $0.relationships.compactMap(\.joinTable) }).sorted() where !oldJoinTables.contains(join) {
             statements.append("CREATE TABLE \(quote(join)) (\"source\" bigint NOT NULL, \"target\" bigint NOT NULL, \"target.entity\" bigint NOT NULL, \"position\" bigint NOT NULL)")
-            statements.append("CREATE INDEX \(quote(join + ".source")) ON \(quote(join)) (\"source\", \"position\")")
+            statements.append(SQLiteSchemaPlanner.membersIndex(join))
             statements.append("CREATE INDEX \(quote(join + ".target")) ON \(quote(join)) (\"target\")")
         }
         statements += plan.statements.filter { $0.hasPrefix("CREATE INDEX") || $0.hasPrefix("CREATE UNIQUE INDEX") }

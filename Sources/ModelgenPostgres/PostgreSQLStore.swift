@@ -78,6 +78,10 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
                     _ = try connection.rows(upsert, Self.bindings { $0.append("schema"); $0.append(json) })
                     _ = try connection.rows(upsert, Self.bindings { $0.append("modelVersionHash"); $0.append(model.versionHash) })
                 }
+                // Join tables of stores made before the members index get it (no-ops once done).
+                for join in plan.schema.entities.flatMap({ $0.relationships.compactMap(\.joinTable) }) {
+                    for statement in SQLiteSchemaPlanner.joinIndexUpgrade(join) { try connection.execute(statement) }
+                }
                 try connection.execute("COMMIT")
                 return plan.schema
             } catch {

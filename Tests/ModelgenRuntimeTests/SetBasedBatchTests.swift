@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 import Testing
 @testable import ModelgenRuntime
@@ -185,5 +186,43 @@ extension ManagedObject {
     func with(_ configure: (Self) -> Void) -> Self {
         configure(self)
         return self
+    }
+}
+
+
+/// Join tables carry a covering index of their members (issue 41: loading the members of many
+/// records reads the index alone); a store made before it gets it when opened, links intact.
+@Suite struct JoinIndexUpgradeTests {
+    func indexes(_ path: String) -> Set<String> {
+        var db: OpaquePointer?
+        sqlite3_open(path, &db)
+        defer { sqlite3_close(db) }
+        var statement: OpaquePointer?
+        sqlite3_prepare_v2(db, "SELECT name FROM sqlite_master WHERE type = 'index'", -1, &statement, nil)
+        var names: Set<String> = []
+        while sqlite3_step(statement) == SQLITE_ROW { names.insert(String(cString: sqlite3_column_text(statement, 0))) }
+        sqlite3_finalize(statement)
+        return names
+    }
+
+    @Test func aStoreWithTheOldJoinIndexGetsTheMembersIndexWhenOpened() throws {
+        let (container, url) = try SetBasedBatchTests().library("sqlite")
+        let path = try #require(url).path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let before = try SetBasedBatchTests().snapshot(container)
+        #expect(indexes(path).isSuperset(of: ["Book.shelves.members", "Shelf.books.members"]))
+        // Back to the layout stores had before: the index on source and position only.
+        var db: OpaquePointer?
+        sqlite3_open(path, &db)
+        for table in ["Book.shelves", "Shelf.books"] {
+            sqlite3_exec(db, "DROP INDEX \"\(table).members\"; CREATE INDEX \"\(table).source\" ON \"\(table)\" (\"source\", \"position\")", nil, nil, nil)
+        }
+        sqlite3_close(db)
+        #expect(indexes(path).isDisjoint(with: ["Book.shelves.members", "Shelf.books.members"]))
+        let reopened = ManagedContainer(model: SetBasedBatchTests.model, store: try SQLiteStore(url: URL(fileURLWithPath: path), model: SetBasedBatchTests.model))
+        let names = indexes(path)
+        #expect(names.isSuperset(of: ["Book.shelves.members", "Shelf.books.members"]))
+        #expect(names.isDisjoint(with: ["Book.shelves.source", "Shelf.books.source"]))
+        #expect(try SetBasedBatchTests().snapshot(reopened) == before)
     }
 }

@@ -358,8 +358,25 @@ package struct SQLiteSchemaPlanner {
 
     static func createJoinTable(_ table: String) -> String {
         "CREATE TABLE \(quote(table)) (\"source\" INTEGER NOT NULL, \"target\" INTEGER NOT NULL, \"target.entity\" INTEGER NOT NULL, \"position\" INTEGER NOT NULL);"
-            + " CREATE INDEX \(quote(table + ".source")) ON \(quote(table)) (\"source\", \"position\");"
+            + " \(membersIndex(table));"
             + " CREATE INDEX \(quote(table + ".target")) ON \(quote(table)) (\"target\")"
+    }
+
+    /// The name of a join table's index of its rows by source: it holds every column a read of a
+    /// relationship's members needs (source, position, target, target entity), so loading the members
+    /// of many records reads the index alone.
+    package static func membersIndexName(_ table: String) -> String { table + ".members" }
+
+    /// `CREATE INDEX` of `membersIndexName` (stores made before it had `<table>.source` on source and
+    /// position only: opening one replaces that index with this).
+    package static func membersIndex(_ table: String) -> String {
+        "CREATE INDEX IF NOT EXISTS \(quote(membersIndexName(table))) ON \(quote(table)) (\"source\", \"position\", \"target\", \"target.entity\")"
+    }
+
+    /// The statements that give a store's join tables their members index, dropping the narrower
+    /// one stores made before it had (`<table>.source`); `IF EXISTS` / `IF NOT EXISTS` make them no-ops once done.
+    package static func joinIndexUpgrade(_ table: String) -> [String] {
+        ["DROP INDEX IF EXISTS \(quote(table + ".source"))", membersIndex(table)]
     }
 
     package static func quote(_ name: String) -> String { "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }

@@ -64,6 +64,18 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
                 }
             }
             try connection.execute(Self.createHistoryTable)
+            // Join tables of stores made before the members index get it (once: found by name).
+            let joinTables = plan.schema.entities.flatMap { $0.relationships.compactMap(\.joinTable) }
+            let indexes = try connection.statement("SELECT name FROM sqlite_master WHERE type = 'index'")
+            var names: Set<String> = []
+            while try indexes.step() { names.insert(indexes.text(0)) }
+            indexes.reset()
+            let upgrades = joinTables.filter { !names.contains(SQLiteSchemaPlanner.membersIndexName($0)) }
+            if !upgrades.isEmpty {
+                try connection.inTransaction {
+                    for statement in upgrades.flatMap(SQLiteSchemaPlanner.joinIndexUpgrade) { try connection.execute(statement) }
+                }
+            }
             return SQLiteLayout(schema: plan.schema, model: model)
         }
         if !configuration.readOnly { try collectUnreferencedExternalFiles() }
