@@ -46,6 +46,33 @@ import Testing
     }
 
     @Test(arguments: ["in-memory", "sqlite"])
+    func typedKeyPathsAndAHavingPredicate(_ kind: String) throws {
+        let (_, context, url) = try blog(kind)
+        defer { url.map { try? FileManager.default.removeItem(at: $0) } }
+        // Grouped by the related author (a typed key path), columns over typed key paths, groups kept by `having`.
+        let request = AggregateRequest(Post.fetchRequest(), groupedBy: [\Post.author],
+                                       columns: [.sum(\Post.likes, as: "likes"), .count(\Post.publishedAt, as: "published"), .count(as: "posts")],
+                                       sortBy: [(key: "likes", ascending: true)], having: try FetchPredicate("likes > $MIN OR posts >= 3"))
+        var variables = request
+        variables.fetch.variables = ["MIN": 10]
+        let rows = try context.aggregate(variables)
+        let authors = try context.fetch(FetchRequest<Author>(entityName: "Author", sortDescriptors: [SortDescriptor("lastName")]))
+        #expect(rows.map { $0.objectID("author") } == [authors[1].objectID, authors[0].objectID])   // Bea (12 likes), Ada (60)
+        #expect(rows.map { $0.int("posts") } == [2, 3])
+        variables.fetch.variables = ["MIN": 12]
+        #expect(try context.aggregate(variables).map { $0.int("likes") } == [60])
+        // A having predicate naming what the request does not compute is an error naming it.
+        var wrong = request
+        wrong.having = try FetchPredicate("title == 'x'")
+        #expect(throws: RuntimeError.self) { try context.aggregate(wrong) }
+        // Typed prefetching names the relationship the same way.
+        var fetch = Post.fetchRequest()
+        fetch.prefetch(\.author)
+        fetch.prefetch(\.tags, then: "posts")
+        #expect(try context.fetch(fetch).count == 5)
+    }
+
+    @Test(arguments: ["in-memory", "sqlite"])
     func groupsByARelationshipAnAttributeOrNothing(_ kind: String) throws {
         let (_, context, url) = try blog(kind)
         defer { url.map { try? FileManager.default.removeItem(at: $0) } }

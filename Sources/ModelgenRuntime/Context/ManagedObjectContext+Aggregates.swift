@@ -8,6 +8,7 @@ extension ManagedObjectContext {
     /// in-memory store), or a key path SQL cannot express, is computed on the records instead. Unsaved
     /// changes of this context are not included (as in Core Data: save first).
     public func aggregate<Result: ManagedObject>(_ request: AggregateRequest<Result>) throws -> [AggregateRow] {
+        let request = try request.resolved(for: model)
         let fetch = try request.fetch.resolved(for: model)
         let entities = try requestEntities(fetch)
         for name in Set(request.columns.map(\.name)).intersection(request.groupBy) {
@@ -20,6 +21,7 @@ extension ManagedObjectContext {
         } else {
             rows = try aggregateOnRecords(fetch, request)
         }
+        if let having = request.having { rows = try rows.filter { try Self.keeps($0, having, request, fetch.variables, entity: entities[0]) } }
         return rows.sorted { a, b in
             for (key, ascending) in request.sortBy {
                 let order = PredicateEvaluator.order(EvaluatedValue(any: a[key]?.variableValue), EvaluatedValue(any: b[key]?.variableValue)) ?? .orderedSame
@@ -98,5 +100,53 @@ extension ManagedObjectContext {
             }
             return best.map(stored) ?? .null
         }
+    }
+}
+
+extension ManagedObjectContext {
+    /// Whether a group passes the request's `having` predicate: its key paths name group keys and
+    /// columns (anything else is an error naming it), whose values it compares.
+    fileprivate static func keeps<Result: ManagedObject>(_ row: AggregateRow, _ having: FetchPredicate, _ request: AggregateRequest<Result>,
+                                                         _ variables: [String: Any?], entity: EntityDescription) throws -> Bool {
+        let names = Set(request.groupBy + request.columns.map(\.name))
+        var unknown: String?
+        var values: [String: EvaluatedValue] = variables.mapValues { EvaluatedValue(any: $0) }
+        let substituted = having.predicate.mapExpressions { expression in
+            guard case .keyPath(let components) = expression.kind else { return expression }
+            let name = components.map(\.text).joined(separator: ".")
+            guard names.contains(name) else {
+                unknown = unknown ?? name
+                return expression
+            }
+            values["modelgen.having." + name] = EvaluatedValue(any: row[name]?.variableValue)
+            return ModelgenPredicate.Expression(.variable("modelgen.having." + name), range: expression.range)
+        }
+        if let unknown {
+            throw RuntimeError.invalidPredicate("the having predicate names '\(unknown)', which is neither a group key path nor a column of the request (\(names.sorted().joined(separator: ", ")))")
+        }
+        // Every key path became a value: the object the evaluator asks for is never read.
+        let placeholder = entity.managedClass.init(entity: entity, objectID: ObjectID(entityName: entity.name, key: 0), context: nil, isFault: false)
+        return try PredicateEvaluator(variables: values).evaluate(substituted, on: placeholder)
+    }
+}
+
+extension AggregateRequest {
+    /// The request with its typed key paths named through `model`.
+    func resolved(for model: ManagedObjectModel) throws -> AggregateRequest<Result> {
+        var request = self
+        func name(_ reference: KeyPathReference) throws -> String {
+            guard let name = model.keyPathName(reference.keyPath) else {
+                throw RuntimeError.unknownKey(entity: "\(Result.self)", key: "\(reference.keyPath) (an aggregate: the model names no property for it; a class written by hand passes keyPaths: to its EntityDescription)")
+            }
+            return name
+        }
+        request.groupBy += try typedGroupBy.map(name)
+        request.typedGroupBy = []
+        for index in request.columns.indices {
+            guard let typed = request.columns[index].typedKeyPath else { continue }
+            request.columns[index].keyPath = try name(typed)
+            request.columns[index].typedKeyPath = nil
+        }
+        return request
     }
 }

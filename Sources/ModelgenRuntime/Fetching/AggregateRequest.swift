@@ -23,6 +23,8 @@ public struct AggregateColumn: Sendable, Hashable {
     public var function: AggregateFunction
     /// The key path it computes over; nil for `count` of records.
     public var keyPath: String?
+    /// The same as a typed key path (`.sum(\Book.pages, as: "pages")`), named through the model when the request runs.
+    var typedKeyPath: KeyPathReference?
 
     /// A column (see the static functions for the usual ones).
     public init(_ name: String, _ function: AggregateFunction, of keyPath: String? = nil) {
@@ -41,6 +43,31 @@ public struct AggregateColumn: Sendable, Hashable {
     public static func minimum(_ keyPath: String, as name: String? = nil) -> AggregateColumn { AggregateColumn(name ?? "minimum.\(keyPath)", .minimum, of: keyPath) }
     /// The largest value of `keyPath` in the group.
     public static func maximum(_ keyPath: String, as name: String? = nil) -> AggregateColumn { AggregateColumn(name ?? "maximum.\(keyPath)", .maximum, of: keyPath) }
+
+    /// A column over a typed key path of the records' class (`AggregateColumn(\Book.pages, .sum, as: "pages")`);
+    /// the model names it when the request runs (a key path that names no attribute throws then).
+    public init<Root: ManagedObject, Value>(_ keyPath: KeyPath<Root, Value>, _ function: AggregateFunction, as name: String) {
+        self.init(name, function, of: nil)
+        typedKeyPath = KeyPathReference(keyPath)
+    }
+
+    /// The number of records of the group where a typed key path is not nil.
+    public static func count<Root: ManagedObject, Value>(_ keyPath: KeyPath<Root, Value>, as name: String) -> AggregateColumn { AggregateColumn(keyPath, .count, as: name) }
+    /// The sum of a typed key path over the group: `.sum(\Book.pages, as: "pages")`.
+    public static func sum<Root: ManagedObject, Value>(_ keyPath: KeyPath<Root, Value>, as name: String) -> AggregateColumn { AggregateColumn(keyPath, .sum, as: name) }
+    /// The mean of a typed key path over the group.
+    public static func average<Root: ManagedObject, Value>(_ keyPath: KeyPath<Root, Value>, as name: String) -> AggregateColumn { AggregateColumn(keyPath, .average, as: name) }
+    /// The smallest value of a typed key path in the group.
+    public static func minimum<Root: ManagedObject, Value>(_ keyPath: KeyPath<Root, Value>, as name: String) -> AggregateColumn { AggregateColumn(keyPath, .minimum, as: name) }
+    /// The largest value of a typed key path in the group.
+    public static func maximum<Root: ManagedObject, Value>(_ keyPath: KeyPath<Root, Value>, as name: String) -> AggregateColumn { AggregateColumn(keyPath, .maximum, as: name) }
+}
+
+/// A key path held in a Sendable value: key path instances are immutable, so sharing one between
+/// isolations is safe though `AnyKeyPath` is not marked Sendable.
+struct KeyPathReference: @unchecked Sendable, Hashable {
+    let keyPath: AnyKeyPath
+    init(_ keyPath: AnyKeyPath) { self.keyPath = keyPath }
 }
 
 /// A question about many records answered in the store (Core Data's dictionary result type with
@@ -60,14 +87,30 @@ public struct AggregateRequest<Result: ManagedObject> {
     public var columns: [AggregateColumn]
     /// The order of the rows: group key paths or column names, ascending or not.
     public var sortBy: [(key: String, ascending: Bool)]
+    /// Which groups are kept (Core Data's `havingPredicate`): a predicate over the group key paths and
+    /// the column names (`pages > 1000 AND count >= 3`), applied to the groups the store computed.
+    public var having: FetchPredicate?
+    /// Group key paths given as typed key paths (named through the model when the request runs; they
+    /// come after `groupBy`).
+    var typedGroupBy: [KeyPathReference] = []
 
     /// A request: `AggregateRequest(Loan.fetchRequest(), groupBy: ["member"], columns: [.count(), .sum("fee")])`.
     public init(_ fetch: FetchRequest<Result>, groupBy: [String] = [], columns: [AggregateColumn],
-                sortBy: [(key: String, ascending: Bool)] = []) {
+                sortBy: [(key: String, ascending: Bool)] = [], having: FetchPredicate? = nil) {
         self.fetch = fetch
         self.groupBy = groupBy
         self.columns = columns
         self.sortBy = sortBy
+        self.having = having
+    }
+
+    /// A request grouped by typed key paths of the records' class (attributes, or to-one relationships
+    /// to group by the related record): `AggregateRequest(Book.fetchRequest(), groupedBy: [\.writer],
+    /// columns: [.sum(\Book.pages, as: "pages")])`. Rows name each group key by its property name.
+    public init(_ fetch: FetchRequest<Result>, groupedBy keyPaths: [PartialKeyPath<Result>], columns: [AggregateColumn],
+                sortBy: [(key: String, ascending: Bool)] = [], having: FetchPredicate? = nil) {
+        self.init(fetch, columns: columns, sortBy: sortBy, having: having)
+        typedGroupBy = keyPaths.map(KeyPathReference.init)
     }
 }
 

@@ -81,6 +81,8 @@ public struct FetchRequest<Result: ManagedObject> {
     /// records (and one per to-many relationship of theirs), whatever the number of results; without
     /// it they load as faults fire (a batch at a time where the fetch had a batch size).
     public var relationshipKeyPathsForPrefetching: [String] = []
+    /// Relationships to prefetch named by typed key paths (`prefetch(_:then:)`), named through the model when the request runs.
+    var typedPrefetching: [(keyPath: AnyKeyPath, rest: String?)] = []
     /// A `#Predicate` and Foundation sort descriptors, translated when the request runs (the model
     /// names their key paths); the translation replaces `predicate` and comes before `sortDescriptors`.
     var typedQuery: ((ManagedObjectModel) throws -> (predicate: ModelgenPredicate.Predicate?, variables: [String: Any?], sort: [SortDescriptor]))?
@@ -125,8 +127,27 @@ extension FetchRequest {
         self.init(predicate: Optional(predicate), sortBy: sortBy, fetchLimit: fetchLimit, fetchOffset: fetchOffset)
     }
 
-    /// The request as the store runs it: a typed query translated for `model` (others unchanged).
+    /// Prefetches a relationship named by a typed key path, as `relationshipKeyPathsForPrefetching`
+    /// does by name: `request.prefetch(\.authors)`; `then:` goes on from the related objects by name
+    /// (`request.prefetch(\.authors, then: "mentor")` prefetches `authors.mentor`). The model names
+    /// the key path when the request runs (a key path that names no relationship throws then).
+    public mutating func prefetch<Value>(_ keyPath: KeyPath<Result, Value>, then rest: String? = nil) {
+        typedPrefetching.append((keyPath, rest))
+    }
+
+    /// The request as the store runs it: a typed query translated for `model`, typed prefetching named (others unchanged).
     func resolved(for model: ManagedObjectModel) throws -> FetchRequest<Result> {
+        if !typedPrefetching.isEmpty {
+            var request = self
+            request.typedPrefetching = []
+            for (keyPath, rest) in typedPrefetching {
+                guard let name = model.keyPathName(keyPath) else {
+                    throw RuntimeError.unknownKey(entity: "\(Result.self)", key: "\(keyPath) (prefetching: the model names no property for it; a class written by hand passes keyPaths: to its EntityDescription)")
+                }
+                request.relationshipKeyPathsForPrefetching.append(rest.map { "\(name).\($0)" } ?? name)
+            }
+            return try request.resolved(for: model)
+        }
         guard let typedQuery else { return self }
         var request = self
         let (predicate, variables, sort) = try typedQuery(model)

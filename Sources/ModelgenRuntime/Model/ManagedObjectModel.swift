@@ -275,6 +275,14 @@ public final class ManagedObjectModel: @unchecked Sendable {
     /// The entity whose class is `type`.
     public func entity(for type: ManagedObject.Type) -> EntityDescription? { entitiesByClass[ObjectIdentifier(type)] }
 
+    /// The property name the model gives a key path of an entity's class (`\Book.authors` is
+    /// `authors`), from the key paths its description lists (generated code lists them all); nil
+    /// when it names none.
+    func keyPathName(_ keyPath: AnyKeyPath) -> String? {
+        guard let root = type(of: keyPath).rootType as? ManagedObject.Type, let entity = entity(for: root) else { return nil }
+        return entity.keyPathNames[keyPath]
+    }
+
     /// A fetched property's predicate with `$FETCHED_PROPERTY.userInfo.<key>` replaced by the property's
     /// userInfo value (a number when it reads as one; NIL when there is no such entry), as Core Data
     /// reads the fetched property description.
