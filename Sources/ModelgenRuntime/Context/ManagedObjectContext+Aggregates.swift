@@ -22,12 +22,33 @@ extension ManagedObjectContext {
             rows = try aggregateOnRecords(fetch, request)
         }
         if let having = request.having { rows = try rows.filter { try Self.keeps($0, having, request, fetch.variables, entity: entities[0]) } }
-        return rows.sorted { a, b in
-            for (key, ascending) in request.sortBy {
-                let order = PredicateEvaluator.order(EvaluatedValue(any: a[key]?.variableValue), EvaluatedValue(any: b[key]?.variableValue)) ?? .orderedSame
-                if order != .orderedSame { return (order == .orderedAscending) == ascending }
+        if request.sortBy.isEmpty { return rows }
+        // Decorated once: each row's sort values looked up by name once, compared without conversions.
+        let decorated = rows.map { row in (row, request.sortBy.map { row[$0.key] ?? .null }) }
+        return decorated.sorted { a, b in
+            for (index, key) in request.sortBy.enumerated() {
+                let order = Self.order(a.1[index], b.1[index])
+                if order != .orderedSame { return (order == .orderedAscending) == key.ascending }
             }
             return false
+        }.map(\.0)
+    }
+
+    /// The order of two aggregate values as a fetch sorts them (nil first; numbers, text, dates by value;
+    /// related records by key); other kinds through the predicate evaluator's order.
+    private static func order(_ a: StoreValue, _ b: StoreValue) -> ComparisonResult {
+        func result<T: Comparable>(_ x: T, _ y: T) -> ComparisonResult { x < y ? .orderedAscending : x > y ? .orderedDescending : .orderedSame }
+        switch (a, b) {
+        case (.int(let x), .int(let y)): return result(x, y)
+        case (.double(let x), .double(let y)): return result(x, y)
+        case (.string(let x), .string(let y)): return result(x, y)
+        case (.date(let x), .date(let y)): return result(x, y)
+        case (.reference(let x?), .reference(let y?)): return result(x.key, y.key)
+        case _ where a.isNull && b.isNull: return .orderedSame
+        case _ where a.isNull: return .orderedAscending
+        case _ where b.isNull: return .orderedDescending
+        default:
+            return PredicateEvaluator.order(EvaluatedValue(any: a.variableValue), EvaluatedValue(any: b.variableValue)) ?? .orderedSame
         }
     }
 

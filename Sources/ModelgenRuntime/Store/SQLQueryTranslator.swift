@@ -54,6 +54,12 @@ package final class SQLQueryTranslator {
     private var aliases = 0
     /// SUBQUERY variables in scope: the alias and entity of the element each names.
     private var scopes: [String: (alias: String, entity: SQLiteLayout.Entity)] = [:]
+    /// While set (an aggregate's group keys and columns), a key path through a to-one relationship
+    /// joins the related table (`LEFT JOIN … ON key`, once per relationship) instead of a scalar
+    /// subquery: grouping by `writer.name` then reads each writer once, as hand-written SQL would.
+    private var joinsToOne = false
+    private var joins: [String] = []
+    private var joinAliases: [String: String] = [:]
 
     package init(layout: SQLiteLayout, query: StoreQuery, dialect: any SQLDialect) {
         self.layout = layout
@@ -92,6 +98,7 @@ package final class SQLQueryTranslator {
     package func aggregate(groupBy: [String], columns: [AggregateColumn]) throws -> (sql: SQL, outputs: [AggregateOutput]) {
         let entity = try layout.entity(query.entityName)
         var selects: [String] = [], groups: [String] = [], outputs: [AggregateOutput] = []
+        joinsToOne = true
         for path in groupBy {
             switch try keyPath([KeyPathComponent](dotted: path), alias: "t0", entity: entity) {
             case .scalar(let sql, let type):
@@ -134,7 +141,9 @@ package final class SQLQueryTranslator {
                 outputs.append(.value(type))
             }
         }
-        var text = "SELECT \(selects.joined(separator: ", ")) FROM \(Self.quote(entity.table)) t0 WHERE \(try whereClause(entity))"
+        joinsToOne = false
+        let from = ([Self.quote(entity.table) + " t0"] + joins).joined(separator: " ")
+        var text = "SELECT \(selects.joined(separator: ", ")) FROM \(from) WHERE \(try whereClause(entity))"
         if !groups.isEmpty { text += " GROUP BY " + groups.joined(separator: ", ") }
         return (SQL(text: text, bindings: bindings), outputs)
     }
@@ -411,6 +420,17 @@ package final class SQLQueryTranslator {
             if rest.isEmpty { return .object(key: keySQL, entity: "\(alias).\(Self.quote(column + ".entity"))") }
             guard case .relationship(let r) = entity.description.property(at: slot) else { throw Unsupported(reason: key) }
             let destination = try layout.entity(r.destinationName)
+            if joinsToOne {
+                let joined: String
+                if let known = joinAliases[keySQL] {
+                    joined = known
+                } else {
+                    joined = nextAlias()
+                    joinAliases[keySQL] = joined
+                    joins.append("LEFT JOIN \(Self.quote(destination.table)) \(joined) ON \(joined).\"Z_PK\" = \(keySQL)")
+                }
+                return try keyPath(rest, alias: joined, entity: destination)
+            }
             let inner = nextAlias()
             let from = "FROM \(Self.quote(destination.table)) \(inner) WHERE \(inner).\"Z_PK\" = \(keySQL)"
             switch try keyPath(rest, alias: inner, entity: destination) {
