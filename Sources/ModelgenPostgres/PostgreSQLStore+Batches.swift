@@ -12,7 +12,7 @@ extension PostgreSQLStore {
               let keys = try? SQLQueryTranslator(layout: layout, query: query, dialect: PostgreSQLDialect()).matchingKeys() else { return nil }
         let matched = "(SELECT \"k\" FROM pg_temp.\"modelgen.matched\")"
         let plan = try SetBasedDeletionPlan(layout: layout, entityNames: query.entityNames, matched: matched)
-        return try transaction { connection in
+        return try transaction { connection, pending in
             let gathered = !plan.statements.isEmpty
             if gathered {
                 try connection.execute("CREATE TEMP TABLE IF NOT EXISTS \"modelgen.matched\" (\"k\" BIGINT PRIMARY KEY) ON COMMIT DELETE ROWS")
@@ -33,7 +33,7 @@ extension PostgreSQLStore {
                 }
             }
             SetBasedDeletionPlan.finish(&changes)
-            if !changes.isEmpty { try recordHistory(changes, author: author, connection) }
+            if !changes.isEmpty { pending.append(try sendHistory(changes, author: author, connection)) }
             return changes
         }
     }
@@ -53,14 +53,14 @@ extension PostgreSQLStore {
         }
         let sql = "UPDATE \(PostgreSQLSQL.quote(entities[0].table)) SET \(assignments.joined(separator: ", ")), \"Z_OPT\" = \"Z_OPT\" + 1 "
             + "WHERE \"Z_PK\" IN (\(keys.text)) RETURNING CAST(\"Z_PK\" AS BIGINT), CAST(\"Z_ENT\" AS BIGINT)"
-        return try transaction { connection in
+        return try transaction { connection, pending in
             var changes = ChangeSet()
             for row in try connection.rows(sql, bindings) {
                 let cells = row.makeRandomAccess()
                 guard let name = layout.namesByCode[try cells[1].decode(Int64.self)] else { continue }
                 changes.updated[ObjectID(entityName: name, key: try cells[0].decode(Int64.self))] = names
             }
-            if !changes.isEmpty { try recordHistory(changes, author: author, connection) }
+            if !changes.isEmpty { pending.append(try sendHistory(changes, author: author, connection)) }
             return changes
         }
     }

@@ -150,18 +150,91 @@ func insertLibraryLoans(_ container: ManagedContainer, _ data: LibraryData, only
     try context.save()
 }
 
+/// The four questions written by hand against a database holding the same library (the floor).
+protocol LibraryFloor {
+    func list() throws -> [String]
+    func report() throws -> [String]
+    func count(before day: Date) throws -> Int
+    /// Deletes the loans returned before `day`; the number deleted.
+    func cleanUp(before day: Date) throws -> Int
+    /// Puts the loans `loans` names back (untimed).
+    func restore(_ loans: [Int]) throws
+}
+
+/// The floor on SQLite: the C API on a copy of the library in its own file.
+final class SQLiteLibraryFloor: LibraryFloor {
+    let raw: OpaquePointer?
+    let data: LibraryData
+    init(path: String, data: LibraryData) {
+        raw = fillRawLibrary(path, data)
+        self.data = data
+    }
+    deinit { sqlite3_close(raw) }
+
+    func rawRows(_ sql: String, bind: (OpaquePointer?) -> Void = { _ in }, _ read: (OpaquePointer?) -> String) -> [String] {
+        var statement: OpaquePointer?
+        sqlite3_prepare_v2(raw, sql, -1, &statement, nil)
+        bind(statement)
+        var rows: [String] = []
+        while sqlite3_step(statement) == SQLITE_ROW { rows.append(read(statement)) }
+        sqlite3_finalize(statement)
+        return rows
+    }
+    func list() -> [String] {
+        rawRows(libraryListSQL) { "\(String(cString: sqlite3_column_text($0, 0)))|\(String(cString: sqlite3_column_text($0, 1)))" }
+    }
+    func report() -> [String] {
+        rawRows(libraryReportSQL) { "\(String(cString: sqlite3_column_text($0, 0)))|\(sqlite3_column_int64($0, 1))" }
+    }
+    func count(before day: Date) -> Int {
+        Int(rawRows("SELECT count(*) FROM loan WHERE returned IS NULL AND due < ?", bind: { sqlite3_bind_double($0, 1, day.timeIntervalSinceReferenceDate) }) {
+            String(sqlite3_column_int64($0, 0))
+        }[0])!
+    }
+    func cleanUp(before day: Date) -> Int {
+        var statement: OpaquePointer?
+        sqlite3_prepare_v2(raw, "DELETE FROM loan WHERE returned < ?", -1, &statement, nil)
+        sqlite3_bind_double(statement, 1, day.timeIntervalSinceReferenceDate)
+        sqlite3_step(statement)
+        sqlite3_finalize(statement)
+        return Int(sqlite3_changes(raw))
+    }
+    func restore(_ loans: [Int]) {
+        sqlite3_exec(raw, "BEGIN", nil, nil, nil)
+        var insert: OpaquePointer?
+        sqlite3_prepare_v2(raw, "INSERT INTO loan (id, due, returned, book) VALUES (?, ?, ?, ?)", -1, &insert, nil)
+        for l in loans {
+            sqlite3_bind_int64(insert, 1, Int64(l + 1)); sqlite3_bind_double(insert, 2, data.due(l).timeIntervalSinceReferenceDate)
+            sqlite3_bind_double(insert, 3, data.returned(l)!.timeIntervalSinceReferenceDate); sqlite3_bind_int64(insert, 4, Int64(data.loanBook(l) + 1))
+            sqlite3_step(insert); sqlite3_reset(insert)
+        }
+        sqlite3_finalize(insert)
+        sqlite3_exec(raw, "COMMIT", nil, nil, nil)
+    }
+}
+
+/// The list and the report as SQL (the same text on SQLite and PostgreSQL).
+let libraryListSQL = "SELECT b.title, (SELECT min(w.name) FROM book_author ba JOIN writer w ON w.id = ba.writer WHERE ba.book = b.id) FROM book b ORDER BY b.title LIMIT 2000"
+let libraryReportSQL = "SELECT w.name, CAST(sum(b.pages) AS BIGINT) FROM book b JOIN writer w ON w.id = b.writer GROUP BY w.id ORDER BY w.name"
+
 @MainActor func runLibraryBench(books: Int, rounds: Int) throws {
     let data = LibraryData(books: books)
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("modelgen-library-bench-\(getpid())-\(books)")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: directory) }
-    let raw = fillRawLibrary(directory.appendingPathComponent("raw.sqlite").path, data)
-    defer { sqlite3_close(raw) }
+    let floor = SQLiteLibraryFloor(path: directory.appendingPathComponent("raw.sqlite").path, data: data)
     let container = try ManagedContainer(model: libraryModel, store: .sqlite(directory.appendingPathComponent("store.sqlite")))
+    try runLibraryQuestions(container, floor, data, rounds: rounds, store: "SQLite", floorName: "SQL")
+}
+
+/// Asks the four questions of the runtime on `container` and of `floor`, in turns within each round,
+/// answers checked equal, and prints the medians with their ratio.
+@MainActor func runLibraryQuestions(_ container: ManagedContainer, _ floor: any LibraryFloor, _ data: LibraryData, rounds: Int,
+                                    store: String, floorName: String) throws {
     try fillLibraryStore(container, data)
     let day = Date(timeIntervalSinceReferenceDate: 30 * 86_400)
     let cleanupDay = Date(timeIntervalSinceReferenceDate: 2 * 86_400)
-    let cleaned = Set((0..<data.loans).filter { data.returned($0).map { $0 < cleanupDay } ?? false })
+    let cleaned = (0..<data.loans).filter { data.returned($0).map { $0 < cleanupDay } ?? false }
 
     // The runtime's answers.
     func list() throws -> [String] {
@@ -183,51 +256,6 @@ func insertLibraryLoans(_ container: ManagedContainer, _ data: LibraryData, only
     func cleanUp() throws -> Int {
         let context = container.newContext(observation: .unobserved)
         return try context.batchDelete(try FetchRequest<LibraryLoan>(entityName: "Loan", predicate: "returned < $DAY", variables: ["DAY": cleanupDay])).deleted.count
-    }
-    // The same in SQL.
-    func rawRows(_ sql: String, bind: (OpaquePointer?) -> Void = { _ in }, _ read: (OpaquePointer?) -> String) -> [String] {
-        var statement: OpaquePointer?
-        sqlite3_prepare_v2(raw, sql, -1, &statement, nil)
-        bind(statement)
-        var rows: [String] = []
-        while sqlite3_step(statement) == SQLITE_ROW { rows.append(read(statement)) }
-        sqlite3_finalize(statement)
-        return rows
-    }
-    func rawList() -> [String] {
-        rawRows("SELECT b.title, (SELECT min(w.name) FROM book_author ba JOIN writer w ON w.id = ba.writer WHERE ba.book = b.id) FROM book b ORDER BY b.title LIMIT 2000") {
-            "\(String(cString: sqlite3_column_text($0, 0)))|\(String(cString: sqlite3_column_text($0, 1)))"
-        }
-    }
-    func rawReport() -> [String] {
-        rawRows("SELECT w.name, sum(b.pages) FROM book b JOIN writer w ON w.id = b.writer GROUP BY b.writer ORDER BY w.name") {
-            "\(String(cString: sqlite3_column_text($0, 0)))|\(sqlite3_column_int64($0, 1))"
-        }
-    }
-    func rawCount() -> Int {
-        Int(rawRows("SELECT count(*) FROM loan WHERE returned IS NULL AND due < ?", bind: { sqlite3_bind_double($0, 1, day.timeIntervalSinceReferenceDate) }) {
-            String(sqlite3_column_int64($0, 0))
-        }[0])!
-    }
-    func rawCleanUp() -> Int {
-        var statement: OpaquePointer?
-        sqlite3_prepare_v2(raw, "DELETE FROM loan WHERE returned < ?", -1, &statement, nil)
-        sqlite3_bind_double(statement, 1, cleanupDay.timeIntervalSinceReferenceDate)
-        sqlite3_step(statement)
-        sqlite3_finalize(statement)
-        return Int(sqlite3_changes(raw))
-    }
-    func rawRestore() {
-        sqlite3_exec(raw, "BEGIN", nil, nil, nil)
-        var insert: OpaquePointer?
-        sqlite3_prepare_v2(raw, "INSERT INTO loan (id, due, returned, book) VALUES (?, ?, ?, ?)", -1, &insert, nil)
-        for l in cleaned.sorted() {
-            sqlite3_bind_int64(insert, 1, Int64(l + 1)); sqlite3_bind_double(insert, 2, data.due(l).timeIntervalSinceReferenceDate)
-            sqlite3_bind_double(insert, 3, data.returned(l)!.timeIntervalSinceReferenceDate); sqlite3_bind_int64(insert, 4, Int64(data.loanBook(l) + 1))
-            sqlite3_step(insert); sqlite3_reset(insert)
-        }
-        sqlite3_finalize(insert)
-        sqlite3_exec(raw, "COMMIT", nil, nil, nil)
     }
 
     // MODELGEN_BENCH_PROFILE=list|report|raw: that question alone, 300 times (for perf record), with the
@@ -254,40 +282,47 @@ func insertLibraryLoans(_ container: ManagedContainer, _ data: LibraryData, only
         print("fetch, fetch+prefetch, map, drop both:", phases.map { String(format: "%.2f", $0 / 100) })
         for _ in 0..<3 {
             let start = now()
-            for _ in 0..<100 { if profiled == "list" { _ = try list() } else if profiled == "report" { _ = try report() } else { _ = rawList() } }
+            for _ in 0..<100 {
+                switch profiled {
+                case "list": _ = try list()
+                case "report": _ = try report()
+                case "rawreport": _ = try floor.report()
+                default: _ = try floor.list()
+                }
+            }
             print(profiled, Double(now() - start) / 1e8, "ms")
         }
         exit(0)
     }
     // Answers checked equal once, then timed in turns.
-    guard try list() == rawList() else { print("library: the list differs from SQL's"); exit(1) }
-    guard try report() == rawReport() else { print("library: the report differs from SQL's"); exit(1) }
-    guard try count() == rawCount() else { print("library: the count differs from SQL's"); exit(1) }
+    guard try list() == floor.list() else { print("library: the list differs from \(floorName)'s"); exit(1) }
+    guard try report() == floor.report() else { print("library: the report differs from \(floorName)'s"); exit(1) }
+    guard try count() == floor.count(before: day) else { print("library: the count differs from \(floorName)'s"); exit(1) }
     var times: [String: (runtime: [Double], sql: [Double])] = [:]
-    func time(_ name: String, runtime: () throws -> Void, sql: () -> Void) rethrows {
+    func time(_ name: String, runtime: () throws -> Void, sql: () throws -> Void) throws {
         var start = now()
         try runtime()
         let runtimeTime = Double(now() - start) / 1e6
         start = now()
-        sql()
+        try sql()
         let sqlTime = Double(now() - start) / 1e6
         times[name, default: ([], [])].runtime.append(runtimeTime)
         times[name, default: ([], [])].sql.append(sqlTime)
     }
     for _ in 0..<rounds {
-        try time("list: 2,000 books by title with their first author", runtime: { _ = try list() }, sql: { _ = rawList() })
-        try time("report: total pages per writer", runtime: { _ = try report() }, sql: { _ = rawReport() })
-        try time("count: overdue loans", runtime: { _ = try count() }, sql: { _ = rawCount() })
+        try time("list: 2,000 books by title with their first author", runtime: { _ = try list() }, sql: { _ = try floor.list() })
+        try time("report: total pages per writer", runtime: { _ = try report() }, sql: { _ = try floor.report() })
+        try time("count: overdue loans", runtime: { _ = try count() }, sql: { _ = try floor.count(before: day) })
         var deleted = (0, 0)
-        try time("clean-up: delete the loans returned before a day", runtime: { deleted.0 = try cleanUp() }, sql: { deleted.1 = rawCleanUp() })
+        try time("clean-up: delete the loans returned before a day", runtime: { deleted.0 = try cleanUp() }, sql: { deleted.1 = try floor.cleanUp(before: cleanupDay) })
         guard deleted.0 == deleted.1, deleted.0 == cleaned.count else { print("library: the clean-up deleted \(deleted.0) and \(deleted.1) loans, \(cleaned.count) expected"); exit(1) }
-        try insertLibraryLoans(container, data, only: cleaned)
-        rawRestore()
+        try insertLibraryLoans(container, data, only: Set(cleaned))
+        try floor.restore(cleaned)
     }
-    print("library (\(books) books, \(data.writers) writers, \(data.loans) loans; SQLite, median of \(rounds) rounds by turns, answers checked equal):")
+    print("library (\(data.books) books, \(data.writers) writers, \(data.loans) loans; \(store) beside \(floorName), median of \(rounds) rounds by turns, answers checked equal):")
     for name in ["list: 2,000 books by title with their first author", "report: total pages per writer", "count: overdue loans", "clean-up: delete the loans returned before a day"] {
         guard let t = times[name] else { continue }
         let runtime = median(t.runtime), sql = median(t.sql)
-        print("  \(name): runtime \(String(format: "%.2f", runtime)) ms, SQL \(String(format: "%.2f", sql)) ms, \(String(format: "%.2f", runtime / sql))x")
+        print("  \(name): runtime \(String(format: "%.2f", runtime)) ms, \(floorName) \(String(format: "%.2f", sql)) ms, \(String(format: "%.2f", runtime / sql))x")
     }
 }

@@ -153,6 +153,104 @@ func copyPostgres(_ configuration: PostgreSQLConfiguration, rows: Int) async thr
     print(String(format: "  NOTIFY wakes the watcher, then history       median %6.1f   p99 %6.1f", percentile(latencies, 0.5), percentile(latencies, 0.99)))
 }
 
+/// The library's four questions on the PostgreSQL store beside the same SQL sent with PostgresNIO to
+/// a copy of the library in plain tables of another schema of the same server (issue 41).
+final class PostgresLibraryFloor: LibraryFloor {
+    let connection: PostgresConnection
+    let logger: Logger
+    let schema: String
+    let data: LibraryData
+
+    init(_ configuration: PostgreSQLConfiguration, data: LibraryData) throws {
+        var logger = Logger(label: "bench")
+        logger.logLevel = .critical
+        self.logger = logger
+        self.data = data
+        schema = configuration.schema
+        connection = try PostgresConnection.connect(on: PostgresClient.defaultEventLoopGroup.any(), configuration: configuration.connection,
+                                                    id: 3, logger: logger).wait()
+        try run("CREATE SCHEMA IF NOT EXISTS \"\(schema)\"")
+        try run("SET search_path TO \"\(schema)\"")
+        try run("CREATE TABLE writer (id bigint PRIMARY KEY, name text)")
+        try run("CREATE TABLE book (id bigint PRIMARY KEY, title text, pages bigint, writer bigint REFERENCES writer(id))")
+        try run("CREATE INDEX book_title ON book (title)"); try run("CREATE INDEX book_writer ON book (writer)")
+        try run("CREATE TABLE book_author (book bigint, writer bigint)"); try run("CREATE INDEX book_author_book ON book_author (book)")
+        try run("CREATE TABLE loan (id bigint PRIMARY KEY, due double precision, returned double precision, book bigint REFERENCES book(id))")
+        try run("CREATE INDEX loan_returned ON loan (returned)"); try run("CREATE INDEX loan_due ON loan (due)"); try run("CREATE INDEX loan_book ON loan (book)")
+        try run("BEGIN")
+        try pipeline("INSERT INTO writer VALUES ($1, $2)", data.writers) { b, w in b.append(Int64(w + 1)); b.append(data.name(w)) }
+        try pipeline("INSERT INTO book VALUES ($1, $2, $3, $4)", data.books) { b, i in
+            b.append(Int64(i + 1)); b.append(data.title(i)); b.append(data.pages(i)); b.append(Int64(data.writer(i) + 1))
+        }
+        try pipeline("INSERT INTO book_author VALUES ($1, $2)", data.books * 2) { b, i in b.append(Int64(i / 2 + 1)); b.append(Int64(data.authors(i / 2)[i % 2] + 1)) }
+        try restore(Array(0..<data.loans), transaction: false)
+        try run("COMMIT")
+        try run("ANALYZE")
+    }
+    deinit { try? connection.close().wait() }
+
+    private func run(_ sql: String, _ bindings: PostgresBindings = PostgresBindings()) throws {
+        _ = try connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger).wait()
+    }
+    private func rows(_ sql: String, _ bindings: PostgresBindings = PostgresBindings()) throws -> [PostgresRow] {
+        try connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger).wait().rows
+    }
+    private func pipeline(_ sql: String, _ count: Int, _ bind: (inout PostgresBindings, Int) -> Void) throws {
+        var pending: [EventLoopFuture<PostgresQueryResult>] = []
+        for i in 0..<count {
+            var bindings = PostgresBindings()
+            bind(&bindings, i)
+            pending.append(connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger))
+        }
+        for future in pending { _ = try future.wait() }
+    }
+    func list() throws -> [String] {
+        try rows(libraryListSQL).map { row in
+            let cells = row.makeRandomAccess()
+            return "\(try cells[0].decode(String.self))|\(try cells[1].decode(String.self))"
+        }
+    }
+    func report() throws -> [String] {
+        try rows(libraryReportSQL).map { row in
+            let cells = row.makeRandomAccess()
+            return "\(try cells[0].decode(String.self))|\(try cells[1].decode(Int64.self))"
+        }
+    }
+    func count(before day: Date) throws -> Int {
+        var bindings = PostgresBindings()
+        bindings.append(day.timeIntervalSinceReferenceDate)
+        return Int(try rows("SELECT count(*) FROM loan WHERE returned IS NULL AND due < $1", bindings)[0].makeRandomAccess()[0].decode(Int64.self))
+    }
+    func cleanUp(before day: Date) throws -> Int {
+        var bindings = PostgresBindings()
+        bindings.append(day.timeIntervalSinceReferenceDate)
+        return try rows("DELETE FROM loan WHERE returned < $1 RETURNING id", bindings).count
+    }
+    func restore(_ loans: [Int]) throws { try restore(loans, transaction: true) }
+    private func restore(_ loans: [Int], transaction: Bool) throws {
+        if transaction { try run("BEGIN") }
+        try pipeline("INSERT INTO loan VALUES ($1, $2, $3, $4)", loans.count) { b, index in
+            let l = loans[index]
+            b.append(Int64(l + 1)); b.append(data.due(l).timeIntervalSinceReferenceDate)
+            if let returned = data.returned(l) { b.append(returned.timeIntervalSinceReferenceDate) } else { b.appendNull() }
+            b.append(Int64(data.loanBook(l) + 1))
+        }
+        if transaction { try run("COMMIT") }
+    }
+}
+
+/// The library section of `make bench-postgres`: 20,000 books (200,000 with MODELGEN_BENCH_LIBRARY_LARGE=1).
+@MainActor func runPostgresLibraryBench() throws {
+    var sizes = [20_000]
+    if ProcessInfo.processInfo.environment["MODELGEN_BENCH_LIBRARY_LARGE"] == "1" { sizes.append(200_000) }
+    for books in sizes {
+        let data = LibraryData(books: books)
+        let floor = try PostgresLibraryFloor(try benchPostgresConfiguration("bench_library_raw_\(getpid())_\(books)"), data: data)
+        let container = try ManagedContainer(model: libraryModel, postgres: try benchPostgresConfiguration("bench_library_\(getpid())_\(books)"))
+        try runLibraryQuestions(container, floor, data, rounds: books > 20_000 ? 5 : 11, store: "PostgreSQL", floorName: "PostgresNIO")
+    }
+}
+
 /// The child of the propagation measure: prints the time each change set arrives.
 func runPostgresListener(schema: String, count: Int) async throws {
     let container = try ManagedContainer(model: model, postgres: try benchPostgresConfiguration(schema))

@@ -41,7 +41,8 @@ let model = try ManagedObjectModel(name: "Bench", entities: [
 ])
 
 /// Sections to run (`modelgen-runtime-bench [access] [observation] [concurrency] [propagation] [memory] [sqlite] [predicate] [library] [batch]`); all when none is named.
-/// `postgres` runs only when named, in a build with the PostgreSQL trait (`make bench-postgres`).
+/// `postgres` (the store, propagation and the library questions) and `postgres-library` (the library
+/// questions alone) run only when named, in a build with the PostgreSQL trait (`make bench-postgres`).
 let sections = Set(CommandLine.arguments.dropFirst())
 func runs(_ section: String) -> Bool { sections.isEmpty || sections.contains(section) }
 
@@ -372,10 +373,11 @@ if runs("batch") && sections != ["batch"] {
     sink &+= total & 1
 }
 
-if sections.contains("postgres") {
+if sections.contains("postgres") || sections.contains("postgres-library") {
     #if PostgreSQL
     print("")
-    try await runPostgresBench()
+    if sections.contains("postgres") { try await runPostgresBench() }
+    try runPostgresLibraryBench()
     #else
     print("postgres: this build has no PostgreSQL store; run `make bench-postgres`")
     #endif

@@ -100,6 +100,25 @@ func likesPerAuthor(_ context: ManagedObjectContext) throws -> [(author: String,
     }
 }
 
+/// Authors with at least `minimum` likes in all, by typed key paths: groups kept by `having`.
+func popularAuthors(_ context: ManagedObjectContext, minimum: Int64) throws -> [ObjectID] {
+    var fetch = Post.fetchRequest()
+    fetch.variables = ["MIN": minimum]
+    let request = AggregateRequest(fetch, groupedBy: [\Post.author],
+                                   columns: [.sum(\Post.likes, as: "likes"), .count(as: "posts")],
+                                   sortBy: [(key: "likes", ascending: false)],
+                                   having: try FetchPredicate("likes >= $MIN"))
+    return try context.aggregate(request).compactMap { $0.objectID("author") }
+}
+
+/// A list screen: posts with their authors and tags loaded by the fetch (typed key paths).
+func postList(_ context: ManagedObjectContext) throws -> [String] {
+    var request = FetchRequest<Post>(entityName: "Post", sortDescriptors: [SortDescriptor("title")], fetchLimit: 50)
+    request.prefetch(\.author)
+    request.prefetch(\.tags)
+    return try context.fetch(request).map { "\($0.title) by \($0.author?.lastName ?? "?") \($0.tags.map(\.name).sorted())" }
+}
+
 /// Clean-up and bulk edits in the store: each is one save, merged here and published.
 func tidy(_ context: ManagedObjectContext, before day: Date) throws -> (deleted: Int, updated: Int, inserted: [ObjectID]) {
     let old = try context.batchDelete(FetchRequest(predicate: #Predicate<Comment> { $0.postedAt < day }))
@@ -178,6 +197,16 @@ func typedRequestsInPlace(_ context: ManagedObjectContext) throws
         let (_, context) = try blog(kind == "sqlite" ? .sqlite(url) : .inMemory)
         let rows = try likesPerAuthor(context)
         #expect(rows.count == 1 && rows[0].author == "Ann" && rows[0].posts == 3 && rows[0].likes == 500)
+    }
+
+    @Test(arguments: ["in-memory", "sqlite"])
+    func theHavingAndPrefetchExamplesRun(_ kind: String) throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("docs-having-\(UUID().uuidString).sqlite")
+        defer { try? FileManager.default.removeItem(at: url) }
+        let (_, context) = try blog(kind == "sqlite" ? .sqlite(url) : .inMemory)
+        #expect(try popularAuthors(context, minimum: 500).count == 1)
+        #expect(try popularAuthors(context, minimum: 501).isEmpty)
+        #expect(try postList(context) == ["Large by Ann []", "Medium by Ann []", "Small by Ann []"])
     }
 
     @Test func theBatchExampleRuns() throws {

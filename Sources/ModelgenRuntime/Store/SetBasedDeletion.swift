@@ -81,7 +81,7 @@ package struct SetBasedDeletionPlan {
                     guard seenTables.insert(table).inserted else { continue }
                     let reported = r.deleteRule == .nullify ? inverse : nil
                     statements.append(("DELETE FROM \(q(table)) WHERE \"source\" IN \(matched) RETURNING CAST(\"target\" AS BIGINT), CAST(\"target.entity\" AS BIGINT)", reported?.name))
-                    if let reported, let inverseSlot, let other = layout.entities[destination.name],
+                    if reported != nil, let inverseSlot, let other = layout.entities[destination.name],
                        case .toManyByJoin(let inverseTable) = other.storage[inverseSlot], seenTables.insert(inverseTable).inserted {
                         statements.append(("DELETE FROM \(q(inverseTable)) WHERE \"target\" IN \(matched)", nil))
                     }
