@@ -324,5 +324,10 @@ let libraryReportSQL = "SELECT w.name, CAST(sum(b.pages) AS BIGINT) FROM book b 
         guard let t = times[name] else { continue }
         let runtime = median(t.runtime), sql = median(t.sql)
         print("  \(name): runtime \(String(format: "%.2f", runtime)) ms, \(floorName) \(String(format: "%.2f", sql)) ms, \(String(format: "%.2f", runtime / sql))x")
+        // Issue 41's goals: the list and the clean-up within 2x, the report within 1.5x (the count has none).
+        let goals = ["list": 2.0, "report": 1.5, "clean-up": 2.0]
+        if let goal = goals[String(name.prefix { $0 != ":" })] {
+            checkGoal("\(store) \(data.books) books, \(name.prefix { $0 != ":" }) / \(floorName)", ratio: runtime / sql, goal: goal)
+        }
     }
 }

@@ -118,6 +118,8 @@ func copyPostgres(_ configuration: PostgreSQLConfiguration, rows: Int) async thr
     print(String(format: "  insert + save                        %8.1f ms   COPY %6.1f ms   ", median(storeInsert), median(copied)) + ratio(storeInsert, copied, goal: "3x"))
     print(String(format: "    (one INSERT per row, pipelined: %.1f ms)", median(rawInsert)))
     print(String(format: "  fetch + read every attribute         %8.1f ms   raw %7.1f ms   ", median(storeRead), median(rawRead)) + ratio(storeRead, rawRead, goal: "2x"))
+    checkGoal("PostgreSQL insert + save of \(rows) objects / COPY", ratio: median(zip(storeInsert, copied).map { $0 / $1 }), goal: 3)
+    checkGoal("PostgreSQL fetch + read of \(rows) objects / PostgresNIO", ratio: median(zip(storeRead, rawRead).map { $0 / $1 }), goal: 2)
 
     // Propagation between processes: a child process observes; this one saves and notes the time.
     let rounds = 100

@@ -285,10 +285,12 @@ if runs("sqlite") {
     print("SQLite store, \(count) objects with 10 attributes, beside raw sqlite3 prepared statements (same run)")
     func ratios(_ store: [Double], _ raw: [Double]) -> String {
         let each = zip(store, raw).map { $0 / $1 }
-        return String(format: "%.1fx (runs %.1f-%.1fx; goal <= 3x)", median(each), each.min()!, each.max()!)
+        return String(format: "%.1fx (runs %.1f-%.1fx; goal <= 2x)", median(each), each.min()!, each.max()!)
     }
     print(String(format: "  insert + save                        %8.1f ms   raw %6.1f ms   ", median(storeInsert), median(rawInsert)) + ratios(storeInsert, rawInsert))
     print(String(format: "  fetch + read every attribute         %8.1f ms   raw %6.1f ms   ", median(storeRead), median(rawRead)) + ratios(storeRead, rawRead))
+    checkGoal("SQLite insert + save of \(count) objects / raw sqlite3", ratio: median(zip(storeInsert, rawInsert).map { $0 / $1 }), goal: 2)
+    checkGoal("SQLite fetch + read of \(count) objects / raw sqlite3", ratio: median(zip(storeRead, rawRead).map { $0 / $1 }), goal: 2)
     print(String(format: "  (then dropping the reading context and its %d objects: %.1f ms, not counted above)", count, median(storeTeardown)))
 }
 if sink == 42 { print("") }
@@ -382,3 +384,5 @@ if sections.contains("postgres") || sections.contains("postgres-library") {
     print("postgres: this build has no PostgreSQL store; run `make bench-postgres`")
     #endif
 }
+
+reportGoals()

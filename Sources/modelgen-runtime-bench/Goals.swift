@@ -1,0 +1,42 @@
+import Foundation
+
+// The bench's goals (issue 42): each ratio with a goal is recorded as it is printed; at the end the
+// bench lists those over their goal by more than the noise band and exits with status 1, so a
+// regression fails `make bench` loudly instead of scrolling past.
+
+/// How far over its goal a ratio may be before it counts as a regression: repeated runs of the
+/// library section on this machine varied by up to ±7% (list at 20,000 books: 2.02–2.29×), so 10%.
+let goalNoiseBand = 0.10
+
+/// A measured ratio and its goal.
+struct GoalCheck {
+    let name: String
+    let ratio: Double
+    let goal: Double
+}
+
+@MainActor var goalChecks: [GoalCheck] = []
+
+/// Records a ratio against its goal (printed with the section's figures by the caller).
+@MainActor func checkGoal(_ name: String, ratio: Double, goal: Double) {
+    goalChecks.append(GoalCheck(name: name, ratio: ratio, goal: goal))
+}
+
+/// Prints every goal with its ratio; exits 1 when one is over its goal by more than the noise band.
+@MainActor func reportGoals() {
+    guard !goalChecks.isEmpty else { return }
+    print("")
+    print("goals (a ratio over its goal by more than \(Int(goalNoiseBand * 100))% fails the bench):")
+    var failed = 0
+    for check in goalChecks {
+        let over = check.ratio > check.goal * (1 + goalNoiseBand)
+        if over { failed += 1 }
+        let name = check.name.padding(toLength: max(62, check.name.count), withPad: " ", startingAt: 0)
+        print("  \(over ? "OVER" : "ok  ") \(name) " + String(format: "%6.2fx  goal <= %.1fx", check.ratio, check.goal))
+    }
+    if failed > 0 {
+        print("bench: \(failed) of \(goalChecks.count) ratios over their goal (see above)")
+        fflush(nil)
+        exit(1)
+    }
+}
