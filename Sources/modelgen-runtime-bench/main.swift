@@ -332,7 +332,7 @@ func runSelf(_ arguments: [String]) throws -> Int32 {
 if runs("predicate") { try runPredicateBench() }
 
 if runs("library") {
-    try runLibraryBench(books: 20_000, rounds: 11)
+    if ProcessInfo.processInfo.environment["MODELGEN_BENCH_LIBRARY_SMALL"] != "0" { try runLibraryBench(books: 20_000, rounds: 11) }
     if ProcessInfo.processInfo.environment["MODELGEN_BENCH_LIBRARY_LARGE"] != "0" { try runLibraryBench(books: 200_000, rounds: 5) }
 }
 
