@@ -6,24 +6,9 @@ import Testing
 /// (issue 41): a fetch never reads relationships nobody uses, a loop over a list stays out of N+1, and
 /// every way of reading or changing a relationship sees the stored members first.
 @Suite struct LazyToManyTests {
-    /// A SQLite blog of `posts` posts by one author each of `posts / 10`, with two of three tags each.
+    /// A SQLite blog of `posts` posts by one author each of `posts / 10`, with two of three tags and a comment each.
     func blog(posts: Int) throws -> (ManagedContainer, StatementCounter, URL) {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("lazy-to-many-\(UUID().uuidString).sqlite")
-        let counter = StatementCounter()
-        var configuration = SQLiteConfiguration()
-        configuration.statementCounter = counter
-        let container = ManagedContainer(model: BlogModel.model, store: try SQLiteStore(url: url, model: BlogModel.model, configuration: configuration))
-        let context = container.newContext(observation: .unobserved)
-        let tags = ["a", "b", "c"].map { Tag(context: context, name: $0) }
-        var authors: [Author] = []
-        for index in 0..<posts {
-            if index % 10 == 0 { authors.append(makeAuthor(context, "Author\(index)")) }
-            let post = Post(context: context, title: "Post \(index)", author: authors[authors.count - 1])
-            post.addToTags(tags[index % 3])
-            post.addToTags(tags[(index + 1) % 3])
-        }
-        try context.save()
-        return (container, counter, url)
+        try PrefetchTests().blog(posts: posts, postsPerAuthor: 10)
     }
 
     @Test func aFetchReadsNoToManyRelationshipAndALoopLoadsThemABatchAtATime() throws {

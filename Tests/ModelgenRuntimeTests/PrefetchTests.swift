@@ -7,9 +7,9 @@ import Testing
 /// `relationshipKeyPathsForPrefetching` loads related objects with one query per step of each path,
 /// whatever the number of results. Counted with SQLite's statement trace (queries only).
 @Suite struct PrefetchTests {
-    /// A SQLite store of `posts` posts by `posts / 5` authors, each post with two of three tags and
-    /// one comment; and the counter of the statements its connections run.
-    func blog(posts: Int) throws -> (ManagedContainer, StatementCounter, URL) {
+    /// A SQLite store of `posts` posts, `postsPerAuthor` by each author, each post with two of three
+    /// tags and one comment; and the counter of the statements its connections run.
+    func blog(posts: Int, postsPerAuthor: Int = 5) throws -> (ManagedContainer, StatementCounter, URL) {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("prefetch-\(UUID().uuidString).sqlite")
         let counter = StatementCounter()
         var configuration = SQLiteConfiguration()
@@ -21,7 +21,7 @@ import Testing
         reader.firstName = "Rea"; reader.lastName = "Der"; reader.email = "reader@example.com"; reader.createdAt = Date()
         var authors: [Author] = []
         for index in 0..<posts {
-            if index % 5 == 0 { authors.append(makeAuthor(context, "Author\(index)")) }
+            if index % postsPerAuthor == 0 { authors.append(makeAuthor(context, "Author\(index)")) }
             let post = Post(context: context, title: "Post \(index)", author: authors[authors.count - 1])
             post.addToTags(tags[index % 3])
             post.addToTags(tags[(index + 1) % 3])

@@ -63,28 +63,21 @@ final class ChangeBroadcaster: Sendable {
 extension ChangeSet {
     /// The change set as the JSON `JSONEncoder` with sorted keys writes (what the stores' history rows
     /// hold, and `JSONDecoder` reads back), written directly: a batch of thousands of records is
-    /// recorded in a fraction of the encoder's time. Records are listed in key order.
+    /// recorded in a fraction of the encoder's time. Updated records are listed in key order.
     package func historyJSON() -> Data {
         var text = "{\"deleted\":["
+        // Names are few (entity and property names): each is encoded by JSONEncoder once.
+        var encoded: [String: String] = [:]
+        func appendString(_ string: String) {
+            if let known = encoded[string] { return text += known }
+            let json = (try? JSONEncoder().encode(string)).map { String(decoding: $0, as: UTF8.self) } ?? "\"\""
+            encoded[string] = json
+            text += json
+        }
         func append(_ id: ObjectID) {
             text += "{\"entityName\":"
             appendString(id.entityName)
             text += ",\"key\":\(id.key)}"
-        }
-        func appendString(_ string: String) {
-            text += "\""
-            for scalar in string.unicodeScalars {
-                switch scalar {
-                case "\"": text += "\\\""
-                case "\\": text += "\\\\"
-                case "\n": text += "\\n"
-                case "\r": text += "\\r"
-                case "\t": text += "\\t"
-                case _ where scalar.value < 0x20: text += String(format: "\\u%04x", scalar.value)
-                default: text.unicodeScalars.append(scalar)
-                }
-            }
-            text += "\""
         }
         for (index, id) in deleted.enumerated() {
             if index > 0 { text += "," }
