@@ -19,7 +19,7 @@ struct Modelgen: ParsableCommand {
             Exit status: 0 success, 1 model errors or stale output, 2 usage or I/O errors.
             """,
         version: ModelgenVersion.current,
-        subcommands: [Project.self, Validate.self, Generate.self, Graph.self, Import.self, Export.self, Format.self, Config.self],
+        subcommands: [Project.self, Validate.self, Generate.self, Diff.self, Graph.self, Import.self, Export.self, Format.self, Config.self],
         defaultSubcommand: Project.self
     )
 }
