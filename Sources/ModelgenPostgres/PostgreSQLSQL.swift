@@ -87,11 +87,12 @@ enum PostgreSQLSQL {
             }
         }
         let oldJoinTables = Set(previous?.entities.flatMap { $0.relationships.compactMap(\.joinTable) } ?? [])
-        for join in schema.entities.flatMap({ $0.relationships.compactMap(\.joinTable) }).sorted() where !oldJoinTables.contains(join) {
-            statements.append("CREATE TABLE \(quote(join)) (\"source\" bigint NOT NULL, \"target\" bigint NOT NULL, \"target.entity\" bigint NOT NULL, \"position\" bigint NOT NULL)")
-            statements.append(SQLiteSchemaPlanner.membersIndex(join))
-            statements.append("CREATE INDEX \(quote(join + ".target")) ON \(quote(join)) (\"target\")")
+        let paired = Set(schema.entities.flatMap { $0.relationships.filter { $0.joinColumns != nil }.compactMap(\.joinTable) })
+        for join in Set(schema.entities.flatMap({ $0.relationships.compactMap(\.joinTable) })).sorted() where !oldJoinTables.contains(join) {
+            statements += SQLiteSchemaPlanner.joinTableStatements(join, paired: paired.contains(join), integer: "bigint")
         }
+        // A store of format 1: each many-to-many pair's two tables become one.
+        for merge in plan.joinMerges { statements += merge.statements(integer: "bigint") }
         statements += plan.statements.filter { $0.hasPrefix("CREATE INDEX") || $0.hasPrefix("CREATE UNIQUE INDEX") }
         return statements
     }

@@ -211,8 +211,8 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
         case .toManyByInverse(let table, let inverse, let order):
             let orderBy = order.map { "\(PostgreSQLSQL.quote($0)), " } ?? ""
             sql = "SELECT \"Z_PK\", \"Z_ENT\"::bigint FROM \(PostgreSQLSQL.quote(table)) WHERE \(PostgreSQLSQL.quote(inverse)) = $1 ORDER BY \(orderBy)\"Z_PK\""
-        case .toManyByJoin(let table):
-            sql = "SELECT \"target\", \"target.entity\" FROM \(PostgreSQLSQL.quote(table)) WHERE \"source\" = $1 ORDER BY \"position\""
+        case .toManyByJoin(let join):
+            sql = "SELECT \(join.target), \(join.targetEntity) FROM \(join.t) WHERE \(join.source) = $1 ORDER BY \(join.position)"
         default:
             return []
         }
@@ -446,12 +446,16 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
         }
 
         // Deleted records: one DELETE per entity over the array of their keys (and one per join table).
+        var deferredLinkDeletes: [(join: SQLiteLayout.JoinTable, keys: [Int64])] = []
         for (name, deleted) in Self.grouped(changes.deleted, by: \.id.entityName) {
             let entity = try entity(name), keys = deleted.map(\.id.key)
             send("DELETE FROM \(PostgreSQLSQL.quote(entity.table.name)) WHERE \"Z_PK\" = ANY($1) AND \"Z_ENT\" = $2",
                  Self.bindings { $0.append(keys); $0.append(Int32(entity.code)) })
-            for case .toManyByJoin(let table) in entity.layout.storage {
-                send("DELETE FROM \(PostgreSQLSQL.quote(table)) WHERE \"source\" = ANY($1)", Self.bindings { $0.append(keys) })
+            for case .toManyByJoin(let join) in entity.layout.storage {
+                // A pair's rows are the other side's links too: they go after the constraints are checked,
+                // so that a deny rule still sees a link another save added meanwhile.
+                if join.isPaired { deferredLinkDeletes.append((join, keys)); continue }
+                send("DELETE FROM \(join.t) WHERE \(join.source) = ANY($1)", Self.bindings { $0.append(keys) })
             }
         }
         // New records: one statement per entity over arrays of their column values (unnest), or one
@@ -538,6 +542,7 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
 
         // To-many relationships of every written row: a property-level save's deltas (other saves'
         // members stay), or whole lists.
+        let insertedKeys = Set(insertedIDs)   // records this save inserts have no join rows but this save's
         func writeToMany(_ row: StoreRow, _ id: ObjectID, deltas: [Int: ToManyDelta]?) throws {
             let entity = try entity(id.entityName)
             for (slot, storage) in entity.layout.storage.enumerated() {
@@ -547,17 +552,38 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
                 }
                 guard slot < row.values.count, case .references(let targets) = row.values[slot] else { continue }
                 switch storage {
-                case .toManyByJoin(let table):
-                    send("DELETE FROM \(PostgreSQLSQL.quote(table)) WHERE \"source\" = $1", Self.bindings { $0.append(id.key) })
+                case .toManyByJoin(let join) where !join.isPaired:
+                    send("DELETE FROM \(join.t) WHERE \(join.source) = $1", Self.bindings { $0.append(id.key) })
                     let resolved = targets.map(resolve)
                     guard !resolved.isEmpty else { continue }
-                    send("INSERT INTO \(PostgreSQLSQL.quote(table)) (\"source\", \"target\", \"target.entity\", \"position\") "
+                    send("INSERT INTO \(join.t) (\(join.source), \(join.target), \(join.targetEntity), \(join.position)) "
                          + "SELECT $1, target, code, position - 1 FROM unnest($2::bigint[], $3::bigint[]) WITH ORDINALITY AS t(target, code, position)",
                          Self.bindings {
                              $0.append(id.key)
                              $0.append(resolved.map(\.key))
                              $0.append(resolved.map { self.entities[$0.entityName]?.code ?? 0 })
                          })
+                case .toManyByJoin(let join):
+                    // A pair's table: the other side's links and order stay; this side's list is made so.
+                    let resolved = targets.map(resolve)
+                    if !insertedKeys.contains(id) {
+                        send("DELETE FROM \(join.t) WHERE \(join.source) = $1 AND NOT (\(join.target) = ANY($2))",
+                             Self.bindings { $0.append(id.key); $0.append(resolved.map(\.key)) })
+                    }
+                    guard !resolved.isEmpty else { continue }
+                    send("INSERT INTO \(join.t) (\(join.source), \(join.target), \(join.targetEntity), \(join.position), \(join.sourceEntity), \(join.otherPosition)) "
+                         + "SELECT $1, u.target, u.code, u.position - 1, $4, (SELECT coalesce(max(\(join.otherPosition)) + 1, 0) FROM \(join.t) WHERE \(join.target) = u.target) "
+                         + "FROM unnest($2::bigint[], $3::bigint[]) WITH ORDINALITY AS u(target, code, position) "
+                         + "WHERE NOT EXISTS (SELECT 1 FROM \(join.t) WHERE \(join.source) = $1 AND \(join.target) = u.target)",
+                         Self.bindings {
+                             $0.append(id.key)
+                             $0.append(resolved.map(\.key))
+                             $0.append(resolved.map { self.entities[$0.entityName]?.code ?? 0 })
+                             $0.append(entity.code)
+                         })
+                    send("UPDATE \(join.t) SET \(join.position) = u.position - 1 FROM unnest($2::bigint[]) WITH ORDINALITY AS u(key, position) "
+                         + "WHERE \(join.source) = $1 AND \(join.target) = u.key",
+                         Self.bindings { $0.append(id.key); $0.append(resolved.map(\.key)) })
                 case .toManyByInverse(let table, _, let order?):
                     let resolved = targets.map(resolve)
                     guard !resolved.isEmpty else { continue }
@@ -574,27 +600,30 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
         func applyToMany(_ delta: ToManyDelta, of id: ObjectID, _ storage: SQLiteLayout.Storage) throws {
             let resolved = ToManyDelta(added: delta.added.map(resolve), removed: delta.removed.map(resolve), order: delta.order?.map(resolve))
             switch storage {
-            case .toManyByJoin(let table):
-                let t = PostgreSQLSQL.quote(table)
+            case .toManyByJoin(let join):
+                let t = join.t
                 if !resolved.removed.isEmpty {
-                    send("DELETE FROM \(t) WHERE \"source\" = $1 AND \"target\" = ANY($2)",
+                    send("DELETE FROM \(t) WHERE \(join.source) = $1 AND \(join.target) = ANY($2)",
                          Self.bindings { $0.append(id.key); $0.append(resolved.removed.map(\.key)) })
                 }
                 if !resolved.added.isEmpty {
-                    send("INSERT INTO \(t) (\"source\", \"target\", \"target.entity\", \"position\") "
-                         + "SELECT $1, t.target, t.code, (SELECT coalesce(max(\"position\") + 1, 0) FROM \(t) WHERE \"source\" = $1) + t.position - 1 "
-                         + "FROM unnest($2::bigint[], $3::bigint[]) WITH ORDINALITY AS t(target, code, position) "
-                         + "WHERE NOT EXISTS (SELECT 1 FROM \(t) WHERE \"source\" = $1 AND \"target\" = t.target)",
+                    let pairColumns = join.isPaired ? ", \(join.sourceEntity), \(join.otherPosition)" : ""
+                    let pairValues = join.isPaired ? ", $4, (SELECT coalesce(max(\(join.otherPosition)) + 1, 0) FROM \(t) WHERE \(join.target) = u.target)" : ""
+                    send("INSERT INTO \(t) (\(join.source), \(join.target), \(join.targetEntity), \(join.position)\(pairColumns)) "
+                         + "SELECT $1, u.target, u.code, (SELECT coalesce(max(\(join.position)) + 1, 0) FROM \(t) WHERE \(join.source) = $1) + u.position - 1\(pairValues) "
+                         + "FROM unnest($2::bigint[], $3::bigint[]) WITH ORDINALITY AS u(target, code, position) "
+                         + "WHERE NOT EXISTS (SELECT 1 FROM \(t) WHERE \(join.source) = $1 AND \(join.target) = u.target)",
                          Self.bindings {
                              $0.append(id.key)
                              $0.append(resolved.added.map(\.key))
                              $0.append(resolved.added.map { self.entities[$0.entityName]?.code ?? 0 })
+                             if join.isPaired { $0.append(self.entities[id.entityName]?.code ?? 0) }
                          })
                 }
                 guard resolved.order != nil else { return }
-                try reorder(resolved, of: id, members: "SELECT \"target\" FROM \(t) WHERE \"source\" = $1 ORDER BY \"position\"",
-                            position: "UPDATE \(t) SET \"position\" = t.position - 1 FROM unnest($2::bigint[]) WITH ORDINALITY AS t(key, position) "
-                                + "WHERE \"source\" = $1 AND \"target\" = t.key")
+                try reorder(resolved, of: id, members: "SELECT \(join.target) FROM \(t) WHERE \(join.source) = $1 ORDER BY \(join.position)",
+                            position: "UPDATE \(t) SET \(join.position) = u.position - 1 FROM unnest($2::bigint[]) WITH ORDINALITY AS u(key, position) "
+                                + "WHERE \(join.source) = $1 AND \(join.target) = u.key")
             case .toManyByInverse(let table, let inverse, let order?) where resolved.order != nil:
                 // Membership is the members' own column (their rows carry it); the order is set here.
                 let q = PostgreSQLSQL.quote
@@ -624,6 +653,9 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
         try changes.checkConstraintsSpanningRows(model: model,
             members: { id, slot in try count(layout.memberCountSQL(try entity(id.entityName).layout, slot: slot), id) },
             referrers: { id, slot in try count(layout.referrerCountSQL(try entity(id.entityName).layout, slot: slot), id) })
+        for (join, keys) in deferredLinkDeletes {
+            _ = try connection.rows("DELETE FROM \(join.t) WHERE \(join.source) = ANY($1)", Self.bindings { $0.append(keys) })
+        }
         return StoreCommitResult(insertedIDs: insertedIDs, updatedVersions: updatedVersions)
     }
 

@@ -73,7 +73,36 @@ final class MixSong: ManagedObject {
         try FileManager.default.copyItem(at: Self.fixture, to: copy)
         let fresh = ManagedContainer(model: Self.model, store: try SQLiteStore(url: FileManager.default.temporaryDirectory.appendingPathComponent("mix-fresh-\(UUID().uuidString).sqlite"), model: Self.model))
         try Self.fill(fresh.newContext())
+        #expect(Self.tables(copy.path).isSuperset(of: ["Playlist.songs", "Song.playlists", "Song.similar"]))   // format 1: a table per side
         let opened = ManagedContainer(model: Self.model, store: try SQLiteStore(url: copy, model: Self.model))
         #expect(try Self.links(opened) == Self.links(fresh))
+        // Format 2: the pair's links in one table, read from either side; a relationship that is its own inverse keeps its table.
+        let tables = Self.tables(copy.path)
+        #expect(tables.contains("Playlist.songs") && !tables.contains("Song.playlists") && tables.contains("Song.similar"), "\(tables)")
+        // Saves go on from either side, and a second opening changes nothing.
+        let context = opened.newContext()
+        func song(_ title: String) throws -> MixSong {
+            try #require(try context.fetch(FetchRequest<MixSong>(entityName: "Song", predicate: "title == $T", variables: ["T": title])).first)
+        }
+        let list = try #require(try context.fetch(FetchRequest<MixPlaylist>(entityName: "Playlist", predicate: "name == 'List 0'")).first)
+        list.songs.insert(try song("Song 9"), at: 0)      // from the ordered side, first
+        try song("Song 11").playlists.insert(list)       // from the other side: last in the list
+        try context.save()
+        let again = ManagedContainer(model: Self.model, store: try SQLiteStore(url: copy, model: Self.model))
+        let check = try Self.links(again)
+        #expect(check[0] == "List 0: [\"Song 9\", \"Song 0\", \"Song 1\", \"Song 2\", \"Song 3\", \"Song 4\", \"Song 5\", \"Song 11\"]", "\(check[0])")
+        #expect(check.contains("Song 11: [\"List 0\", \"List 1\", \"List 3\"] [\"Song 10\"]"), "\(check)")
+    }
+
+    static func tables(_ path: String) -> Set<String> {
+        var db: OpaquePointer?
+        sqlite3_open(path, &db)
+        defer { sqlite3_close(db) }
+        var statement: OpaquePointer?
+        sqlite3_prepare_v2(db, "SELECT name FROM sqlite_master WHERE type = 'table'", -1, &statement, nil)
+        var names: Set<String> = []
+        while sqlite3_step(statement) == SQLITE_ROW { names.insert(String(cString: sqlite3_column_text(statement, 0))) }
+        sqlite3_finalize(statement)
+        return names
     }
 }

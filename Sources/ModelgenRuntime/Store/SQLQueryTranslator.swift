@@ -456,7 +456,7 @@ package final class SQLQueryTranslator {
         case .toManyByJoin(let table):
             let destination = try layout.entity(r.destinationName)
             let join = nextAlias(), inner = nextAlias()
-            let from = "FROM \(Self.quote(table)) \(join) JOIN \(Self.quote(destination.table)) \(inner) ON \(inner).\"Z_PK\" = \(join).\"target\" WHERE \(join).\"source\" = \(alias).\"Z_PK\""
+            let from = "FROM \(table.t) \(join) JOIN \(Self.quote(destination.table)) \(inner) ON \(inner).\"Z_PK\" = \(join).\(table.target) WHERE \(join).\(table.source) = \(alias).\"Z_PK\""
             return (from, inner, destination)
         default:
             return nil

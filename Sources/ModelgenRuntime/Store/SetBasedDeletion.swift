@@ -77,13 +77,14 @@ package struct SetBasedDeletionPlan {
                     let orderClear = order.map { ", \(q($0)) = NULL" } ?? ""
                     statements.append(("UPDATE \(q(table)) SET \(q(column)) = NULL, \(q(column + ".entity")) = NULL\(orderClear), \"Z_OPT\" = \"Z_OPT\" + 1 "
                                        + "WHERE \(q(column)) IN \(matched) RETURNING CAST(\"Z_PK\" AS BIGINT), CAST(\"Z_ENT\" AS BIGINT)", inverse.name))
-                case .toManyByJoin(let table):
-                    guard seenTables.insert(table).inserted else { continue }
+                case .toManyByJoin(let join):
+                    // Per side: a pair's table holds both sides' links, each side's owner in its own column.
+                    guard seenTables.insert("\(join.table).\(join.columns.source)").inserted else { continue }
                     let reported = r.deleteRule == .nullify ? inverse : nil
-                    statements.append(("DELETE FROM \(q(table)) WHERE \"source\" IN \(matched) RETURNING CAST(\"target\" AS BIGINT), CAST(\"target.entity\" AS BIGINT)", reported?.name))
-                    if reported != nil, let inverseSlot, let other = layout.entities[destination.name],
-                       case .toManyByJoin(let inverseTable) = other.storage[inverseSlot], seenTables.insert(inverseTable).inserted {
-                        statements.append(("DELETE FROM \(q(inverseTable)) WHERE \"target\" IN \(matched)", nil))
+                    statements.append(("DELETE FROM \(join.t) WHERE \(join.source) IN \(matched) RETURNING CAST(\(join.target) AS BIGINT), CAST(\(join.targetEntity) AS BIGINT)", reported?.name))
+                    if !join.isPaired, reported != nil, let inverseSlot, let other = layout.entities[destination.name],
+                       case .toManyByJoin(let inverseJoin) = other.storage[inverseSlot], seenTables.insert("\(inverseJoin.table).\(inverseJoin.columns.target)").inserted {
+                        statements.append(("DELETE FROM \(inverseJoin.t) WHERE \(inverseJoin.target) IN \(matched)", nil))
                     }
                 default:
                     continue

@@ -63,6 +63,8 @@ final class SQLiteConnection {
     let path: String
     let busyTimeoutMilliseconds: Int32
     private var statements: [String: SQLiteStatement] = [:]
+    /// The rows the last statement inserted, updated or deleted (`sqlite3_changes`).
+    var changes: Int { Int(sqlite3_changes(handle)) }
     /// Counts the statements this connection runs, when the configuration asks for it.
     private let statementCounter: StatementCounter?
 

@@ -11,8 +11,48 @@ package struct SQLiteLayout {
         case toOne(column: String)
         /// A to-many relationship read through its to-one inverse (destination table, inverse's column, order column).
         case toManyByInverse(destinationTable: String, inverseColumn: String, orderColumn: String?)
-        /// A to-many relationship in a join table.
-        case toManyByJoin(table: String)
+        /// A to-many relationship in a join table (its own, or its pair's).
+        case toManyByJoin(JoinTable)
+    }
+
+    /// A join table as one relationship reads and writes it: the table, and the columns of its side.
+    package struct JoinTable: Hashable, Sendable {
+        package var table: String
+        /// This side's columns (a table of one relationship: `source`, `target`, `target.entity`, `position`).
+        package var columns: SQLiteSchema.JoinColumns
+        /// Whether a many-to-many pair shares the table: a row written from this side fills the other
+        /// side's entity and order columns too.
+        package var isPaired: Bool
+
+        /// The join table of a recorded relationship.
+        init(table: String, columns: SQLiteSchema.JoinColumns?) {
+            self.table = table
+            self.columns = columns ?? SQLiteSchema.JoinColumns(source: "source", sourceEntity: "", position: "position",
+                                                                target: "target", targetEntity: "target.entity", otherPosition: "")
+            isPaired = columns != nil
+        }
+
+        /// The quoted names, for building statements.
+        package var t: String { SQLiteSchemaPlanner.quote(table) }
+        package var source: String { SQLiteSchemaPlanner.quote(columns.source) }
+        package var target: String { SQLiteSchemaPlanner.quote(columns.target) }
+        package var targetEntity: String { SQLiteSchemaPlanner.quote(columns.targetEntity) }
+        package var position: String { SQLiteSchemaPlanner.quote(columns.position) }
+        package var sourceEntity: String { SQLiteSchemaPlanner.quote(columns.sourceEntity) }
+        package var otherPosition: String { SQLiteSchemaPlanner.quote(columns.otherPosition) }
+
+        /// `INSERT` of one link from this side unless it is there (the other side of a pair may have
+        /// written it in the same save): ?1 owner, ?2 member, ?3 member's entity code, ?4 owner's entity
+        /// code, ?5 this side's position when `positioned` (else after its last); the other side's
+        /// position after its last (`placeholder` numbers the parameters: `?n` or `$n`).
+        package func insertLinkSQL(positioned: Bool = false, _ placeholder: (Int) -> String) -> String {
+            let (p1, p2, p3, p4) = (placeholder(1), placeholder(2), placeholder(3), placeholder(4))
+            let mine = positioned ? placeholder(5) : "(SELECT coalesce(max(\(position)) + 1, 0) FROM \(t) WHERE \(source) = \(p1))"
+            let pairColumns = isPaired ? ", \(sourceEntity), \(otherPosition)" : ""
+            let pairValues = isPaired ? ", \(p4), (SELECT coalesce(max(\(otherPosition)) + 1, 0) FROM \(t) WHERE \(target) = \(p2))" : ""
+            return "INSERT INTO \(t) (\(source), \(target), \(targetEntity), \(position)\(pairColumns)) SELECT \(p1), \(p2), \(p3), \(mine)\(pairValues) "
+                + "WHERE NOT EXISTS (SELECT 1 FROM \(t) WHERE \(source) = \(p1) AND \(target) = \(p2))"
+        }
     }
 
     /// What reading or writing a row does with one slot: its storage without the names (walking these
@@ -151,7 +191,7 @@ package struct SQLiteLayout {
                         storage.append(.toOne(column: column))
                         selectIndex.append(Int32(columns.firstIndex(of: column)!))
                     } else if let join = stored.joinTable {
-                        storage.append(.toManyByJoin(table: join))
+                        storage.append(.toManyByJoin(JoinTable(table: join, columns: stored.joinColumns)))
                         selectIndex.append(-1)
                     } else {
                         let destination = schema.entity(named: r.destinationName)!
@@ -232,7 +272,7 @@ extension SQLiteLayout {
     package func memberCountSQL(_ entity: Entity, slot: Int) -> String? {
         let q = SQLiteSchemaPlanner.quote
         switch entity.storage[slot] {
-        case .toManyByJoin(let table): return "SELECT count(*) FROM \(q(table)) WHERE \"source\" = ?"
+        case .toManyByJoin(let join): return "SELECT count(*) FROM \(join.t) WHERE \(join.source) = ?"
         case .toManyByInverse(let table, let column, _): return "SELECT count(*) FROM \(q(table)) WHERE \(q(column)) = ?"
         default: return nil
         }
@@ -248,8 +288,8 @@ extension SQLiteLayout {
         case .toManyByInverse(let table, let inverse, let order):
             let orderBy = order.map { "\(q($0)), " } ?? ""
             return "SELECT \(q(inverse)), \"Z_PK\", CAST(\"Z_ENT\" AS BIGINT) FROM \(q(table)) WHERE \(q(inverse)) \(owners) ORDER BY \(q(inverse)), \(orderBy)\"Z_PK\""
-        case .toManyByJoin(let table):
-            return "SELECT \"source\", \"target\", \"target.entity\" FROM \(q(table)) WHERE \"source\" \(owners) ORDER BY \"source\", \"position\""
+        case .toManyByJoin(let join):
+            return "SELECT \(join.source), \(join.target), \(join.targetEntity) FROM \(join.t) WHERE \(join.source) \(owners) ORDER BY \(join.source), \(join.position)"
         default:
             return nil
         }
@@ -264,7 +304,7 @@ extension SQLiteLayout {
         guard let inverse, let other = entities[destination.name] else { return nil }
         switch other.storage[inverse] {
         case .toOne(let column): return "SELECT count(*) FROM \(q(other.table)) WHERE \(q(column)) = ?"
-        case .toManyByJoin(let table): return "SELECT count(*) FROM \(q(table)) WHERE \"target\" = ?"
+        case .toManyByJoin(let join): return "SELECT count(*) FROM \(join.t) WHERE \(join.target) = ?"
         default: return nil
         }
     }

@@ -9,10 +9,15 @@ import Foundation
 /// - A to-one relationship: a column with the destination's key and `<name>.entity` with its entity code.
 /// - A to-many relationship whose inverse is to-one: nothing of its own (the inverse's column says it);
 ///   when ordered, `<inverse>.order` on the destination's table keeps the order.
-/// - Any other to-many relationship (many-to-many, no inverse): a join table `"<Entity>.<name>"` with
-///   `source`, `target`, `target.entity` and `position`, one per side.
+/// - A many-to-many pair: one join table, `"<Entity>.<name>"` of the side whose `Entity.name` sorts
+///   first, one row per link: `source`, `source.entity` and `position` (that side's owner and order),
+///   `target`, `target.entity` and `target.position` (the other side's). Stores made before format 2
+///   kept a table per side; opening one merges each pair's two tables into one.
+/// - Any other to-many relationship (no inverse, or its own inverse): a join table `"<Entity>.<name>"`
+///   with `source`, `target`, `target.entity` and `position`.
 package struct SQLiteSchema: Codable, Equatable {
-    package static let formatVersion = 1
+    /// 2: one join table per many-to-many pair (1: one per side).
+    package static let formatVersion = 2
 
     package var formatVersion = SQLiteSchema.formatVersion
     package var modelName: String
@@ -47,6 +52,28 @@ package struct SQLiteSchema: Codable, Equatable {
         package var orderColumn: String?
         /// Other to-many: the join table.
         package var joinTable: String?
+        /// For a join table a many-to-many pair shares: the columns this side reads and writes (nil: the
+        /// table is this relationship's alone, with `source`, `target`, `target.entity` and `position`).
+        package var joinColumns: JoinColumns?
+    }
+
+    /// The columns one side of a many-to-many pair uses in the pair's join table.
+    package struct JoinColumns: Codable, Hashable, Sendable {
+        /// The owner's key, its entity code and its order among the owner's members.
+        package var source: String
+        package var sourceEntity: String
+        package var position: String
+        /// The member's key and entity code, and the owner's order among the member's own members (the other side's).
+        package var target: String
+        package var targetEntity: String
+        package var otherPosition: String
+
+        /// The side whose `Entity.name` sorts first: the table's `source` is its owner.
+        package static let first = JoinColumns(source: "source", sourceEntity: "source.entity", position: "position",
+                                               target: "target", targetEntity: "target.entity", otherPosition: "target.position")
+        /// The other side: the same columns, seen from the member.
+        package static let second = JoinColumns(source: "target", sourceEntity: "target.entity", position: "target.position",
+                                                target: "source", targetEntity: "source.entity", otherPosition: "position")
     }
 
     package func entity(named name: String) -> Entity? { entities.first { $0.name == name } }
@@ -77,6 +104,8 @@ package struct SQLiteSchemaPlanner {
         /// The names of the model's indexes and unique indexes (`Entity.index(a,b)`, `Entity.unique(a,b)`):
         /// any other index so named is left over from an earlier model and dropped.
         package var modelIndexNames: Set<String> = []
+        /// The join tables of format 1 to merge, a pair's two into one (see `JoinMerge`).
+        package var joinMerges: [JoinMerge] = []
 
         /// The problems that keep a store from opening with `policy`, with how to allow the losses.
         package func refusals(under policy: MigrationPolicy) -> [String] {
@@ -89,14 +118,44 @@ package struct SQLiteSchemaPlanner {
     package enum Removal: Equatable, Sendable {
         /// References to records of a removed subentity: a to-one column pair set to NULL where it names the code.
         case unlink(table: String, column: String, code: Int64)
-        /// Join-table rows whose target is a record of a removed subentity.
-        case joinRows(table: String, code: Int64)
+        /// Join-table rows whose target (or, in a pair's table, either side) is a record of a removed subentity.
+        case joinRows(table: String, code: Int64, paired: Bool)
         /// The records of a removed subentity, from the table its hierarchy keeps.
         case rows(table: String, code: Int64)
         /// A column of a table that stays (a removed attribute, a to-one's key or entity code, an order column).
         case column(table: String, column: String)
         /// A whole table: a removed root entity's, or a removed many-to-many's join table.
         case table(String)
+    }
+
+    /// A many-to-many pair stored in two tables (format 1) becoming one: `kept` (the owner side's)
+    /// gains the other side's entity and order columns, filled from `dropped`, which goes.
+    package struct JoinMerge: Equatable, Sendable {
+        package var kept: String
+        package var dropped: String
+        /// The root tables of the owner side's and the other side's entities (their records' entity codes).
+        package var ownerRoot: String
+        package var otherRoot: String
+
+        /// The statements of the merge, `integer` the database's integer type; links only one table
+        /// held (a store written inconsistently) are kept, after the others in order.
+        package func statements(integer: String) -> [String] {
+            let q = SQLiteSchemaPlanner.quote
+            let (k, d) = (q(kept), q(dropped))
+            return [
+                "ALTER TABLE \(k) ADD COLUMN \"source.entity\" \(integer)",
+                "ALTER TABLE \(k) ADD COLUMN \"target.position\" \(integer)",
+                "UPDATE \(k) SET \"source.entity\" = (SELECT o.\"Z_ENT\" FROM \(q(ownerRoot)) o WHERE o.\"Z_PK\" = \(k).\"source\"), "
+                    + "\"target.position\" = (SELECT d.\"position\" FROM \(d) d WHERE d.\"source\" = \(k).\"target\" AND d.\"target\" = \(k).\"source\")",
+                "INSERT INTO \(k) (\"source\", \"target\", \"target.entity\", \"position\", \"source.entity\", \"target.position\") "
+                    + "SELECT d.\"target\", d.\"source\", (SELECT o.\"Z_ENT\" FROM \(q(otherRoot)) o WHERE o.\"Z_PK\" = d.\"source\"), 1000000000 + d.\"position\", d.\"target.entity\", d.\"position\" "
+                    + "FROM \(d) d WHERE NOT EXISTS (SELECT 1 FROM \(k) x WHERE x.\"source\" = d.\"target\" AND x.\"target\" = d.\"source\")",
+                "UPDATE \(k) SET \"target.position\" = 1000000000 + \"position\" WHERE \"target.position\" IS NULL",
+                "DROP TABLE \(d)",
+                "DROP INDEX IF EXISTS \(q(kept + ".target"))",
+                SQLiteSchemaPlanner.inverseMembersIndex(kept),
+            ]
+        }
     }
 
     package func plan() -> Plan {
@@ -189,6 +248,12 @@ package struct SQLiteSchemaPlanner {
         }
 
         // To-many relationships, now that every table's columns are known.
+        var pairTables: [String: String] = [:]
+        var joinMerges: [JoinMerge] = []
+        /// The table of the root of an entity's hierarchy.
+        func rootTable(_ name: String) -> String {
+            entities.first { $0.name == root(of: model.entity(named: name)!).name }!.table
+        }
         for entity in ordered {
             let index = entities.firstIndex { $0.name == entity.name }!
             let old = previous?.entity(named: entity.name)
@@ -212,8 +277,39 @@ package struct SQLiteSchemaPlanner {
                             }
                         }
                     }
+                } else if let pair = pairing(of: r, declaredBy: entity) {
+                    // One join table per many-to-many pair (format 2), its owner the side that sorts first.
+                    let otherMatch = previous?.entity(named: pair.otherEntity)?.relationships.first { $0.name == pair.otherName }
+                    let columns: SQLiteSchema.JoinColumns = pair.isOwner ? .first : .second
+                    if let match, let table = match.joinTable, match.joinColumns != nil {
+                        stored.joinTable = table
+                        stored.joinColumns = match.joinColumns
+                    } else if let match, let table = match.joinTable, let otherTable = otherMatch?.joinTable, otherMatch?.joinColumns == nil {
+                        // A store of format 1: the pair's two tables become the owner's one.
+                        let (kept, dropped) = pair.isOwner ? (table, otherTable) : (otherTable, table)
+                        stored.joinTable = kept
+                        stored.joinColumns = columns
+                        let merge = JoinMerge(kept: kept, dropped: dropped, ownerRoot: rootTable(pair.isOwner ? entity.name : pair.otherEntity),
+                                              otherRoot: rootTable(pair.isOwner ? pair.otherEntity : entity.name))
+                        if !joinMerges.contains(merge) { joinMerges.append(merge) }
+                    } else if match?.joinTable != nil || otherMatch?.joinTable != nil && otherMatch?.joinColumns == nil {
+                        // One side stored before alone, the other new: each keeps a table of its own.
+                        stored.joinTable = match?.joinTable ?? tableNames.allocate("\(entity.name).\(r.name)")
+                        if match?.joinTable == nil { statements.append(Self.createJoinTable(stored.joinTable!)) }
+                    } else {
+                        stored.joinColumns = columns
+                        if let table = otherMatch?.joinTable ?? pairTables[pair.ownerKey] {
+                            stored.joinTable = table
+                        } else {
+                            let table = tableNames.allocate(pair.ownerKey)
+                            pairTables[pair.ownerKey] = table
+                            stored.joinTable = table
+                            statements.append(Self.createJoinTable(table, paired: true))
+                        }
+                    }
                 } else {
                     stored.joinTable = match?.joinTable ?? tableNames.allocate("\(entity.name).\(r.name)")
+                    stored.joinColumns = match?.joinColumns
                     if match?.joinTable == nil { statements.append(Self.createJoinTable(stored.joinTable!)) }
                 }
                 if let match, match.inverse != stored.inverse || (match.joinTable == nil) != (stored.joinTable == nil) {
@@ -234,7 +330,8 @@ package struct SQLiteSchemaPlanner {
                 remove(.column(table: old.table, column: column))
                 remove(.column(table: old.table, column: column + ".entity"))
             }
-            if let join = r.joinTable { remove(.table(join)) }
+            // A pair's table stays while the other side of the pair is kept.
+            if let join = r.joinTable, !entities.contains(where: { $0.relationships.contains { $0.joinTable == join } }) { remove(.table(join)) }
             if let order = r.orderColumn, let destination = previous?.entity(named: r.destination), keptTables.contains(destination.table) {
                 remove(.column(table: destination.table, column: order))
             }
@@ -274,7 +371,7 @@ package struct SQLiteSchemaPlanner {
             for entity in entities {
                 for r in entity.relationships {
                     if let column = r.column { unlinks.append(.unlink(table: entity.table, column: column, code: code)) }
-                    if let join = r.joinTable { unlinks.append(.joinRows(table: join, code: code)) }
+                    if let join = r.joinTable { unlinks.append(.joinRows(table: join, code: code, paired: r.joinColumns != nil)) }
                 }
             }
         }
@@ -348,18 +445,45 @@ package struct SQLiteSchemaPlanner {
         }
 
         let schema = SQLiteSchema(modelName: model.name, versionHash: model.versionHash, entities: entities)
+        for merge in joinMerges { statements += merge.statements(integer: "INTEGER") }
         return Plan(schema: schema, statements: statements, problems: problems, losses: losses, removals: removals,
-                    modelIndexNames: modelIndexNames)
+                    modelIndexNames: modelIndexNames, joinMerges: joinMerges)
     }
 
     private func codes(of entity: EntityDescription, in entities: [SQLiteSchema.Entity]) -> [Int64] {
         entity.selfAndDescendants.compactMap { e in entities.first { $0.name == e.name }?.code }
     }
 
-    static func createJoinTable(_ table: String) -> String {
-        "CREATE TABLE \(quote(table)) (\"source\" INTEGER NOT NULL, \"target\" INTEGER NOT NULL, \"target.entity\" INTEGER NOT NULL, \"position\" INTEGER NOT NULL);"
-            + " \(membersIndex(table));"
-            + " CREATE INDEX \(quote(table + ".target")) ON \(quote(table)) (\"target\")"
+    /// The statements creating a join table (`paired`: a many-to-many pair's, with both sides' entity
+    /// and order columns, and an index for each side's reads), `integer` the database's integer type.
+    package static func joinTableStatements(_ table: String, paired: Bool, integer: String) -> [String] {
+        let pairColumns = paired ? ", \"source.entity\" \(integer), \"target.position\" \(integer)" : ""
+        return ["CREATE TABLE \(quote(table)) (\"source\" \(integer) NOT NULL, \"target\" \(integer) NOT NULL, \"target.entity\" \(integer) NOT NULL, \"position\" \(integer) NOT NULL\(pairColumns))",
+                membersIndex(table),
+                paired ? inverseMembersIndex(table) : "CREATE INDEX \(quote(table + ".target")) ON \(quote(table)) (\"target\")"]
+    }
+
+    static func createJoinTable(_ table: String, paired: Bool = false) -> String {
+        joinTableStatements(table, paired: paired, integer: "INTEGER").joined(separator: "; ")
+    }
+
+    /// A pair's join table's index for the second side's reads (target, its order, source, source entity).
+    package static func inverseMembersIndex(_ table: String) -> String {
+        "CREATE INDEX IF NOT EXISTS \(quote(table + ".inverse")) ON \(quote(table)) (\"target\", \"target.position\", \"source\", \"source.entity\")"
+    }
+
+    /// Which side of a many-to-many pair a to-many relationship declared by `entity` is: nil when it has no
+    /// to-many inverse, or is its own inverse (those keep a table of their own).
+    func pairing(of r: RelationshipDescription, declaredBy entity: EntityDescription) -> (isOwner: Bool, ownerKey: String, otherEntity: String, otherName: String)? {
+        guard let inverseName = r.inverseName, var declaring = model.entity(named: r.destinationName) else { return nil }
+        while !declaring.ownRelationships.contains(where: { $0.name == inverseName }) {
+            guard let parent = declaring.parent else { return nil }
+            declaring = parent
+        }
+        guard let inverse = declaring.ownRelationships.first(where: { $0.name == inverseName }), inverse.isToMany, !inverse.isTransient,
+              !(declaring.name == entity.name && inverseName == r.name) else { return nil }
+        let mine = "\(entity.name).\(r.name)", theirs = "\(declaring.name).\(inverseName)"
+        return (mine < theirs, min(mine, theirs), declaring.name, inverseName)
     }
 
     /// The name of a join table's index of its rows by source: it holds every column a read of a
@@ -411,8 +535,8 @@ extension SQLiteSchemaPlanner.Removal {
         switch self {
         case .unlink(let table, let column, let code):
             return "UPDATE \(quote(table)) SET \(quote(column)) = NULL, \(quote(column + ".entity")) = NULL WHERE \(quote(column + ".entity")) = \(code)"
-        case .joinRows(let table, let code):
-            return "DELETE FROM \(quote(table)) WHERE \"target.entity\" = \(code)"
+        case .joinRows(let table, let code, let paired):
+            return "DELETE FROM \(quote(table)) WHERE \"target.entity\" = \(code)" + (paired ? " OR \"source.entity\" = \(code)" : "")
         case .rows(let table, let code):
             return "DELETE FROM \(quote(table)) WHERE \"Z_ENT\" = \(code)"
         case .column(let table, let column):

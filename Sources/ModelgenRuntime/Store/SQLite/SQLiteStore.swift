@@ -141,7 +141,8 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
         guard let schema = try? JSONDecoder().decode(SQLiteSchema.self, from: Data(json.utf8)) else {
             throw SQLiteStoreError.notAStore(path: path, reason: "its recorded schema cannot be read")
         }
-        guard schema.formatVersion == SQLiteSchema.formatVersion else {
+        // Format 1 (a join table per side of a many-to-many pair) is migrated when opened.
+        guard schema.formatVersion <= SQLiteSchema.formatVersion else {
             throw SQLiteStoreError.notAStore(path: path, reason: "store format \(schema.formatVersion); this runtime reads format \(SQLiteSchema.formatVersion)")
         }
         return schema
@@ -263,8 +264,8 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
         case .toManyByInverse(let table, let inverse, let order):
             let orderBy = order.map { "\(SQLiteSchemaPlanner.quote($0)), " } ?? ""
             select = try connection.statement("SELECT \"Z_PK\", \"Z_ENT\" FROM \(SQLiteSchemaPlanner.quote(table)) WHERE \(SQLiteSchemaPlanner.quote(inverse)) = ? ORDER BY \(orderBy)\"Z_PK\"")
-        case .toManyByJoin(let table):
-            select = try connection.statement("SELECT \"target\", \"target.entity\" FROM \(SQLiteSchemaPlanner.quote(table)) WHERE \"source\" = ? ORDER BY \"position\"")
+        case .toManyByJoin(let join):
+            select = try connection.statement("SELECT \(join.target), \(join.targetEntity) FROM \(join.t) WHERE \(join.source) = ? ORDER BY \(join.position)")
         default:
             return []
         }
@@ -521,12 +522,16 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
             return permanentByTemporaryKey?[id.key] ?? id
         }
 
+        var deferredLinkDeletes: [(join: SQLiteLayout.JoinTable, key: Int64)] = []
         for (id, _) in changes.deleted {
             let entity = try entities[id.entityName]
             unreferenced.formUnion(try externalFiles(of: id, entity, connection).values)
             try connection.statement("DELETE FROM \(quote(entity.table)) WHERE \"Z_PK\" = ? AND \"Z_ENT\" = ?").run([.integer(id.key), .integer(entity.code)])
-            for case .toManyByJoin(let table) in entity.storage {
-                try connection.statement("DELETE FROM \(quote(table)) WHERE \"source\" = ?").run([.integer(id.key)])
+            for case .toManyByJoin(let join) in entity.storage {
+                // A pair's rows are the other side's links too: they go after the constraints are checked,
+                // so that a deny rule still sees a link another save added meanwhile.
+                if join.isPaired { deferredLinkDeletes.append((join, id.key)); continue }
+                try connection.statement("DELETE FROM \(join.t) WHERE \(join.source) = ?").run([.integer(id.key)])
             }
         }
         // Rows of one entity usually come together: its statement is looked up once per run of them.
@@ -582,6 +587,7 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
         }
         // To-many relationships of every written row: a property-level save's deltas (other saves'
         // members stay), or whole lists.
+        let insertedKeys = Set(insertedIDs)   // records this save inserts have no join rows but this save's
         func writeToMany(_ row: StoreRow, _ id: ObjectID, deltas: [Int: ToManyDelta]?) throws {
             let entity = try entities[id.entityName]
             guard entity.hasToManyStorage else { return }
@@ -592,12 +598,37 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
                 }
                 guard slot < row.values.count, case .references(let targets) = row.values[slot] else { continue }
                 switch storage {
-                case .toManyByJoin(let table):
-                    try connection.statement("DELETE FROM \(quote(table)) WHERE \"source\" = ?").run([.integer(id.key)])
-                    let insert = "INSERT INTO \(quote(table)) (\"source\", \"target\", \"target.entity\", \"position\") VALUES (?, ?, ?, ?)"
+                case .toManyByJoin(let join) where !join.isPaired:
+                    try connection.statement("DELETE FROM \(join.t) WHERE \(join.source) = ?").run([.integer(id.key)])
+                    let insert = "INSERT INTO \(join.t) (\(join.source), \(join.target), \(join.targetEntity), \(join.position)) VALUES (?, ?, ?, ?)"
                     for (position, target) in targets.map(resolve).enumerated() {
                         let code = layout.entities[target.entityName]?.code ?? 0
                         try connection.statement(insert).run([.integer(id.key), .integer(target.key), .integer(code), .integer(Int64(position))])
+                    }
+                case .toManyByJoin(let join):
+                    // A pair's table: the other side's links and order stay; this side's list is made so.
+                    let members = targets.map(resolve)
+                    if !insertedKeys.contains(id) {
+                        let wanted = Set(members.map(\.key))
+                        let select = try connection.statement("SELECT \(join.target) FROM \(join.t) WHERE \(join.source) = ?")
+                        select.bind([.integer(id.key)])
+                        var stale: [Int64] = []
+                        while try select.step() {
+                            if !wanted.contains(select.int64(0)) { stale.append(select.int64(0)) }
+                        }
+                        select.reset()
+                        for key in stale {
+                            try connection.statement("DELETE FROM \(join.t) WHERE \(join.source) = ? AND \(join.target) = ?").run([.integer(id.key), .integer(key)])
+                        }
+                    }
+                    let insert = try connection.statement(join.insertLinkSQL(positioned: true) { "?\($0)" })
+                    let position = "UPDATE \(join.t) SET \(join.position) = ?3 WHERE \(join.source) = ?1 AND \(join.target) = ?2"
+                    for (index, target) in members.enumerated() {
+                        let code = layout.entities[target.entityName]?.code ?? 0
+                        try insert.run([.integer(id.key), .integer(target.key), .integer(code), .integer(entity.code), .integer(Int64(index))])
+                        if connection.changes == 0 {
+                            try connection.statement(position).run([.integer(id.key), .integer(target.key), .integer(Int64(index))])
+                        }
                     }
                 case .toManyByInverse(let table, _, let order?):
                     let update = "UPDATE \(quote(table)) SET \(quote(order)) = ? WHERE \"Z_PK\" = ?"
@@ -613,21 +644,19 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
         /// set from the saving context's order, members another save added meanwhile after them.
         func applyToMany(_ delta: ToManyDelta, of id: ObjectID, _ storage: SQLiteLayout.Storage) throws {
             switch storage {
-            case .toManyByJoin(let table):
-                let t = quote(table)
+            case .toManyByJoin(let join):
+                let t = join.t
                 for target in delta.removed.map(resolve) {
-                    try connection.statement("DELETE FROM \(t) WHERE \"source\" = ? AND \"target\" = ?").run([.integer(id.key), .integer(target.key)])
+                    try connection.statement("DELETE FROM \(t) WHERE \(join.source) = ? AND \(join.target) = ?").run([.integer(id.key), .integer(target.key)])
                 }
+                let ownerCode = layout.entities[id.entityName]?.code ?? 0
                 for target in delta.added.map(resolve) {
                     let code = layout.entities[target.entityName]?.code ?? 0
-                    try connection.statement("INSERT INTO \(t) (\"source\", \"target\", \"target.entity\", \"position\") "
-                                             + "SELECT ?1, ?2, ?3, (SELECT coalesce(max(\"position\") + 1, 0) FROM \(t) WHERE \"source\" = ?1) "
-                                             + "WHERE NOT EXISTS (SELECT 1 FROM \(t) WHERE \"source\" = ?1 AND \"target\" = ?2)")
-                        .run([.integer(id.key), .integer(target.key), .integer(code)])
+                    try connection.statement(join.insertLinkSQL { "?\($0)" }).run([.integer(id.key), .integer(target.key), .integer(code), .integer(ownerCode)])
                 }
                 guard delta.order != nil else { return }
-                try reorder(delta, of: id, members: "SELECT \"target\" FROM \(t) WHERE \"source\" = ? ORDER BY \"position\"",
-                            position: "UPDATE \(t) SET \"position\" = ?1 WHERE \"source\" = ?2 AND \"target\" = ?3")
+                try reorder(delta, of: id, members: "SELECT \(join.target) FROM \(t) WHERE \(join.source) = ? ORDER BY \(join.position)",
+                            position: "UPDATE \(t) SET \(join.position) = ?1 WHERE \(join.source) = ?2 AND \(join.target) = ?3")
             case .toManyByInverse(let table, let inverse, let order?) where delta.order != nil:
                 // Membership is the members' own column (their rows carry it); the order is set here.
                 try reorder(delta, of: id, members: "SELECT \"Z_PK\" FROM \(quote(table)) WHERE \(quote(inverse)) = ? ORDER BY \(quote(order))",
@@ -660,6 +689,9 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
         try changes.checkConstraintsSpanningRows(model: model,
             members: { id, slot in try count(layout.memberCountSQL(try entities[id.entityName], slot: slot), id) },
             referrers: { id, slot in try count(layout.referrerCountSQL(try entities[id.entityName], slot: slot), id) })
+        for (join, key) in deferredLinkDeletes {
+            try connection.statement("DELETE FROM \(join.t) WHERE \(join.source) = ?").run([.integer(key)])
+        }
         return StoreCommitResult(insertedIDs: insertedIDs, updatedVersions: updatedVersions)
     }
 

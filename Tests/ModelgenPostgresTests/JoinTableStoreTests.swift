@@ -1,0 +1,95 @@
+#if PostgreSQL
+import Foundation
+import ModelgenPostgres
+import ModelgenRuntime
+import PostgresNIO
+import Testing
+
+final class MixList: ManagedObject {}
+final class MixTrack: ManagedObject {}
+
+/// One join table per many-to-many pair on PostgreSQL (issue 42): a store written with a table per
+/// side (format 1, made here from a new store by the statements that undo the merge) opens, merges
+/// the pair's tables into one and keeps every link and both sides' orders; saves go on from either side.
+@Suite struct JoinTableStoreTests {
+    static let model = try! ManagedObjectModel(name: "Mix", entities: [
+        EntityDescription("List", class: MixList.self, attributes: [AttributeDescription("name", .string)],
+                          relationships: [RelationshipDescription("tracks", destination: "Track", inverse: "lists", toMany: true, ordered: true)]),
+        EntityDescription("Track", class: MixTrack.self, attributes: [AttributeDescription("title", .string)],
+                          relationships: [RelationshipDescription("lists", destination: "List", inverse: "tracks", toMany: true)]),
+    ])
+
+    /// Each list's tracks in order, each track's lists.
+    func links(_ container: ManagedContainer) throws -> [String] {
+        let context = container.newContext()
+        let lists = try context.fetch(FetchRequest<ManagedObject>(entityName: "List", sortDescriptors: [SortDescriptor("name")]))
+        let tracks = try context.fetch(FetchRequest<ManagedObject>(entityName: "Track", sortDescriptors: [SortDescriptor("title")]))
+        func names(_ objects: Any?, _ key: String) throws -> [String] { try (objects as? [ManagedObject] ?? []).map { try $0.value(forKey: key) as! String } }
+        return try lists.map { "\(try $0.value(forKey: "name") as! String): \(try names($0.value(forKey: "tracks"), "title"))" }
+            + tracks.map { "\(try $0.value(forKey: "title") as! String): \(try names($0.value(forKey: "lists"), "name").sorted())" }
+    }
+
+    @Test func aStoreWithATablePerSideIsMergedAndKeepsEveryLink() throws {
+        guard let url = StoreKind.postgresURL else { return }   // reported by the other suites when no server runs
+        var configuration = try PostgreSQLConfiguration(url: url)
+        configuration.schema = "joins_" + UUID().uuidString.prefix(8).lowercased()
+        let container = ManagedContainer(model: Self.model, store: try PostgreSQLStore(model: Self.model, configuration: configuration))
+        let context = container.newContext()
+        let tracks = try (0..<8).map { index -> ManagedObject in
+            let track = try context.insertObject(entityName: "Track")
+            try track.setValue("Track \(index)", forKey: "title")
+            return track
+        }
+        for l in 0..<3 {
+            let list = try context.insertObject(entityName: "List")
+            try list.setValue("List \(l)", forKey: "name")
+            try list.setValue((0..<5).map { tracks[(l * 3 + $0 * (l + 1)) % 8] }, forKey: "tracks")
+        }
+        try context.save()
+        let before = try links(container)
+
+        // The layout of format 1: the pair's links in two tables, the metadata without join columns.
+        var logger = Logger(label: "test")
+        logger.logLevel = .critical
+        let connection = try PostgresConnection.connect(on: PostgresClient.defaultEventLoopGroup.any(), configuration: configuration.connection, id: 9, logger: logger).wait()
+        defer { try? connection.close().wait() }
+        func run(_ sql: String) throws { _ = try connection.query(PostgresQuery(unsafeSQL: sql), logger: logger).wait() }
+        func rows(_ sql: String) throws -> [PostgresRow] { try connection.query(PostgresQuery(unsafeSQL: sql), logger: logger).wait().rows }
+        let schema = "\"\(configuration.schema)\""
+        #expect(try rows("SELECT 1 FROM information_schema.tables WHERE table_schema = '\(configuration.schema)' AND table_name = 'Track.lists'").isEmpty)
+        try run("CREATE TABLE \(schema).\"Track.lists\" (\"source\" bigint NOT NULL, \"target\" bigint NOT NULL, \"target.entity\" bigint NOT NULL, \"position\" bigint NOT NULL)")
+        try run("INSERT INTO \(schema).\"Track.lists\" SELECT \"target\", \"source\", \"source.entity\", \"target.position\" FROM \(schema).\"List.tracks\"")
+        try run("ALTER TABLE \(schema).\"List.tracks\" DROP COLUMN \"source.entity\", DROP COLUMN \"target.position\"")
+        let json = try rows("SELECT \"value\" FROM \(schema).\"modelgen.metadata\" WHERE \"key\" = 'schema'")[0].makeRandomAccess()[0].decode(String.self)
+        var recorded = try JSONSerialization.jsonObject(with: Data(json.utf8)) as! [String: Any]
+        recorded["formatVersion"] = 1
+        recorded["entities"] = (recorded["entities"] as! [[String: Any]]).map { entity -> [String: Any] in
+            var entity = entity
+            entity["relationships"] = (entity["relationships"] as! [[String: Any]]).map { relationship -> [String: Any] in
+                var relationship = relationship
+                if relationship["name"] as? String == "lists" { relationship["joinTable"] = "Track.lists" }
+                relationship["joinColumns"] = nil
+                return relationship
+            }
+            return entity
+        }
+        let legacy = String(decoding: try JSONSerialization.data(withJSONObject: recorded, options: [.sortedKeys]), as: UTF8.self)
+        try run("UPDATE \(schema).\"modelgen.metadata\" SET \"value\" = '\(legacy.replacingOccurrences(of: "'", with: "''"))' WHERE \"key\" = 'schema'")
+
+        // Opened: merged into one table, every link and order kept; saves go on from either side.
+        let opened = ManagedContainer(model: Self.model, store: try PostgreSQLStore(model: Self.model, configuration: configuration))
+        #expect(try links(opened) == before)
+        #expect(try rows("SELECT 1 FROM information_schema.tables WHERE table_schema = '\(configuration.schema)' AND table_name = 'Track.lists'").isEmpty)
+        let editing = opened.newContext()
+        let list = try #require(try editing.fetch(try FetchRequest<ManagedObject>(entityName: "List", predicate: "name == 'List 0'")).first)
+        let last = try #require(try editing.fetch(try FetchRequest<ManagedObject>(entityName: "Track", predicate: "title == 'Track 7'")).first)
+        var lists = try last.value(forKey: "lists") as! [ManagedObject]
+        lists.append(list)
+        try last.setValue(lists, forKey: "lists")
+        try editing.save()
+        let after = try links(ManagedContainer(model: Self.model, store: try PostgreSQLStore(model: Self.model, configuration: configuration)))
+        #expect(after[0].hasSuffix("\"Track 7\"]") && after.contains { $0.hasPrefix("Track 7: [\"List 0\"") }, "\(after)")
+        try run("DROP SCHEMA \(schema) CASCADE")
+    }
+}
+#endif
