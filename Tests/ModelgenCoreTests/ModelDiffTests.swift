@@ -134,6 +134,7 @@ import Testing
         ("      shelf: { destination: Shelf, inverse: books }", "      shelf: { destination: Shelf, inverse: books, optional: false }", "relationship Book.shelf became required", "custom-stage, api-break"),
         ("      loans: { destination: Loan, toMany: true, inverse: book, deleteRule: cascade }", "      loans: { destination: Loan, toMany: true, inverse: book, deleteRule: deny }", "relationship Book.loans: its delete rule changed", "safe"),
         ("      tags: { destination: Tag, toMany: true, inverse: books }", "      tags: { destination: Tag, toMany: true, inverse: books, max: 5 }", "relationship Book.tags: its count bounds changed", "safe"),
+        ("      branch: { destination: Shelf, inverse: none }", "      site: { destination: Shelf, inverse: none, renamingIdentifier: branch }", "relationship Loan.branch was renamed to site", "lightweight, api-break"),
         // Fetched and computed properties, indexes, uniqueness.
         ("      recent: { destination: Loan, predicate: 'book == $FETCH_SOURCE' }\n", "      recent: { destination: Loan, predicate: 'book == $FETCH_SOURCE' }\n      due: { destination: Loan, predicate: 'book == $FETCH_SOURCE AND due != nil' }\n", "fetched property Book.due was added", "safe"),
         ("    fetchedProperties:\n      recent: { destination: Loan, predicate: 'book == $FETCH_SOURCE' }\n", "", "fetched property Book.recent was removed", "api-break"),
@@ -156,6 +157,18 @@ import Testing
         let (old, new, message, classes) = Self.cases[index]
         let found = try change(old, new, message)
         #expect(found.classification == classes, "\(found.message): \(found.classification)")
+    }
+
+    @Test func anEntityRenamedWithItsRenamingIdentifierKeepsItsRelationships() throws {
+        let new = try edited("  Shelf:\n    attributes:", "  Rack:\n    renamingIdentifier: Shelf\n    attributes:")
+            .replacingOccurrences(of: "destination: Shelf", with: "destination: Rack")
+        let changes = ModelDiff.changes(from: try model(Self.base), to: try model(new))
+        #expect(changes.map(\.message) == ["entity Shelf was renamed to Rack (renamingIdentifier: stores keep its records)"])
+        #expect(changes.first?.classification == "lightweight, api-break")
+        // Without the identifier it is a removal and an addition, and the relationships to it change destination.
+        let dropped = ModelDiff.changes(from: try model(Self.base), to: try model(new.replacingOccurrences(of: "    renamingIdentifier: Shelf\n", with: "")))
+        #expect(dropped.map(\.classification).sorted() == ["custom-stage, api-break", "custom-stage, api-break", "data-loss, api-break", "lightweight"],
+                "\(dropped.map(\.message))")
     }
 
     @Test func removalsAreTemplatesAndEntitiesAndPlacedInBothFiles() throws {

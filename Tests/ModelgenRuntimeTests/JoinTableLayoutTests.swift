@@ -106,3 +106,37 @@ final class MixSong: ManagedObject {
         return names
     }
 }
+
+final class RenamedList: ManagedObject {}
+final class RenamedTrack: ManagedObject {}
+
+/// Entities and relationships renamed with `renamingIdentifier` (issue 39): a store saved with the
+/// former names opens with the new ones and keeps every record and link, to-one, ordered and
+/// many-to-many alike.
+@Suite struct RenamingTests {
+    @Test func renamedEntitiesAndRelationshipsKeepTheirRecordsAndLinks() throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("renamed-\(UUID().uuidString).sqlite")
+        defer { try? FileManager.default.removeItem(at: url) }
+        let before = JoinTableLayoutTests.model
+        let container = ManagedContainer(model: before, store: try SQLiteStore(url: url, model: before))
+        try JoinTableLayoutTests.fill(container.newContext())
+        let expected = try JoinTableLayoutTests.links(container)
+        // Playlist becomes Mixtape, its songs become tracks, a song's playlists its mixtapes.
+        let after = try ManagedObjectModel(name: "Mix", entities: [
+            EntityDescription("Mixtape", class: RenamedList.self, renamingIdentifier: "Playlist", attributes: [AttributeDescription("name", .string)],
+                              relationships: [RelationshipDescription("tracks", destination: "Song", inverse: "mixtapes", toMany: true, ordered: true, renamingIdentifier: "songs")]),
+            EntityDescription("Song", class: RenamedTrack.self, attributes: [AttributeDescription("title", .string)],
+                              relationships: [RelationshipDescription("mixtapes", destination: "Mixtape", inverse: "tracks", toMany: true, renamingIdentifier: "playlists"),
+                                              RelationshipDescription("similar", destination: "Song", inverse: "similar", toMany: true)]),
+        ])
+        let renamed = ManagedContainer(model: after, store: try SQLiteStore(url: url, model: after))
+        let context = renamed.newContext()
+        let lists = try context.fetch(FetchRequest<ManagedObject>(entityName: "Mixtape", sortDescriptors: [SortDescriptor("name")]))
+        let songs = try context.fetch(FetchRequest<ManagedObject>(entityName: "Song", sortDescriptors: [SortDescriptor("title")]))
+        func titles(_ value: Any?, _ key: String) throws -> [String] { try (value as? [ManagedObject] ?? []).map { try $0.value(forKey: key) as! String } }
+        let links = try lists.map { "\(try $0.value(forKey: "name") as! String): \(try titles($0.value(forKey: "tracks"), "title"))" }
+            + songs.map { "\(try $0.value(forKey: "title") as! String): \(try titles($0.value(forKey: "mixtapes"), "name").sorted()) \(try titles($0.value(forKey: "similar"), "title").sorted())" }
+        #expect(links == expected)
+        #expect(try context.count(for: FetchRequest<ManagedObject>(entityName: "Mixtape")) == 4)
+    }
+}

@@ -75,7 +75,7 @@ public enum DiagnosticID: Int, CaseIterable, Sendable, Hashable {
     case invalidDefault = 306
     /// A regular expression that does not compile.
     case invalidRegex = 307
-    /// `renamingIdentifier` names the attribute itself.
+    /// `renamingIdentifier` names the attribute, relationship or entity itself.
     case redundantRenaming = 308
     /// A composite that cannot be stored (a field type it cannot hold, or itself).
     case invalidComposite = 309

@@ -1,7 +1,7 @@
 /// Compares two versions of a model (`modelgen diff`), entity by entity and property by property,
 /// and classifies each change by what it means for stores made with the old version and for code
-/// written against its generated classes (see `ChangeImpact`). Attributes are matched by name or by
-/// the new version's `renamingIdentifier`; entities and other properties by name.
+/// written against its generated classes (see `ChangeImpact`). Entities, attributes and relationships
+/// are matched by name or by the new version's `renamingIdentifier`; other parts by name.
 public enum ModelDiff {
     /// Every change from `old` to `new`, in the new file's order (removals where they were in the old one).
     public static func changes(from old: ObjectModel, to new: ObjectModel) -> [ModelChange] {
@@ -14,17 +14,33 @@ public enum ModelDiff {
                 old: old.name.location, new: new.name.location, [.apiBreak])
         }
         compareOptions(old, new, add)
+        var matched: Set<String> = []
+        // Entities renamed with renamingIdentifier: a relationship to one keeps its destination.
+        var renamed: [String: String] = [:]
         for entity in new.entities {
-            guard let previous = old.entity(named: entity.name.value) else {
+            if let former = entity.renamingIdentifier?.value, old.entity(named: entity.name.value) == nil,
+               new.entity(named: former) == nil, old.entity(named: former) != nil {
+                renamed[former] = entity.name.value
+            }
+        }
+        for entity in new.entities {
+            let previous = old.entity(named: entity.name.value)
+                ?? entity.renamingIdentifier.flatMap { former in new.entity(named: former.value) == nil ? old.entity(named: former.value) : nil }
+            guard let previous else {
                 add("entity \(entity.name.value) was added", old: nil, new: entity.name.location, [.lightweight])
                 continue
             }
+            matched.insert(previous.name.value)
             let first = changes.count
-            compare(previous, entity, oldModel: old, newModel: new, add)
+            if previous.name.value != entity.name.value {
+                add("entity \(previous.name.value) was renamed to \(entity.name.value) (renamingIdentifier: stores keep its records)",
+                    old: previous.name.location, new: entity.name.location, [.lightweight, .apiBreak])
+            }
+            compare(previous, entity, oldModel: old, newModel: new, renamed: renamed, add)
             // What the entity lost is anchored in the new file at the entity.
             for index in first..<changes.count where changes[index].new == nil { changes[index].anchor = entity.name.location }
         }
-        for entity in old.entities where new.entity(named: entity.name.value) == nil {
+        for entity in old.entities where !matched.contains(entity.name.value) {
             add("entity \(entity.name.value) was removed: its saved records are dropped, and its class \(entity.swiftClassName) is gone",
                 old: entity.name.location, new: nil, [.dataLoss, .apiBreak])
         }
@@ -49,10 +65,10 @@ public enum ModelDiff {
         }
     }
 
-    private static func compare(_ old: Entity, _ new: Entity, oldModel: ObjectModel, newModel: ObjectModel,
+    private static func compare(_ old: Entity, _ new: Entity, oldModel: ObjectModel, newModel: ObjectModel, renamed: [String: String],
                                 _ add: (String, SourceLocation?, SourceLocation?, Set<ChangeImpact>) -> Void) {
         let name = new.name.value
-        if old.parent?.value != new.parent?.value {
+        if old.parent.map({ renamed[$0.value] ?? $0.value }) != new.parent?.value {
             add("entity \(name): its parent changed from \(old.parent?.value ?? "none") to \(new.parent?.value ?? "none") (stores keep a hierarchy in one table)",
                 old.parent?.location ?? old.name.location, new.parent?.location ?? new.name.location, [.customStage, .apiBreak])
         }
@@ -60,7 +76,8 @@ public enum ModelDiff {
             add("entity \(name) became \(new.isAbstract ? "abstract: its saved records of its own must move to a subentity" : "concrete")",
                 old.name.location, new.name.location, new.isAbstract ? [.customStage, .apiBreak] : [])
         }
-        if old.swiftClassName != new.swiftClassName {
+        // A class named after its entity follows the entity's rename (reported as that).
+        if old.swiftClassName != new.swiftClassName, old.className != nil || new.className != nil {
             add("entity \(name): its class was renamed from \(old.swiftClassName) to \(new.swiftClassName)",
                 old.swiftClassNameLocation, new.swiftClassNameLocation, [.apiBreak])
         }
@@ -70,7 +87,7 @@ public enum ModelDiff {
                 old.codegen?.location ?? old.name.location, new.codegen?.location ?? new.name.location, [.apiBreak])
         }
         compareAttributes(entity: name, old.attributes, new.attributes, add)
-        compareRelationships(entity: name, old.relationships, new.relationships, add)
+        compareRelationships(entity: name, old.relationships, new.relationships, renamed: renamed, add)
         compareNamed(entity: name, kind: "fetched property", old.fetchedProperties.map(\.name), new.fetchedProperties.map(\.name), add)
         compareNamed(entity: name, kind: "computed property", old.computedProperties.map(\.name), new.computedProperties.map(\.name), add)
         compareLists(entity: name, kind: "index", old.indexes, new.indexes, added: [.lightweight], removed: [.lightweight], add)
@@ -164,18 +181,26 @@ public enum ModelDiff {
 
     // MARK: Relationships
 
-    private static func compareRelationships(entity owner: String, _ old: [Relationship], _ new: [Relationship],
+    private static func compareRelationships(entity owner: String, _ old: [Relationship], _ new: [Relationship], renamed: [String: String],
                                              _ add: (String, SourceLocation?, SourceLocation?, Set<ChangeImpact>) -> Void) {
+        var matched: Set<String> = []
         for relationship in new {
             let name = relationship.name.value
-            guard let previous = old.first(where: { $0.name.value == name }) else {
+            let previous = old.first(where: { $0.name.value == name })
+                ?? relationship.renamingIdentifier.flatMap { former in old.first { $0.name.value == former.value } }
+            guard let previous else {
                 let required = !relationship.isToMany && !relationship.isOptional && !relationship.isTransient
                 add("relationship \(owner).\(name) was added" + (required ? ", to-one and required: saved records have no related object" : ""),
                     nil, relationship.name.location, required ? [.customStage] : [.lightweight])
                 continue
             }
+            matched.insert(previous.name.value)
             let place = (previous.name.location, relationship.name.location)
-            if previous.destination.value != relationship.destination.value {
+            if previous.name.value != name {
+                add("relationship \(owner).\(previous.name.value) was renamed to \(name) (renamingIdentifier: stores keep its links)",
+                    place.0, place.1, [.lightweight, .apiBreak])
+            }
+            if renamed[previous.destination.value] ?? previous.destination.value != relationship.destination.value {
                 add("relationship \(owner).\(name): its destination changed from \(previous.destination.value) to \(relationship.destination.value); saved links must be moved",
                     previous.destination.location, relationship.destination.location, [.customStage, .apiBreak])
             }
@@ -207,7 +232,7 @@ public enum ModelDiff {
                 add("relationship \(owner).\(name): its count bounds changed (checked when a record is next saved)", place.0, place.1, [])
             }
         }
-        for relationship in old where !new.contains(where: { $0.name.value == relationship.name.value }) {
+        for relationship in old where !matched.contains(relationship.name.value) {
             add("relationship \(owner).\(relationship.name.value) was removed: its saved links are dropped",
                 relationship.name.location, nil, relationship.isTransient ? [.apiBreak] : [.dataLoss, .apiBreak])
         }

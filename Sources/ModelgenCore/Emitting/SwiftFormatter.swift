@@ -38,6 +38,7 @@ struct SwiftFormatter {
         text.reserveCapacity(256 + 150 * (entity.attributes.count + entity.relationships.count + entity.fetchedProperties.count))
         if entity.isAbstract { text += ", abstract: true" }
         if let parent = entity.parent { text += ", parent: \(SwiftLiterals.string(parent.value))" }
+        if let renaming = entity.renamingIdentifier { text += ", renamingIdentifier: \(SwiftLiterals.string(renaming.value))" }
         text += ","
         var lineCount = 1
         func line(_ content: String) {
@@ -173,6 +174,7 @@ struct SwiftFormatter {
         if r.effectiveDeleteRule != .nullify { text += ", deleteRule: .\(r.effectiveDeleteRule.rawValue)" }
         if let min = r.minCount { text += ", minCount: \(min.value)" }
         if let max = r.maxCount { text += ", maxCount: \(max.value)" }
+        if let renaming = r.renamingIdentifier { text += ", renamingIdentifier: \(SwiftLiterals.string(renaming.value))" }
         if !r.userInfo.isEmpty { text += ", userInfo: \(userInfo(r.userInfo))" }
         return text + ")"
     }

@@ -78,6 +78,8 @@ public struct Entity: Sendable {
     public var isAbstract: Bool = false
     /// The codegen mode when set on the entity (else the model's default).
     public var codegen: Located<CodegenMode>?
+    /// The entity's former name, for migration (stores keep its records).
+    public var renamingIdentifier: Located<String>?
     /// Attributes in declaration order.
     public var attributes: [Attribute] = []
     /// Relationships in declaration order.
@@ -193,6 +195,8 @@ public struct Relationship: Sendable {
     public var maxCount: Located<Int>?
     /// True for relationships tracked but never saved.
     public var isTransient: Bool = false
+    /// The relationship's former name, for migration (stores keep its links).
+    public var renamingIdentifier: Located<String>?
     /// Free-form entries.
     public var userInfo: [UserInfoEntry] = []
     /// The documentation comment of the generated property.

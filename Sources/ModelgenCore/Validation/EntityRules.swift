@@ -74,6 +74,13 @@ extension ModelValidator {
     func checkEntity(_ entity: Entity) {
         checkTypeName(entity.name, kind: "entity name")
         if let className = entity.className { checkTypeName(className, kind: "class name") }
+        if let renaming = entity.renamingIdentifier {
+            if renaming.value == entity.name.value {
+                warning(.redundantRenaming, "renamingIdentifier '\(renaming.value)' is the entity's own name; it names the former name, for migration", at: renaming.location)
+            } else if model.entity(named: renaming.value) != nil {
+                error(.inapplicableOption, "renamingIdentifier '\(renaming.value)' of entity '\(entity.name.value)' names an entity the model still has; a store's records of it cannot be both", at: renaming.location)
+            }
+        }
 
         if let parent = entity.parent {
             if parent.value == entity.name.value {

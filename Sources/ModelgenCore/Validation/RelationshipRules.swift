@@ -2,6 +2,9 @@ extension ModelValidator {
     func checkRelationship(_ relationship: Relationship, in entity: Entity) {
         func what() -> String { "relationship '\(entity.name.value).\(relationship.name.value)'" }
         checkPropertyName(relationship.name, kind: "relationship", in: entity)
+        if let renaming = relationship.renamingIdentifier, renaming.value == relationship.name.value {
+            warning(.redundantRenaming, "renamingIdentifier '\(renaming.value)' is the relationship's own name; it names the former name, for migration", at: renaming.location)
+        }
 
         if let ordered = relationship.ordered, ordered.value, !relationship.isToMany {
             error(.inapplicableOption, "'ordered' applies to to-many relationships only; \(what()) is to-one", at: ordered.location,

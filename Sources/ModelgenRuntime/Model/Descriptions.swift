@@ -118,13 +118,16 @@ public final class RelationshipDescription: Sendable {
     public let minCount: Int?
     /// The most objects a to-many relationship may hold on save (nil: no maximum).
     public let maxCount: Int?
+    /// The relationship's former name: a store saved with it keeps the links under the new name.
+    public let renamingIdentifier: String?
     /// Free-form entries from the model (`userInfo:`).
     public let userInfo: [String: String]
 
     /// Describes a relationship.
     public init(_ name: String, destination: String, inverse: String?, toMany: Bool = false, ordered: Bool = false,
                 optional: Bool = true, transient: Bool = false, deleteRule: DeleteRule = .nullify,
-                minCount: Int? = nil, maxCount: Int? = nil, userInfo: [String: String] = [:]) {
+                minCount: Int? = nil, maxCount: Int? = nil, renamingIdentifier: String? = nil, userInfo: [String: String] = [:]) {
+        self.renamingIdentifier = renamingIdentifier
         self.name = name
         self.destinationName = destination
         self.inverseName = inverse

@@ -104,6 +104,8 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     @exclusivity(unchecked) internal var parsedFetchedProperties: [String: ParsedFetch] = [:]
     /// Property names by the class's key paths (`#Predicate` translation).
     public let keyPathNames: [AnyKeyPath: String]
+    /// The entity's former name: a store saved with it keeps its records (table and code) under the new name.
+    public let renamingIdentifier: String?
     /// The model the entity belongs to.
     public internal(set) unowned(unsafe) var model: ManagedObjectModel!
 
@@ -111,7 +113,7 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     /// `keyPaths` names the class's properties for `#Predicate` and `SortDescriptor` queries
     /// (`\Post.title: "title"`, inherited properties included); generated descriptions list them all.
     public init<Class: ManagedObject>(_ name: String, class managedClass: Class.Type, abstract: Bool = false, parent: String? = nil,
-                attributes: [AttributeDescription] = [], relationships: [RelationshipDescription] = [],
+                renamingIdentifier: String? = nil, attributes: [AttributeDescription] = [], relationships: [RelationshipDescription] = [],
                 fetchedProperties: [FetchedPropertyDescription] = [], unique: [[String]] = [], indexes: [[String]] = [],
                 dependencies: [String: [String]] = [:], userInfo: [String: String] = [:],
                 keyPaths: [PartialKeyPath<Class>: String] = [:]) {
@@ -120,6 +122,7 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
         self.managedClass = managedClass
         self.isAbstract = abstract
         self.parentName = parent
+        self.renamingIdentifier = renamingIdentifier
         self.ownAttributes = attributes
         self.ownRelationships = relationships
         self.fetchedProperties = fetchedProperties

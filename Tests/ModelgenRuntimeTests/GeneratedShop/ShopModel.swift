@@ -211,7 +211,7 @@ public enum ShopModel {
                 \Customer.orders: "orders",
             ]
         )
-        static let vIPCustomer: EntityDescription = EntityDescription("VIPCustomer", class: VIPCustomer.self, parent: "Customer",
+        static let vIPCustomer: EntityDescription = EntityDescription("VIPCustomer", class: VIPCustomer.self, parent: "Customer", renamingIdentifier: "PremiumCustomer",
             attributes: [
                 AttributeDescription("tier", .int16, defaultValue: .int(1)),
                 AttributeDescription("lounge", .bool, optional: true),
@@ -266,7 +266,7 @@ public enum ShopModel {
                 AttributeDescription("stamp.link", .uri, optional: true),
             ],
             relationships: [
-                RelationshipDescription("customer", destination: "Customer", inverse: "orders"),
+                RelationshipDescription("customer", destination: "Customer", inverse: "orders", renamingIdentifier: "buyer"),
             ],
             keyPaths: [
                 \Order.number: "number",

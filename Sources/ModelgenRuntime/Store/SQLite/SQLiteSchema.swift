@@ -159,6 +159,23 @@ package struct SQLiteSchemaPlanner {
     }
 
     package func plan() -> Plan {
+        // Renamed entities and relationships (`renamingIdentifier`): the recorded ones they continue.
+        var newEntityName: [String: String] = [:]   // recorded name -> the model's
+        for entity in model.entities {
+            if previous?.entity(named: entity.name) != nil {
+                newEntityName[entity.name] = entity.name
+            } else if let former = entity.renamingIdentifier, previous?.entity(named: former) != nil, model.entity(named: former) == nil {
+                newEntityName[former] = entity.name
+            }
+        }
+        /// The recorded entity the model's entity `name` continues (same name, or its former one).
+        func previousEntity(_ name: String) -> SQLiteSchema.Entity? {
+            previous?.entities.first { newEntityName[$0.name] == name }
+        }
+        /// The recorded relationship a relationship of the model continues (same name, or its former one).
+        func previousRelationship(_ r: RelationshipDescription, in old: SQLiteSchema.Entity?) -> SQLiteSchema.Relationship? {
+            old?.relationships.first { $0.name == r.name } ?? r.renamingIdentifier.flatMap { former in old?.relationships.first { $0.name == former } }
+        }
         var problems: [String] = []
         var statements: [String] = []
         var tableNames = NameAllocator(reserved: ["modelgen.metadata", "sqlite_sequence"])
@@ -195,7 +212,7 @@ package struct SQLiteSchemaPlanner {
         var added: [String: [(column: String, definition: String)]] = [:]
         var newTables: Set<String> = []
         for entity in ordered {
-            let old = previous?.entity(named: entity.name)
+            let old = previousEntity(entity.name)
             let table: String
             if let parent = entity.parent {
                 table = entities.first { $0.name == parent.name }!.table
@@ -232,7 +249,7 @@ package struct SQLiteSchemaPlanner {
             }
             var relationships: [SQLiteSchema.Relationship] = []
             for r in entity.ownRelationships where !r.isTransient && !r.isToMany {
-                let match = old?.relationships.first { $0.name == r.name }
+                let match = previousRelationship(r, in: old)
                 let column = match?.column ?? columns.allocate(columns.isFree(r.name) ? r.name : "\(entity.name).\(r.name)")
                 if match == nil { columns.take(column + ".entity") }
                 relationships.append(.init(name: r.name, destination: r.destinationName, toMany: false, ordered: false, column: column))
@@ -256,9 +273,9 @@ package struct SQLiteSchemaPlanner {
         }
         for entity in ordered {
             let index = entities.firstIndex { $0.name == entity.name }!
-            let old = previous?.entity(named: entity.name)
+            let old = previousEntity(entity.name)
             for r in entity.ownRelationships where !r.isTransient && r.isToMany {
-                let match = old?.relationships.first { $0.name == r.name }
+                let match = previousRelationship(r, in: old)
                 let inverse = r.inverseName.flatMap { name in model.entity(named: r.destinationName)?.relationships(named: name) }
                 var stored = SQLiteSchema.Relationship(name: r.name, destination: r.destinationName, toMany: true, ordered: r.isOrdered)
                 if let inverse, !inverse.isToMany, !inverse.isTransient {
@@ -279,7 +296,8 @@ package struct SQLiteSchemaPlanner {
                     }
                 } else if let pair = pairing(of: r, declaredBy: entity) {
                     // One join table per many-to-many pair (format 2), its owner the side that sorts first.
-                    let otherMatch = previous?.entity(named: pair.otherEntity)?.relationships.first { $0.name == pair.otherName }
+                    let otherMatch = model.entity(named: pair.otherEntity)?.ownRelationships.first { $0.name == pair.otherName }
+                        .flatMap { previousRelationship($0, in: previousEntity(pair.otherEntity)) }
                     let columns: SQLiteSchema.JoinColumns = pair.isOwner ? .first : .second
                     if let match, let table = match.joinTable, match.joinColumns != nil {
                         stored.joinTable = table
@@ -338,7 +356,7 @@ package struct SQLiteSchemaPlanner {
         }
         var removedCodes: [Int64] = []
         for old in previous?.entities ?? [] {
-            guard let new = entities.first(where: { $0.name == old.name }) else {
+            guard let new = entities.first(where: { $0.name == newEntityName[old.name] }) else {
                 losses.append("entity \(old.name) was removed (or renamed); its records would be lost")
                 if keptTables.contains(old.table) {
                     remove(.rows(table: old.table, code: old.code))
@@ -355,12 +373,15 @@ package struct SQLiteSchemaPlanner {
                 remove(.column(table: old.table, column: a.column))
             }
             for r in old.relationships {
-                guard let n = new.relationships.first(where: { $0.name == r.name }) else {
+                let description = model.entity(named: new.name)
+                guard let n = new.relationships.first(where: { stored in
+                    stored.name == r.name || description?.relationships(named: stored.name)?.renamingIdentifier == r.name && !new.relationships.contains { $0.name == r.name }
+                }) else {
                     losses.append("relationship \(old.name).\(r.name) was removed; its links would be lost")
                     removeStorage(of: r, in: old)
                     continue
                 }
-                if n.destination != r.destination || n.toMany != r.toMany || n.ordered != r.ordered {
+                if n.destination != newEntityName[r.destination] ?? r.destination || n.toMany != r.toMany || n.ordered != r.ordered {
                     problems.append("relationship \(old.name).\(r.name): its destination, cardinality or ordering changed")
                 }
             }
