@@ -443,7 +443,7 @@ import Testing
         let result = XcodeModelImport.convert(data: Data(xml.utf8), contentsPath: "m/contents", modelName: "M", source: "m")
         let text = try #require(result.text, "\(result.diagnostics)")
         #expect(text.contains("storedValue: { type: double, default: 0.0, renamingIdentifier: value }"))
-        #expect(text.contains("storedEntity: { destination: B, inverse: owners, userInfo: { coreData.elementID: entity } }"))
+        #expect(text.contains("storedEntity: { destination: B, inverse: owners, renamingIdentifier: entity }"))
         #expect(text.contains("owners: { destination: A, toMany: true, inverse: storedEntity }"))
     }
 }
@@ -466,8 +466,9 @@ import Testing
     static let constructs: [Construct] = [
         .init(name: "model userDefinedModelVersionIdentifier", imported: "model: EveryConstruct\n",
               diagnostic: "2:184: warning: the model version identifier '2.1' has no place"),
-        .init(name: "entity representedClassName with a module dot", imported: "  Library:\n    attributes:", diagnostic: nil),
-        .init(name: "entity elementID and versionHashModifier", imported: "coreData.elementID: LibraryV1, coreData.versionHashModifier: '2'", diagnostic: nil),
+        .init(name: "entity representedClassName with a module dot", imported: "  Library:\n    renamingIdentifier: LibraryV1\n    attributes:", diagnostic: nil),
+        .init(name: "entity elementID and versionHashModifier", imported: "    renamingIdentifier: LibraryV1\n", diagnostic: nil),
+        .init(name: "entity versionHashModifier", imported: "userInfo: { owner: city, coreData.versionHashModifier: '2' }", diagnostic: nil),
         .init(name: "entity userInfo", imported: "userInfo: { owner: city,", diagnostic: nil),
         .init(name: "entity isAbstract", imported: "  Item:\n    abstract: true\n", diagnostic: nil),
         .init(name: "entity without codeGenerationType (Manual/None)", imported: "  Item:\n    abstract: true\n    codegen: none\n",

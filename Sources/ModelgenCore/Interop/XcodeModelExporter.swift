@@ -44,6 +44,7 @@ public enum XcodeModelExporter {
             var attributes: [(String, String)] = [("name", entity.name.value), ("representedClassName", entity.swiftClassName)]
             if let parent = entity.parent { attributes.append(("parentEntity", parent.value)) }
             if entity.isAbstract { attributes.append(("isAbstract", "YES")) }
+            if let renaming = entity.renamingIdentifier { attributes.append(("elementID", renaming.value)) }
             attributes.append(("syncable", "YES"))
             switch entity.codegen?.value ?? defaultCodegen {
             case .class: attributes.append(("codeGenerationType", "class"))
@@ -250,6 +251,7 @@ public enum XcodeModelExporter {
             xml.append(("deletionRule", rule))
             if relationship.isOrdered { xml.append(("ordered", "YES")) }
             xml.append(("destinationEntity", relationship.destination.value))
+            if let renaming = relationship.renamingIdentifier { xml.append(("elementID", renaming.value)) }
             var oneWay: String?
             switch relationship.inverse {
             case .named(let inverse):

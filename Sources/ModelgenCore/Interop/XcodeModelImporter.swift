@@ -231,7 +231,7 @@ public struct XcodeModelImporter {
         let entityName = element["name"] ?? ""
         var entity = YAMLMapping()
         var userInfo = self.userInfo(element)
-        keepUnknown(element, known: ["name", "representedClassName", "parentEntity", "isAbstract", "codeGenerationType", "syncable"],
+        keepUnknown(element, known: ["name", "representedClassName", "parentEntity", "isAbstract", "codeGenerationType", "syncable", "elementID"],
                     in: &userInfo)
         reportUnknownChildren(element, known: ["attribute", "relationship", "fetchedProperty", "userInfo", "fetchIndex",
                                                "compoundIndexes", "uniquenessConstraints"])
@@ -244,6 +244,10 @@ public struct XcodeModelImporter {
             entity.append("class", token: className, origin: element.location(of: "representedClassName"))
         }
         if let mode { entity.append("codegen", token: mode.rawValue, origin: element.location(of: "codeGenerationType")) }
+        // Core Data's renaming identifier: the name earlier versions gave the entity.
+        if let elementID = element["elementID"], !elementID.isEmpty {
+            entity.append("renamingIdentifier", text: elementID, origin: element.location(of: "elementID"))
+        }
 
         var indexes: [[String]] = []
         var attributes = YAMLMapping()
@@ -675,13 +679,7 @@ public struct XcodeModelImporter {
         var mapping = YAMLMapping(layout: .flowIfFits)
         var userInfo = self.userInfo(element)
         var known = Self.relationshipKeys
-        if let elementID = element["elementID"], !elementID.isEmpty {
-            // A model file has renaming identifiers for attributes only; Core Data's is kept for export.
-            userInfo.append("coreData.elementID", text: elementID)
-            known.insert("elementID")
-        } else if renamed {
-            userInfo.append("coreData.elementID", text: name)
-        }
+        known.insert("elementID")   // Core Data's renaming identifier: `renamingIdentifier` (below)
         keepUnknown(element, known: known, in: &userInfo)
         if let destination = element["destinationEntity"] {
             mapping.append("destination", token: destination, origin: element.location(of: "destinationEntity"))
@@ -718,6 +716,11 @@ public struct XcodeModelImporter {
             warning(.importAdjusted, "\(what) is to-one with maxCount \(max); imported as to-one", at: element.location(of: "maxCount"))
         }
         if element.flag("transient") { mapping.append("transient", token: "true", origin: element.location(of: "transient")) }
+        if let elementID = element["elementID"], !elementID.isEmpty {
+            mapping.append("renamingIdentifier", text: elementID, origin: element.location(of: "elementID"))
+        } else if renamed {
+            mapping.append("renamingIdentifier", text: element["name"] ?? name, origin: element.location(of: "name"))
+        }
         restore(["inverse", "doc"], from: element, into: &mapping)
         if !userInfo.isEmpty { mapping.append("userInfo", .mapping(userInfo)) }
         return mapping
