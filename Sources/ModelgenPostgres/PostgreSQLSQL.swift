@@ -41,11 +41,15 @@ enum PostgreSQLSQL {
     static func migration(to plan: SQLiteSchemaPlanner.Plan, from previous: SQLiteSchema?, model: ManagedObjectModel) -> [String] {
         let schema = plan.schema
         var statements: [String] = []
+        /// The model's entity a recorded one is (by name, or one renamed from it with `renamingIdentifier`).
+        func modelEntity(_ name: String) -> EntityDescription? {
+            model.entity(named: name) ?? model.entities.first { $0.renamingIdentifier == name }
+        }
         // Each column's definition; an added attribute's carries its default for the rows already there.
         func columns(of layout: SQLiteSchema) -> [String: [(name: String, definition: String, added: String)]] {
             var tables: [String: [(String, String, String)]] = [:]
             for stored in layout.entities {
-                guard let entity = model.entity(named: stored.name) else { continue }
+                guard let entity = modelEntity(stored.name) else { continue }
                 if tables[stored.table] == nil { tables[stored.table] = [] }
                 for attribute in stored.attributes {
                     let description = entity.ownAttributes.first { $0.name == attribute.name }
@@ -62,10 +66,10 @@ enum PostgreSQLSQL {
             }
             for stored in layout.entities {
                 for r in stored.relationships {
-                    guard let order = r.orderColumn, let destination = model.entity(named: r.destination) else { continue }
+                    guard let order = r.orderColumn, let destination = modelEntity(r.destination) else { continue }
                     var root = destination
                     while let parent = root.parent { root = parent }
-                    guard let table = layout.entity(named: root.name)?.table else { continue }
+                    guard let table = layout.entities.first(where: { modelEntity($0.name) === root })?.table else { continue }
                     tables[table, default: []].append((order, "\(quote(order)) bigint", "\(quote(order)) bigint"))
                 }
             }

@@ -91,5 +91,38 @@ final class MixTrack: ManagedObject {}
         #expect(after[0].hasSuffix("\"Track 7\"]") && after.contains { $0.hasPrefix("Track 7: [\"List 0\"") }, "\(after)")
         try run("DROP SCHEMA \(schema) CASCADE")
     }
+
+    /// Entities and relationships renamed with `renamingIdentifier` keep their records and links on
+    /// PostgreSQL too (issue 39): List becomes Tape, its tracks its songs, a track's lists its tapes.
+    @Test func renamedEntitiesAndRelationshipsKeepTheirLinks() throws {
+        guard let url = StoreKind.postgresURL else { return }
+        var configuration = try PostgreSQLConfiguration(url: url)
+        configuration.schema = "renames_" + UUID().uuidString.prefix(8).lowercased()
+        let container = ManagedContainer(model: Self.model, store: try PostgreSQLStore(model: Self.model, configuration: configuration))
+        let context = container.newContext()
+        var tracks: [ManagedObject] = []
+        for index in 0..<4 {
+            let track = try context.insertObject(entityName: "Track")
+            try track.setValue("Track \(index)", forKey: "title")
+            tracks.append(track)
+        }
+        let list = try context.insertObject(entityName: "List")
+        try list.setValue("Tape", forKey: "name")
+        try list.setValue([tracks[2], tracks[0], tracks[3]], forKey: "tracks")
+        try context.save()
+        let renamed = try ManagedObjectModel(name: "Mix", entities: [
+            EntityDescription("Tape", class: MixList.self, renamingIdentifier: "List", attributes: [AttributeDescription("name", .string)],
+                              relationships: [RelationshipDescription("songs", destination: "Track", inverse: "tapes", toMany: true, ordered: true, renamingIdentifier: "tracks")]),
+            EntityDescription("Track", class: MixTrack.self, attributes: [AttributeDescription("title", .string)],
+                              relationships: [RelationshipDescription("tapes", destination: "Tape", inverse: "songs", toMany: true, renamingIdentifier: "lists")]),
+        ])
+        let reopened = ManagedContainer(model: renamed, store: try PostgreSQLStore(model: renamed, configuration: configuration))
+        let reader = reopened.newContext()
+        let tape = try #require(try reader.fetch(FetchRequest<ManagedObject>(entityName: "Tape")).first)
+        let songs = try (tape.value(forKey: "songs") as! [ManagedObject]).map { try $0.value(forKey: "title") as! String }
+        #expect(songs == ["Track 2", "Track 0", "Track 3"])
+        let track = try #require(try reader.fetch(try FetchRequest<ManagedObject>(entityName: "Track", predicate: "title == 'Track 3'")).first)
+        #expect((try track.value(forKey: "tapes") as? [ManagedObject])?.count == 1)
+    }
 }
 #endif
