@@ -94,17 +94,7 @@ final class MixSong: ManagedObject {
         #expect(check.contains("Song 11: [\"List 0\", \"List 1\", \"List 3\"] [\"Song 10\"]"), "\(check)")
     }
 
-    static func tables(_ path: String) -> Set<String> {
-        var db: OpaquePointer?
-        sqlite3_open(path, &db)
-        defer { sqlite3_close(db) }
-        var statement: OpaquePointer?
-        sqlite3_prepare_v2(db, "SELECT name FROM sqlite_master WHERE type = 'table'", -1, &statement, nil)
-        var names: Set<String> = []
-        while sqlite3_step(statement) == SQLITE_ROW { names.insert(String(cString: sqlite3_column_text(statement, 0))) }
-        sqlite3_finalize(statement)
-        return names
-    }
+    static func tables(_ path: String) -> Set<String> { sqliteMasterNames(path, type: "table") }
 }
 
 final class RenamedList: ManagedObject {}
@@ -139,4 +129,17 @@ final class RenamedTrack: ManagedObject {}
         #expect(links == expected)
         #expect(try context.count(for: FetchRequest<ManagedObject>(entityName: "Mixtape")) == 4)
     }
+}
+
+/// The names of a SQLite file's tables or indexes (`type`), read with the C API.
+func sqliteMasterNames(_ path: String, type: String) -> Set<String> {
+    var db: OpaquePointer?
+    sqlite3_open(path, &db)
+    defer { sqlite3_close(db) }
+    var statement: OpaquePointer?
+    sqlite3_prepare_v2(db, "SELECT name FROM sqlite_master WHERE type = '\(type)'", -1, &statement, nil)
+    var names: Set<String> = []
+    while sqlite3_step(statement) == SQLITE_ROW { names.insert(String(cString: sqlite3_column_text(statement, 0))) }
+    sqlite3_finalize(statement)
+    return names
 }

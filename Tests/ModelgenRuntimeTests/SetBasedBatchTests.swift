@@ -193,17 +193,7 @@ extension ManagedObject {
 /// Join tables carry a covering index of their members (issue 41: loading the members of many
 /// records reads the index alone); a store made before it gets it when opened, links intact.
 @Suite struct JoinIndexUpgradeTests {
-    func indexes(_ path: String) -> Set<String> {
-        var db: OpaquePointer?
-        sqlite3_open(path, &db)
-        defer { sqlite3_close(db) }
-        var statement: OpaquePointer?
-        sqlite3_prepare_v2(db, "SELECT name FROM sqlite_master WHERE type = 'index'", -1, &statement, nil)
-        var names: Set<String> = []
-        while sqlite3_step(statement) == SQLITE_ROW { names.insert(String(cString: sqlite3_column_text(statement, 0))) }
-        sqlite3_finalize(statement)
-        return names
-    }
+    func indexes(_ path: String) -> Set<String> { sqliteMasterNames(path, type: "index") }
 
     @Test func aStoreWithTheOldJoinIndexGetsTheMembersIndexWhenOpened() throws {
         let (container, url) = try SetBasedBatchTests().library("sqlite")
