@@ -3,6 +3,9 @@
 /// written against its generated classes (see `ChangeImpact`). Entities, attributes and relationships
 /// are matched by name or by the new version's `renamingIdentifier`; other parts by name.
 public enum ModelDiff {
+    /// Records one change: its message, places in the old and new file, and impacts.
+    typealias Add = (String, SourceLocation?, SourceLocation?, Set<ChangeImpact>) -> Void
+
     /// Every change from `old` to `new`, in the new file's order (removals where they were in the old one).
     public static func changes(from old: ObjectModel, to new: ObjectModel) -> [ModelChange] {
         var changes: [ModelChange] = []
@@ -51,7 +54,7 @@ public enum ModelDiff {
         return changes
     }
 
-    private static func compareOptions(_ old: ObjectModel, _ new: ObjectModel, _ add: (String, SourceLocation?, SourceLocation?, Set<ChangeImpact>) -> Void) {
+    private static func compareOptions(_ old: ObjectModel, _ new: ObjectModel, _ add: Add) {
         let oldAccess = old.options.access?.value ?? .internal, newAccess = new.options.access?.value ?? .internal
         if oldAccess != newAccess {
             let narrower = AccessLevel.allCases.firstIndex(of: newAccess)! < AccessLevel.allCases.firstIndex(of: oldAccess)!
@@ -66,7 +69,7 @@ public enum ModelDiff {
     }
 
     private static func compare(_ old: Entity, _ new: Entity, oldModel: ObjectModel, newModel: ObjectModel, renamed: [String: String],
-                                _ add: (String, SourceLocation?, SourceLocation?, Set<ChangeImpact>) -> Void) {
+                                _ add: Add) {
         let name = new.name.value
         if old.parent.map({ renamed[$0.value] ?? $0.value }) != new.parent?.value {
             add("entity \(name): its parent changed from \(old.parent?.value ?? "none") to \(new.parent?.value ?? "none") (stores keep a hierarchy in one table)",
@@ -100,7 +103,7 @@ public enum ModelDiff {
 
     /// Compares attribute lists (an entity's, or a composite type's fields, `owner` naming which).
     static func compareAttributes(entity owner: String, _ old: [Attribute], _ new: [Attribute],
-                                  _ add: (String, SourceLocation?, SourceLocation?, Set<ChangeImpact>) -> Void) {
+                                  _ add: Add) {
         var matched: Set<String> = []
         for attribute in new {
             let name = attribute.name.value
@@ -122,7 +125,7 @@ public enum ModelDiff {
     }
 
     private static func compare(_ owner: String, _ old: Attribute, _ new: Attribute,
-                                _ add: (String, SourceLocation?, SourceLocation?, Set<ChangeImpact>) -> Void) {
+                                _ add: Add) {
         let name = new.name.value
         let place = (old.name.location, new.name.location)
         if old.name.value != name {
@@ -182,7 +185,7 @@ public enum ModelDiff {
     // MARK: Relationships
 
     private static func compareRelationships(entity owner: String, _ old: [Relationship], _ new: [Relationship], renamed: [String: String],
-                                             _ add: (String, SourceLocation?, SourceLocation?, Set<ChangeImpact>) -> Void) {
+                                             _ add: Add) {
         var matched: Set<String> = []
         for relationship in new {
             let name = relationship.name.value
@@ -246,7 +249,7 @@ public enum ModelDiff {
     // MARK: Other parts
 
     private static func compareNamed(entity owner: String, kind: String, _ old: [Located<String>], _ new: [Located<String>],
-                                     _ add: (String, SourceLocation?, SourceLocation?, Set<ChangeImpact>) -> Void) {
+                                     _ add: Add) {
         for name in new where !old.contains(where: { $0.value == name.value }) {
             add("\(kind) \(owner).\(name.value) was added", nil, name.location, [])
         }
@@ -257,7 +260,7 @@ public enum ModelDiff {
 
     private static func compareLists(entity owner: String, kind: String, _ old: [PropertyNameList], _ new: [PropertyNameList],
                                      added: Set<ChangeImpact>, removed: Set<ChangeImpact>,
-                                     _ add: (String, SourceLocation?, SourceLocation?, Set<ChangeImpact>) -> Void, addedNote: String = "") {
+                                     _ add: Add, addedNote: String = "") {
         func key(_ list: PropertyNameList) -> [String] { list.names.map(\.value) }
         for list in new where !old.contains(where: { key($0) == key(list) }) {
             add("\(kind) \(owner)(\(key(list).joined(separator: ", "))) was added\(addedNote)", nil, list.location, added)
@@ -268,7 +271,7 @@ public enum ModelDiff {
     }
 
     private static func compareComposites(_ old: ObjectModel, _ new: ObjectModel,
-                                          _ add: (String, SourceLocation?, SourceLocation?, Set<ChangeImpact>) -> Void) {
+                                          _ add: Add) {
         for composite in new.composites {
             guard let previous = old.composite(named: composite.name.value) else {
                 add("composite type \(composite.name.value) was added", nil, composite.name.location, [])
@@ -282,7 +285,7 @@ public enum ModelDiff {
     }
 
     private static func compareTemplates(_ old: ObjectModel, _ new: ObjectModel,
-                                         _ add: (String, SourceLocation?, SourceLocation?, Set<ChangeImpact>) -> Void) {
+                                         _ add: Add) {
         for template in new.fetchRequests {
             guard let previous = old.fetchRequests.first(where: { $0.name.value == template.name.value }) else {
                 add("fetch request template \(template.name.value) was added", nil, template.name.location, [])

@@ -62,7 +62,8 @@ extension ManagedObjectContext {
             }
             queue.heads[slot] = head
             // Every relationship's batches are past the start: drop what all have read.
-            if let read = object.entity.lazyToManyMaskSlots.map({ queue.heads[$0] ?? 0 }).min(), read > 4_096, read * 2 > queue.keys.count {
+            // (Checked only for a long list: the fault path stays a few comparisons.)
+            if queue.keys.count > 4_096, let read = object.entity.lazyToManyMaskSlots.map({ queue.heads[$0] ?? 0 }).min(), read > 4_096, read * 2 > queue.keys.count {
                 queue.keys.removeFirst(read)
                 for (slot, position) in queue.heads { queue.heads[slot] = position - read }
             }

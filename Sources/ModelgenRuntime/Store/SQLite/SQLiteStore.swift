@@ -650,9 +650,10 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
                     try connection.statement("DELETE FROM \(t) WHERE \(join.source) = ? AND \(join.target) = ?").run([.integer(id.key), .integer(target.key)])
                 }
                 let ownerCode = layout.entities[id.entityName]?.code ?? 0
+                let insert = delta.added.isEmpty ? nil : try connection.statement(join.insertLinkSQL { "?\($0)" })
                 for target in delta.added.map(resolve) {
                     let code = layout.entities[target.entityName]?.code ?? 0
-                    try connection.statement(join.insertLinkSQL { "?\($0)" }).run([.integer(id.key), .integer(target.key), .integer(code), .integer(ownerCode)])
+                    try insert?.run([.integer(id.key), .integer(target.key), .integer(code), .integer(ownerCode)])
                 }
                 guard delta.order != nil else { return }
                 try reorder(delta, of: id, members: "SELECT \(join.target) FROM \(t) WHERE \(join.source) = ? ORDER BY \(join.position)",
