@@ -101,20 +101,22 @@ let package = Package(
         // A child process for the SQLite store's kill and multi-process tests.
         .executableTarget(
             name: "modelgen-store-stress",
-            dependencies: ["ModelgenRuntime", .target(name: "ModelgenPostgres", condition: .when(traits: ["PostgreSQL"]))]
+            dependencies: ["ModelgenRuntime", "ClinicVersions", .target(name: "ModelgenPostgres", condition: .when(traits: ["PostgreSQL"]))]
         ),
 
         .testTarget(name: "ModelgenPredicateTests", dependencies: ["ModelgenPredicate"]),
         .testTarget(name: "ModelgenCoreTests", dependencies: ["ModelgenCore"]),
         .testTarget(name: "ModelgenCLITests", dependencies: ["modelgen", "ModelgenCore", "ModelgenRuntime"]),
-        .testTarget(name: "ModelgenRuntimeTests", dependencies: ["ModelgenRuntime", "SQLiteFaultInjection"]),
+        .testTarget(name: "ModelgenRuntimeTests", dependencies: ["ModelgenRuntime", "SQLiteFaultInjection", "ClinicVersions"]),
+        // A model's four versions and the stages between them, for the staged-migration tests on every store and the kill test.
+        .target(name: "ClinicVersions", dependencies: ["ModelgenRuntime"], path: "Tests/Support/ClinicVersions"),
         // A SQLite VFS that fills the "disk" on demand, for the storage-fault tests (C: a VFS is a C struct of callbacks).
         .target(name: "SQLiteFaultInjection", dependencies: ["CSQLite"], path: "Tests/Support/SQLiteFaultInjection"),
         // Built empty without the PostgreSQL trait; `make test-postgres` runs it against a real server.
         .testTarget(
             name: "ModelgenPostgresTests",
             dependencies: [
-                "ModelgenPostgres", "ModelgenRuntime",
+                "ModelgenPostgres", "ModelgenRuntime", "ClinicVersions",
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
             ]
         ),

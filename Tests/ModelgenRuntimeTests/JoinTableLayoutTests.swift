@@ -133,11 +133,16 @@ final class RenamedTrack: ManagedObject {}
 
 /// The names of a SQLite file's tables or indexes (`type`), read with the C API.
 func sqliteMasterNames(_ path: String, type: String) -> Set<String> {
+    sqliteStrings(path, "SELECT name FROM sqlite_master WHERE type = '\(type)'")
+}
+
+/// The first column of what a query returns from a SQLite file, as text, read with the C API.
+func sqliteStrings(_ path: String, _ query: String) -> Set<String> {
     var db: OpaquePointer?
     sqlite3_open(path, &db)
     defer { sqlite3_close(db) }
     var statement: OpaquePointer?
-    sqlite3_prepare_v2(db, "SELECT name FROM sqlite_master WHERE type = '\(type)'", -1, &statement, nil)
+    sqlite3_prepare_v2(db, query, -1, &statement, nil)
     var names: Set<String> = []
     while sqlite3_step(statement) == SQLITE_ROW { names.insert(String(cString: sqlite3_column_text(statement, 0))) }
     sqlite3_finalize(statement)

@@ -78,13 +78,16 @@ public final class ManagedContainer: Sendable {
     /// Who hears of fetches evaluated in memory on a store that runs queries (see `onInMemoryFetch(_:)`).
     private let inMemoryFetchHandler = Mutex<(@Sendable (InMemoryFetch) -> Void)?>(ManagedContainer.debugLogOnce)
 
-    /// A container over a store description (`.inMemory` or `.sqlite(url)`).
-    public convenience init(model: ManagedObjectModel, store description: StoreDescription = .inMemory) throws {
+    /// A container over a store description (`.inMemory` or `.sqlite(url)`). A SQLite file written
+    /// with an earlier version of the model in `migrationPlan` is brought to `model` through the
+    /// plan's stages when it opens (an in-memory store starts empty, so it has none to run).
+    public convenience init(model: ManagedObjectModel, store description: StoreDescription = .inMemory,
+                            migrationPlan: MigrationPlan? = nil) throws {
         switch description {
         case .inMemory: self.init(model: model, store: InMemoryStore(model: model))
-        case .sqlite(let url): self.init(model: model, store: try SQLiteStore(url: url, model: model))
+        case .sqlite(let url): self.init(model: model, store: try SQLiteStore(url: url, model: model, migrationPlan: migrationPlan))
         case .sqliteConfigured(let url, let configuration):
-            self.init(model: model, store: try SQLiteStore(url: url, model: model, configuration: configuration))
+            self.init(model: model, store: try SQLiteStore(url: url, model: model, configuration: configuration, migrationPlan: migrationPlan))
         }
     }
 

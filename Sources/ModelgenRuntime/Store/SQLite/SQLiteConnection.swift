@@ -153,6 +153,20 @@ final class SQLiteConnection {
         }
     }
 
+    /// Runs `body` in a savepoint of the transaction in progress; rolls back to it when `body` throws.
+    func inSavepoint<T>(_ body: () throws -> T) throws -> T {
+        try execute("SAVEPOINT \"modelgen.save\"")
+        do {
+            let result = try body()
+            try execute("RELEASE \"modelgen.save\"")
+            return result
+        } catch {
+            try? execute("ROLLBACK TO \"modelgen.save\"")
+            try? execute("RELEASE \"modelgen.save\"")
+            throw error
+        }
+    }
+
     /// The error of a failed call: `.busy` when another connection's lock outlasted the busy timeout,
     /// `UniquenessViolationError` when a unique index (a uniqueness constraint of the model) refused a row.
     func error(_ code: Int32, _ sql: String, message: String? = nil) -> any Error {

@@ -82,12 +82,25 @@ final class SQLiteConnectionPool: @unchecked Sendable {
     private var nextReadNumber = 0
     /// Work deferred until no read older than the commit that asked for it is in progress.
     private var deferred: [(afterCommit: Int, work: () -> Void)] = []
+    /// A migration stage's pool: the writer is in the stage's transaction, so reads use it too (they
+    /// see the stage's writes) and a write transaction is a savepoint in it.
+    private let sharesTransaction: Bool
 
     /// Opens the writer (creating the file when missing); readers open on demand.
     init(path: String, configuration: SQLiteConfiguration) throws {
         self.path = path
         self.configuration = configuration
         writer = try SQLiteConnection(path: path, create: !configuration.readOnly, configuration: configuration)
+        sharesTransaction = false
+    }
+
+    /// A pool for a migration stage: `connection` (a writer in the stage's transaction) does every read
+    /// and write, and each save is a savepoint, so the stage's saves commit with the stage or not at all.
+    init(stageConnection connection: SQLiteConnection, path: String, configuration: SQLiteConfiguration) {
+        self.path = path
+        self.configuration = configuration
+        writer = connection
+        sharesTransaction = true
     }
 
     /// Throws `SQLiteStoreError.readOnly` when the store was opened read-only.
@@ -107,6 +120,7 @@ final class SQLiteConnectionPool: @unchecked Sendable {
     func writeTransaction<T>(_ body: (SQLiteConnection) throws -> T, afterCommit: (() -> Void)? = nil) throws -> T {
         try requireWritable()
         return try write { connection in
+            if sharesTransaction { return try connection.inSavepoint { try body(connection) } }
             let result = try connection.inTransaction { try body(connection) }
             readers.lock()
             commitCount += 1
@@ -121,6 +135,7 @@ final class SQLiteConnectionPool: @unchecked Sendable {
     /// Runs `body` with a reader connection; with `snapshot`, inside one read transaction, so several
     /// statements see one committed state (one statement always does: it needs no transaction of its own).
     func read<T>(snapshot: Bool, _ body: (SQLiteConnection) throws -> T) throws -> T {
+        if sharesTransaction { return try write(body) }
         let (connection, readNumber) = try acquireReader()
         defer { releaseReader(connection, readNumber: readNumber) }
         guard snapshot else { return try body(connection) }

@@ -84,10 +84,16 @@ package struct SQLiteSchema: Codable, Equatable {
 package struct SQLiteSchemaPlanner {
     package let model: ManagedObjectModel
     package let previous: SQLiteSchema?
+    /// Plans a custom migration stage: what a lightweight migration refuses (a changed type or
+    /// cardinality, a new required attribute without a default) gets new storage beside the old,
+    /// the old storage is dropped after the stage's code ran (`removals`), and the required values
+    /// the stage's code must fill are listed (`requiredChecks`).
+    package let customStage: Bool
 
-    package init(model: ManagedObjectModel, previous: SQLiteSchema?) {
+    package init(model: ManagedObjectModel, previous: SQLiteSchema?, customStage: Bool = false) {
         self.model = model
         self.previous = previous
+        self.customStage = customStage
     }
 
     /// The new layout, the statements that bring an existing file to it, and the changes that cannot be migrated.
@@ -106,6 +112,9 @@ package struct SQLiteSchemaPlanner {
         package var modelIndexNames: Set<String> = []
         /// The join tables of format 1 to merge, a pair's two into one (see `JoinMerge`).
         package var joinMerges: [JoinMerge] = []
+        /// Custom stages: the required columns that may hold NULL until the stage's code fills them
+        /// (new, retyped, or made required without a default); the stage fails if any still does.
+        package var requiredChecks: [RequiredCheck] = []
 
         /// The problems that keep a store from opening with `policy`, with how to allow the losses.
         package func refusals(under policy: MigrationPolicy) -> [String] {
@@ -126,6 +135,22 @@ package struct SQLiteSchemaPlanner {
         case column(table: String, column: String)
         /// A whole table: a removed root entity's, or a removed many-to-many's join table.
         case table(String)
+    }
+
+    /// A required attribute (or to-one relationship) a custom stage's code must give every record a value.
+    package struct RequiredCheck: Equatable, Sendable {
+        /// `Entity.property`, for the error.
+        package var property: String
+        package var table: String
+        package var column: String
+        /// The entity codes of the entity and its subentities (their records share the table).
+        package var codes: [Int64]
+
+        /// A query counting the records that have no value.
+        package var countStatement: String {
+            let q = SQLiteSchemaPlanner.quote
+            return "SELECT count(*) FROM \(q(table)) WHERE \(q(column)) IS NULL AND \"Z_ENT\" IN (\(codes.map(String.init).joined(separator: ", ")))"
+        }
     }
 
     /// A many-to-many pair stored in two tables (format 1) becoming one: `kept` (the owner side's)
@@ -176,6 +201,18 @@ package struct SQLiteSchemaPlanner {
         func previousRelationship(_ r: RelationshipDescription, in old: SQLiteSchema.Entity?) -> SQLiteSchema.Relationship? {
             old?.relationships.first { $0.name == r.name } ?? r.renamingIdentifier.flatMap { former in old?.relationships.first { $0.name == former } }
         }
+        /// Whether a recorded relationship's storage serves the model's relationship as it is (same
+        /// destination, cardinality, ordering and inverse storage); in a custom stage, one that does not
+        /// gets new storage.
+        func keepsStorage(_ stored: SQLiteSchema.Relationship, _ r: RelationshipDescription) -> Bool {
+            guard (newEntityName[stored.destination] ?? stored.destination) == r.destinationName,
+                  stored.toMany == r.isToMany, stored.ordered == r.isOrdered else { return false }
+            guard r.isToMany else { return true }
+            let inverse = r.inverseName.flatMap { name in model.entity(named: r.destinationName)?.relationships(named: name) }
+            let viaInverse = inverse.map { !$0.isToMany && !$0.isTransient } ?? false
+            return (stored.inverse != nil) == viaInverse
+        }
+        var required: [(entity: EntityDescription, property: String, column: String)] = []
         var problems: [String] = []
         var statements: [String] = []
         var tableNames = NameAllocator(reserved: ["modelgen.metadata", "sqlite_sequence"])
@@ -228,12 +265,22 @@ package struct SQLiteSchemaPlanner {
             for a in entity.ownAttributes where !a.isTransient {
                 let match = old?.attributes.first { $0.name == a.name }
                     ?? a.renamingIdentifier.flatMap { former in old?.attributes.first { $0.name == former } }
-                if let match {
+                if let match, customStage && match.type != a.type.rawValue {
+                    // A custom stage: the new type gets a column of its own, the stage's code converts.
+                    let column = columns.allocate(columns.isFree(a.name) ? a.name : "\(entity.name).\(a.name)")
+                    attributes.append(.init(name: a.name, type: a.type.rawValue, optional: a.isOptional, column: column))
+                    added[table, default: []].append((column, "\(SQLiteSchemaPlanner.quote(column)) \(Self.sqlType(a.type))\(Self.defaultClause(a))"))
+                    if !a.isOptional && a.defaultValue.isNull { required.append((entity, a.name, column)) }
+                } else if let match {
                     if match.type != a.type.rawValue {
                         problems.append("attribute \(entity.name).\(a.name): its type changed from \(match.type) to \(a.type.rawValue)")
                     }
                     if match.optional && !a.isOptional && a.defaultValue.isNull {
-                        problems.append("attribute \(entity.name).\(a.name): became required without a default value; saved records may have none")
+                        if customStage {
+                            required.append((entity, a.name, match.column))
+                        } else {
+                            problems.append("attribute \(entity.name).\(a.name): became required without a default value; saved records may have none")
+                        }
                     }
                     attributes.append(.init(name: a.name, type: a.type.rawValue, optional: a.isOptional, column: match.column))
                 } else {
@@ -241,7 +288,11 @@ package struct SQLiteSchemaPlanner {
                     attributes.append(.init(name: a.name, type: a.type.rawValue, optional: a.isOptional, column: column))
                     if old != nil || (entity.parent != nil && !newTables.contains(table)) {
                         if !a.isOptional && a.defaultValue.isNull {
-                            problems.append("attribute \(entity.name).\(a.name) is new, required and has no default value: saved \(entity.name) records would have none")
+                            if customStage {
+                                required.append((entity, a.name, column))
+                            } else {
+                                problems.append("attribute \(entity.name).\(a.name) is new, required and has no default value: saved \(entity.name) records would have none")
+                            }
                         }
                         added[table, default: []].append((column, "\(SQLiteSchemaPlanner.quote(column)) \(Self.sqlType(a.type))\(Self.defaultClause(a))"))
                     }
@@ -249,13 +300,14 @@ package struct SQLiteSchemaPlanner {
             }
             var relationships: [SQLiteSchema.Relationship] = []
             for r in entity.ownRelationships where !r.isTransient && !r.isToMany {
-                let match = previousRelationship(r, in: old)
+                let match = previousRelationship(r, in: old).flatMap { !customStage || keepsStorage($0, r) ? $0 : nil }
                 let column = match?.column ?? columns.allocate(columns.isFree(r.name) ? r.name : "\(entity.name).\(r.name)")
                 if match == nil { columns.take(column + ".entity") }
                 relationships.append(.init(name: r.name, destination: r.destinationName, toMany: false, ordered: false, column: column))
                 if match == nil && (old != nil || (entity.parent != nil && !newTables.contains(table))) {
                     added[table, default: []].append((column, "\(SQLiteSchemaPlanner.quote(column)) INTEGER"))
                     added[table, default: []].append((column + ".entity", "\(SQLiteSchemaPlanner.quote(column + ".entity")) INTEGER"))
+                    if customStage && !r.isOptional { required.append((entity, r.name, column)) }
                 }
             }
             columnsByTable[table] = columns
@@ -275,7 +327,7 @@ package struct SQLiteSchemaPlanner {
             let index = entities.firstIndex { $0.name == entity.name }!
             let old = previousEntity(entity.name)
             for r in entity.ownRelationships where !r.isTransient && r.isToMany {
-                let match = previousRelationship(r, in: old)
+                let match = previousRelationship(r, in: old).flatMap { !customStage || keepsStorage($0, r) ? $0 : nil }
                 let inverse = r.inverseName.flatMap { name in model.entity(named: r.destinationName)?.relationships(named: name) }
                 var stored = SQLiteSchema.Relationship(name: r.name, destination: r.destinationName, toMany: true, ordered: r.isOrdered)
                 if let inverse, !inverse.isToMany, !inverse.isTransient {
@@ -381,7 +433,10 @@ package struct SQLiteSchemaPlanner {
                     removeStorage(of: r, in: old)
                     continue
                 }
-                if n.destination != newEntityName[r.destination] ?? r.destination || n.toMany != r.toMany || n.ordered != r.ordered {
+                if customStage && (n.joinTable != r.joinTable || n.column != r.column || n.orderColumn != r.orderColumn) {
+                    // A custom stage gave the relationship new storage; the old goes once the stage's code ran.
+                    removeStorage(of: r, in: old)
+                } else if n.destination != newEntityName[r.destination] ?? r.destination || n.toMany != r.toMany || n.ordered != r.ordered {
                     problems.append("relationship \(old.name).\(r.name): its destination, cardinality or ordering changed")
                 }
             }
@@ -467,8 +522,12 @@ package struct SQLiteSchemaPlanner {
 
         let schema = SQLiteSchema(modelName: model.name, versionHash: model.versionHash, entities: entities)
         for merge in joinMerges { statements += merge.statements(integer: "INTEGER") }
+        let requiredChecks = required.map { check in
+            RequiredCheck(property: "\(check.entity.name).\(check.property)", table: entities.first { $0.name == check.entity.name }!.table,
+                          column: check.column, codes: codes(of: check.entity, in: entities))
+        }
         return Plan(schema: schema, statements: statements, problems: problems, losses: losses, removals: removals,
-                    modelIndexNames: modelIndexNames, joinMerges: joinMerges)
+                    modelIndexNames: modelIndexNames, joinMerges: joinMerges, requiredChecks: requiredChecks)
     }
 
     private func codes(of entity: EntityDescription, in entities: [SQLiteSchema.Entity]) -> [Int64] {

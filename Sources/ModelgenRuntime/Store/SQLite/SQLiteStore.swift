@@ -24,18 +24,31 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
     /// One writer and a pool of readers (see `SQLiteConnectionPool`).
     let pool: SQLiteConnectionPool
     let layout: SQLiteLayout
+    /// For a store of a migration stage (see `SQLiteStageTransaction`): hears the records each save
+    /// wrote. Such a store writes no history.
+    let stage: (@Sendable (Int) -> Void)?
 
-    /// Opens or creates the store at `url` for `model`, migrating the file when the model changed compatibly.
+    /// Opens or creates the store at `url` for `model`, migrating the file when the model changed
+    /// compatibly, or through the stages of `migrationPlan` when the file was written with one of its
+    /// earlier versions (see `MigrationPlan`).
     public init(url: URL, model: ManagedObjectModel, externalStorageThreshold: Int = 100 * 1024,
-                configuration: SQLiteConfiguration = SQLiteConfiguration()) throws {
+                configuration: SQLiteConfiguration = SQLiteConfiguration(), migrationPlan: MigrationPlan? = nil) throws {
         self.model = model
         self.url = url
         self.externalStorageThreshold = externalStorageThreshold
+        stage = nil
         let path = url.path
         try Self.checkBeforeOpening(path: path, configuration: configuration)
         pool = try SQLiteConnectionPool(path: path, configuration: configuration)
         layout = try pool.write { connection in
-            let previous = try Self.readSchema(connection, path: path)
+            var previous = try Self.readSchema(connection, path: path)
+            if let migrationPlan, let recorded = previous, recorded.versionHash != model.versionHash, !configuration.readOnly {
+                try connection.execute("PRAGMA foreign_keys=OFF")
+                let transaction = SQLiteStageTransaction(connection: connection, url: url, externalStorageThreshold: externalStorageThreshold,
+                                                         configuration: configuration)
+                previous = try StagedMigration(plan: migrationPlan, model: model, policy: configuration.migration)
+                    .run(from: recorded) { body in try connection.inTransaction { try body(transaction) } }
+            }
             let plan = SQLiteSchemaPlanner(model: model, previous: previous).plan()
             if configuration.readOnly {
                 guard let previous else { throw SQLiteStoreError.notAStore(path: path, reason: "it is empty (a read-only store is not created)") }
@@ -57,10 +70,7 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
                     for removal in plan.removals { try Self.drop(removal, connection) }
                     for statement in plan.statements { try connection.execute(statement) }
                     try Self.dropLeftoverIndexes(keeping: plan.modelIndexNames, connection)
-                    let encoder = JSONEncoder()
-                    encoder.outputFormatting = [.sortedKeys]
-                    let json = String(decoding: try encoder.encode(plan.schema), as: UTF8.self)
-                    try connection.statement("INSERT OR REPLACE INTO \"modelgen.metadata\" VALUES ('schema', ?)").run([.text(json)])
+                    try Self.record(plan.schema, connection)
                 }
             }
             try connection.execute(Self.createHistoryTable)
@@ -79,6 +89,26 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
             return SQLiteLayout(schema: plan.schema, model: model)
         }
         if !configuration.readOnly { try collectUnreferencedExternalFiles() }
+    }
+
+    /// A store of a migration stage, on `connection` (the writer, in the stage's transaction) with the
+    /// layout `schema`: nothing is planned or created, and each save is a savepoint of the stage.
+    init(stage connection: SQLiteConnection, url: URL, model: ManagedObjectModel, schema: SQLiteSchema,
+         externalStorageThreshold: Int, configuration: SQLiteConfiguration, onCommit: @escaping @Sendable (Int) -> Void) {
+        self.model = model
+        self.url = url
+        self.externalStorageThreshold = externalStorageThreshold
+        stage = onCommit
+        pool = SQLiteConnectionPool(stageConnection: connection, path: url.path, configuration: configuration)
+        layout = SQLiteLayout(schema: schema, model: model)
+    }
+
+    /// Records `schema` as the file's layout.
+    static func record(_ schema: SQLiteSchema, _ connection: SQLiteConnection) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let json = String(decoding: try encoder.encode(schema), as: UTF8.self)
+        try connection.statement("INSERT OR REPLACE INTO \"modelgen.metadata\" VALUES ('schema', ?)").run([.text(json)])
     }
 
     /// What the file system says before SQLite opens the file: a directory SQLite cannot create the
@@ -100,7 +130,7 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
 
     /// Drops one thing the model removed (`MigrationPolicy.dropRemoved`). SQLite drops no column an
     /// index names, so the indexes on a dropped column go first.
-    private static func drop(_ removal: SQLiteSchemaPlanner.Removal, _ connection: SQLiteConnection) throws {
+    static func drop(_ removal: SQLiteSchemaPlanner.Removal, _ connection: SQLiteConnection) throws {
         if case .column(let table, let column) = removal {
             let indexes = try connection.statement("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND instr(sql, ?) > 0")
             indexes.bind([.text(table), .text(SQLiteSchemaPlanner.quote(column))])
@@ -114,7 +144,7 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
 
     /// Drops the model indexes (`Entity.index(…)`, `Entity.unique(…)`) an earlier model had and this one
     /// has not: a uniqueness constraint taken out of the model stops being enforced.
-    private static func dropLeftoverIndexes(keeping names: Set<String>, _ connection: SQLiteConnection) throws {
+    static func dropLeftoverIndexes(keeping names: Set<String>, _ connection: SQLiteConnection) throws {
         let select = try connection.statement("SELECT name FROM sqlite_master WHERE type = 'index' AND (instr(name, '.unique(') > 0 OR instr(name, '.index(') > 0)")
         var leftover: [String] = []
         while try select.step() {
@@ -449,6 +479,7 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
             return try pool.writeTransaction({ connection in
                 let result = try apply(changes, connection, unreferenced: &unreferencedFiles, written: &writtenFiles)
                 try writeHistory(changes, result: result, connection)
+                stage?(changes.inserted.count + changes.updated.count + changes.deleted.count)
                 return result
             }, afterCommit: {
                 // Once no read that began before this save is in progress (its snapshot may name them).

@@ -1,0 +1,127 @@
+import Foundation
+import Synchronization
+
+/// What a store does for one stage of a staged migration, inside the stage's transaction (SQLite
+/// and PostgreSQL each have one).
+package protocol MigrationTransaction {
+    /// A store working in this transaction, for `model` laid out as `schema` (`readOnly`: saves throw);
+    /// `onCommit` hears how many records each save wrote.
+    func store(model: ManagedObjectModel, schema: SQLiteSchema, readOnly: Bool, onCommit: @escaping @Sendable (Int) -> Void) throws -> any PersistentStore
+    /// Adds what `plan` adds to the layout `previous` records: tables, columns, join tables, indexes.
+    func addStorage(_ plan: SQLiteSchemaPlanner.Plan, previous: SQLiteSchema, model: ManagedObjectModel) throws
+    /// Drops what `plan` removes (and model indexes the new version no longer has).
+    func dropStorage(_ plan: SQLiteSchemaPlanner.Plan) throws
+    /// The number a `SELECT count(*)` statement returns.
+    func count(_ sql: String) throws -> Int
+    /// Records `schema` as the store's layout (the stage's last write).
+    func record(_ schema: SQLiteSchema) throws
+}
+
+/// Runs the stages of a `MigrationPlan` from a store's recorded version to the current one, each in a
+/// transaction the store opens (`inTransaction`), for both SQL stores.
+package struct StagedMigration {
+    package let plan: MigrationPlan
+    package let model: ManagedObjectModel
+    /// For lightweight stages: whether removed storage may be dropped.
+    package let policy: MigrationPolicy
+
+    package init(plan: MigrationPlan, model: ManagedObjectModel, policy: MigrationPolicy) {
+        self.plan = plan
+        self.model = model
+        self.policy = policy
+    }
+
+    /// Brings a store recorded as `recorded` to the current version: one transaction per stage, each
+    /// run by `inTransaction` (which commits when its body returns). Returns the layout the store then
+    /// records, or `recorded` when it is at the current version or at none of the plan's versions.
+    package func run(from recorded: SQLiteSchema,
+                     inTransaction: ((any MigrationTransaction) throws -> SQLiteSchema) throws -> SQLiteSchema) throws -> SQLiteSchema {
+        let problems = plan.problems(current: model)
+        guard problems.isEmpty else { throw MigrationError.invalidPlan(problems: problems) }
+        guard let start = plan.version(withHash: recorded.versionHash), start < plan.versions.count - 1 else { return recorded }
+        var schema = recorded
+        let count = plan.versions.count - 1 - start
+        for (number, from) in (start..<plan.versions.count - 1).enumerated() {
+            schema = try inTransaction { transaction in
+                try runStage(from: from, number: number + 1, of: count, recorded: schema, transaction)
+            }
+            let custom = plan.stages.contains { $0.from.versionHash == plan.versions[from].versionHash }
+            plan.progress?(MigrationProgress(stage: number + 1, stageCount: count, fromVersion: from + 1, toVersion: from + 2,
+                                             isCustom: custom, phase: .finished, savedRecords: 0, completed: 0, total: 0))
+        }
+        return schema
+    }
+
+    private func runStage(from index: Int, number: Int, of count: Int, recorded: SQLiteSchema,
+                          _ transaction: any MigrationTransaction) throws -> SQLiteSchema {
+        let (old, new) = (plan.versions[index], plan.versions[index + 1])
+        let custom = plan.stages.first { $0.from.versionHash == old.versionHash }
+        let name = "migration stage \(number) of \(count) (version \(index + 1) → \(index + 2), \(custom == nil ? "lightweight" : "custom"))"
+        let saved = SavedCount()
+        let progress = plan.progress
+        func report(_ phase: MigrationProgress.Phase, completed: Int = 0, total: Int = 0) {
+            progress?(MigrationProgress(stage: number, stageCount: count, fromVersion: index + 1, toVersion: index + 2,
+                                        isCustom: custom != nil, phase: phase, savedRecords: saved.value, completed: completed, total: total))
+        }
+        let onCommit: @Sendable (Int) -> Void = { records in
+            saved.add(records)
+            progress?(MigrationProgress(stage: number, stageCount: count, fromVersion: index + 1, toVersion: index + 2,
+                                        isCustom: custom != nil, phase: .didMigrate, savedRecords: saved.value, completed: 0, total: 0))
+        }
+        report(.started)
+
+        if let willMigrate = custom?.willMigrate {
+            report(.willMigrate)
+            let context = ManagedContainer(model: old, store: try transaction.store(model: old, schema: recorded, readOnly: false, onCommit: onCommit))
+                .newContext(observation: .unobserved)
+            do {
+                try willMigrate(context)
+                if context.hasChanges { try context.save() }
+            } catch {
+                throw MigrationError.stageFailed(stage: name, error: error)
+            }
+        }
+
+        let planned = SQLiteSchemaPlanner(model: new, previous: recorded, customStage: custom != nil).plan()
+        let refusals = custom != nil ? planned.problems : planned.refusals(under: policy)
+        guard refusals.isEmpty else { throw MigrationError.incompatibleStage(stage: name, problems: refusals) }
+        try transaction.addStorage(planned, previous: recorded, model: new)
+        report(.schemaChanged)
+
+        if let didMigrate = custom?.didMigrate {
+            report(.didMigrate)
+            let context = ManagedContainer(model: new, store: try transaction.store(model: new, schema: planned.schema, readOnly: false, onCommit: onCommit))
+                .newContext(observation: .unobserved)
+            let previous = ManagedContainer(model: old, store: try transaction.store(model: old, schema: recorded, readOnly: true, onCommit: { _ in }))
+                .newContext(observation: .unobserved)
+            var currentNames: [String: String] = [:]
+            for entity in recorded.entities {
+                if let now = planned.schema.entities.first(where: { $0.code == entity.code }) { currentNames[entity.name] = now.name }
+            }
+            let migration = MigrationContext(context: context, previous: previous, currentNames: currentNames) { completed, total in
+                report(.didMigrate, completed: completed, total: total)
+            }
+            do {
+                try didMigrate(migration)
+                if context.hasChanges { try context.save() }
+            } catch {
+                throw MigrationError.stageFailed(stage: name, error: error)
+            }
+        }
+
+        try transaction.dropStorage(planned)
+        for check in planned.requiredChecks {
+            let missing = try transaction.count(check.countStatement)
+            if missing > 0 { throw MigrationError.requiredValuesMissing(stage: name, property: check.property, records: missing) }
+        }
+        try transaction.record(planned.schema)
+        return planned.schema
+    }
+}
+
+/// Records a stage's saves wrote, counted from the store's commits.
+private final class SavedCount: Sendable {
+    private let count = Atomic<Int>(0)
+    var value: Int { count.load(ordering: .relaxed) }
+    func add(_ records: Int) { count.add(records, ordering: .relaxed) }
+}

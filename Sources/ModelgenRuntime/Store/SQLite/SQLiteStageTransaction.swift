@@ -1,0 +1,37 @@
+import Foundation
+
+/// One stage of a staged migration of a SQLite file: the writer connection, in the stage's
+/// transaction (`BEGIN IMMEDIATE` … `COMMIT`, so a kill at any moment leaves the version before the
+/// stage or after it), with stores on it for the stage's code.
+struct SQLiteStageTransaction: MigrationTransaction {
+    let connection: SQLiteConnection
+    let url: URL
+    let externalStorageThreshold: Int
+    let configuration: SQLiteConfiguration
+
+    func store(model: ManagedObjectModel, schema: SQLiteSchema, readOnly: Bool, onCommit: @escaping @Sendable (Int) -> Void) throws -> any PersistentStore {
+        var configuration = configuration
+        configuration.readOnly = readOnly
+        return SQLiteStore(stage: connection, url: url, model: model, schema: schema, externalStorageThreshold: externalStorageThreshold,
+                           configuration: configuration, onCommit: onCommit)
+    }
+
+    func addStorage(_ plan: SQLiteSchemaPlanner.Plan, previous: SQLiteSchema, model: ManagedObjectModel) throws {
+        for statement in plan.statements { try connection.execute(statement) }
+    }
+
+    func dropStorage(_ plan: SQLiteSchemaPlanner.Plan) throws {
+        for removal in plan.removals { try SQLiteStore.drop(removal, connection) }
+        try SQLiteStore.dropLeftoverIndexes(keeping: plan.modelIndexNames, connection)
+    }
+
+    func count(_ sql: String) throws -> Int {
+        let select = try connection.statement(sql)
+        defer { select.reset() }
+        return try select.step() ? Int(select.int64(0)) : 0
+    }
+
+    func record(_ schema: SQLiteSchema) throws {
+        try SQLiteStore.record(schema, connection)
+    }
+}

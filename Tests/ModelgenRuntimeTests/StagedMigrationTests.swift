@@ -1,0 +1,244 @@
+import ClinicVersions
+import Foundation
+import ModelgenRuntime
+import Synchronization
+import Testing
+
+/// Staged migrations (`MigrationPlan`) of SQLite files: the clinic's four versions (an entity and a
+/// relationship renamed, a type changed by code, an attribute split by code, a new required attribute
+/// filled by code), each stage atomic, failures leaving the version before.
+@Suite struct StagedMigrationTests {
+    /// The patients a version-1 store is seeded with: name, weight text, visit days.
+    static let patients: [(name: String, weight: String?, days: [Int64])] = (0..<240).map { i in
+        let weight: String? = switch i % 4 {
+        case 0: "\(60 + i % 30).5 kg"
+        case 1: "\(120 + i) lb"
+        case 2: nil
+        default: "heavy"   // does not read: becomes nil
+        }
+        let name = i % 10 == 0 ? "Cher\(i)" : "Ada\(i) Lovelace von \(i)"
+        return (name, weight, (0..<Int64(i % 3)).map { Int64(i) * 10 + $0 })
+    }
+
+    /// A version-1 store with `patients`, returning the file.
+    static func seedVersion1(_ url: URL) throws {
+        let context = try ManagedContainer(model: ClinicVersions.v1, store: .sqlite(url)).newContext()
+        for patient in patients {
+            let object = try context.insertObject(entityName: "Patient")
+            try object.setValue(patient.name, forKey: "name")
+            try object.setValue(patient.weight, forKey: "weight")
+            for day in patient.days {
+                let visit = try context.insertObject(entityName: "Visit")
+                try visit.setValue(day, forKey: "day")
+                try visit.setValue("room \(day % 7)", forKey: "room")
+                try visit.setValue(object, forKey: "patient")
+            }
+        }
+        try context.save()
+    }
+
+    /// Every record of a version-4 store checked against `patients` (records keep their keys, in insertion order).
+    static func checkVersion4(_ context: ManagedObjectContext) throws {
+        let objects = try context.fetch(FetchRequest<ManagedObject>(entityName: "Patient", sortDescriptors: [SortDescriptor("chartNumber")]))
+        #expect(objects.count == patients.count)
+        for (object, patient) in zip(objects, patients) {
+            let (first, last) = ClinicVersions.split(patient.name)
+            #expect(try object.value(forKey: "firstName") as? String == first)
+            #expect(try object.value(forKey: "lastName") as? String == last)
+            #expect(try object.value(forKey: "chartNumber") as? String == ClinicVersions.chartNumber(object.objectID.key))
+            #expect(try object.value(forKey: "weight") as? Double == ClinicVersions.kilograms(patient.weight))
+            let days = try (object.value(forKey: "appointments") as? [ManagedObject] ?? []).map { try $0.value(forKey: "day") as! Int64 }.sorted()
+            #expect(days == patient.days)
+        }
+        let rooms = try context.fetch(FetchRequest<ManagedObject>(entityName: "Appointment", predicate: "room == 'room 3'"))
+        #expect(rooms.count == patients.flatMap(\.days).filter { $0 % 7 == 3 }.count)
+        #expect(try rooms.allSatisfy { try ($0.value(forKey: "patient") as? ManagedObject) != nil })
+    }
+
+    @Test func aVersion1StoreGoesThroughEveryStageToVersion4() throws {
+        let url = try temporaryDirectory().appendingPathComponent("clinic.sqlite")
+        try Self.seedVersion1(url)
+        let events = Mutex<[MigrationProgress]>([])
+        let plan = ClinicVersions.plan { progress in events.withLock { $0.append(progress) } }
+        do {
+            let context = try ManagedContainer(model: ClinicVersions.v4, store: .sqlite(url), migrationPlan: plan).newContext()
+            try Self.checkVersion4(context)
+            // The new version works as a store of it: a save, the uniqueness constraint it added.
+            let patient = try context.insertObject(entityName: "Patient")
+            try patient.setValue("Grace", forKey: "firstName")
+            try patient.setValue("Hopper", forKey: "lastName")
+            try patient.setValue(ClinicVersions.chartNumber(1), forKey: "chartNumber")
+            #expect(throws: (any Error).self) { try context.save() }
+            try patient.setValue("P-NEW", forKey: "chartNumber")
+            try context.save()
+        }
+        // The old storage went with the stages: the name and the weight text, the old visits' columns.
+        #expect(sqliteStrings(url.path, "SELECT name FROM pragma_table_info('Patient')")
+                    == ["Z_PK", "Z_ENT", "Z_OPT", "Patient.weight", "firstName", "lastName", "chartNumber"])
+        #expect(sqliteMasterNames(url.path, type: "table") == ["Patient", "Visit", "modelgen.metadata", "modelgen.history", "sqlite_sequence"])
+        let log = events.withLock { $0 }
+        let finished = log.filter { $0.phase == .finished }
+        #expect(finished.map { "\($0.fromVersion)→\($0.toVersion) \($0.isCustom)" } == ["1→2 false", "2→3 true", "3→4 true"])
+        #expect(log.contains { $0.phase == .didMigrate && $0.stage == 3 && $0.total == Self.patients.count && $0.completed == Self.patients.count })
+        // Stage 2 saved the patients whose weight reads (the others stay nil, unchanged).
+        let converted = Self.patients.filter { ClinicVersions.kilograms($0.weight) != nil }.count
+        #expect(log.filter { $0.stage == 2 }.map(\.savedRecords).max() == converted)
+        // Opened again: at version 4, nothing runs.
+        events.withLock { $0 = [] }
+        let again = try ManagedContainer(model: ClinicVersions.v4, store: .sqlite(url), migrationPlan: plan).newContext()
+        #expect(events.withLock { $0 }.isEmpty)
+        #expect(try again.count(for: FetchRequest<ManagedObject>(entityName: "Patient")) == Self.patients.count + 1)
+    }
+
+    @Test func aStoreAtAMiddleVersionRunsOnlyTheStagesAfterIt() throws {
+        let url = try temporaryDirectory().appendingPathComponent("clinic.sqlite")
+        try Self.seedVersion1(url)
+        // Opened with version 2 (no plan: renames migrate lightweight), then with the plan.
+        _ = try ManagedContainer(model: ClinicVersions.v2, store: .sqlite(url))
+        let stages = Mutex<[Int]>([])
+        let plan = ClinicVersions.plan { if $0.phase == .finished { let from = $0.fromVersion; stages.withLock { $0.append(from) } } }
+        let context = try ManagedContainer(model: ClinicVersions.v4, store: .sqlite(url), migrationPlan: plan).newContext()
+        #expect(stages.withLock { $0 } == [2, 3])
+        try Self.checkVersion4(context)
+    }
+
+    @Test func aStageThatLeavesARequiredValueUnsetFailsAndLeavesTheVersionBefore() throws {
+        let url = try temporaryDirectory().appendingPathComponent("clinic.sqlite")
+        try Self.seedVersion1(url)
+        // No code at all: the new required attributes stay empty, found after the stage's code.
+        let empty = MigrationStage.custom(from: ClinicVersions.v3, to: ClinicVersions.v4)
+        let plan = MigrationPlan(versions: [ClinicVersions.v1, ClinicVersions.v2, ClinicVersions.v3, ClinicVersions.v4],
+                                 stages: [ClinicVersions.weightsInKilograms, empty])
+        #expect { _ = try ManagedContainer(model: ClinicVersions.v4, store: .sqlite(url), migrationPlan: plan) } throws: { error in
+            guard case MigrationError.requiredValuesMissing(let stage, let property, let records) = error else { return false }
+            return property == "Patient.firstName" && records == Self.patients.count && stage == "migration stage 3 of 3 (version 3 → 4, custom)"
+                && "\(error)".contains("240 records still have no value for the required Patient.firstName")
+        }
+        // Code that forgets one: its save is refused by validation, naming the attribute.
+        let forgetful = MigrationStage.custom(from: ClinicVersions.v3, to: ClinicVersions.v4, didMigrate: { migration in
+            try migration.forEachRecord(of: "Patient") { old, new in
+                let (first, last) = ClinicVersions.split(try old.value(forKey: "name") as? String ?? "")
+                try new.setValue(first, forKey: "firstName")
+                try new.setValue(last, forKey: "lastName")
+            }
+        })
+        let retry = MigrationPlan(versions: [ClinicVersions.v1, ClinicVersions.v2, ClinicVersions.v3, ClinicVersions.v4],
+                                  stages: [ClinicVersions.weightsInKilograms, forgetful])
+        #expect { _ = try ManagedContainer(model: ClinicVersions.v4, store: .sqlite(url), migrationPlan: retry) } throws: { error in
+            guard case MigrationError.stageFailed(let stage, let underlying) = error else { return false }
+            return stage == "migration stage 1 of 1 (version 3 → 4, custom)" && "\(underlying)".contains("Patient.chartNumber")
+        }
+        // The stages before it committed: the store is at version 3, weights converted, names whole.
+        let context = try ManagedContainer(model: ClinicVersions.v3, store: .sqlite(url)).newContext()
+        let patients = try context.fetch(FetchRequest<ManagedObject>(entityName: "Patient", sortDescriptors: [SortDescriptor("name")]))
+        #expect(patients.count == Self.patients.count)
+        let byName = Dictionary(uniqueKeysWithValues: Self.patients.map { ($0.name, $0.weight) })
+        for patient in patients {
+            let name = try patient.value(forKey: "name") as! String
+            #expect(try patient.value(forKey: "weight") as? Double == ClinicVersions.kilograms(byName[name]!))
+        }
+    }
+
+    @Test func aStageWhoseCodeThrowsChangesNothing() throws {
+        struct Refused: Error {}
+        let url = try temporaryDirectory().appendingPathComponent("clinic.sqlite")
+        try Self.seedVersion1(url)
+        _ = try ManagedContainer(model: ClinicVersions.v2, store: .sqlite(url))
+        let failing = MigrationStage.custom(from: ClinicVersions.v2, to: ClinicVersions.v3, willMigrate: { context in
+            // Changes saved before the throw go with the stage.
+            let patient = try context.fetch(FetchRequest<ManagedObject>(entityName: "Patient")).first!
+            try patient.setValue("renamed", forKey: "name")
+            try context.save()
+            throw Refused()
+        })
+        let plan = MigrationPlan(versions: [ClinicVersions.v1, ClinicVersions.v2, ClinicVersions.v3], stages: [failing])
+        #expect { _ = try ManagedContainer(model: ClinicVersions.v3, store: .sqlite(url), migrationPlan: plan) } throws: { error in
+            guard case MigrationError.stageFailed(let stage, let underlying) = error else { return false }
+            return underlying is Refused && stage.contains("version 2 → 3")
+        }
+        let context = try ManagedContainer(model: ClinicVersions.v2, store: .sqlite(url)).newContext()
+        #expect(try context.count(for: FetchRequest<ManagedObject>(entityName: "Patient", predicate: "name == 'renamed'")) == 0)
+        #expect(try context.count(for: FetchRequest<ManagedObject>(entityName: "Appointment")) == Self.patients.flatMap(\.days).count)
+    }
+
+    @Test func aPlanThatDoesNotEndAtTheModelIsRefused() throws {
+        let url = try temporaryDirectory().appendingPathComponent("clinic.sqlite")
+        try Self.seedVersion1(url)
+        let plan = MigrationPlan(versions: [ClinicVersions.v1, ClinicVersions.v2, ClinicVersions.v3],
+                                 stages: [ClinicVersions.splitNamesAndNumberCharts])
+        #expect { _ = try ManagedContainer(model: ClinicVersions.v4, store: .sqlite(url), migrationPlan: plan) } throws: { error in
+            guard case MigrationError.invalidPlan(let problems) = error else { return false }
+            return problems.count == 2 && problems[0].contains("is not the model the store is opened with")
+                && problems[1].contains("custom stage 1 is not from one version of the plan to the next")
+        }
+    }
+
+    @Test func aLightweightStageThatWouldLoseDataIsRefusedUnderTheAdditivePolicy() throws {
+        let url = try temporaryDirectory().appendingPathComponent("clinic.sqlite")
+        try Self.seedVersion1(url)
+        let withoutRoom = try ManagedObjectModel(name: "Clinic", entities: [
+            EntityDescription("Patient", class: ManagedObject.self, attributes: [
+                AttributeDescription("name", .string), AttributeDescription("weight", .string, optional: true),
+            ], relationships: [RelationshipDescription("visits", destination: "Visit", inverse: "patient", toMany: true)]),
+            EntityDescription("Visit", class: ManagedObject.self, attributes: [AttributeDescription("day", .int64)],
+                              relationships: [RelationshipDescription("patient", destination: "Patient", inverse: "visits")]),
+        ])
+        let plan = MigrationPlan(versions: [ClinicVersions.v1, withoutRoom])
+        #expect { _ = try ManagedContainer(model: withoutRoom, store: .sqlite(url), migrationPlan: plan) } throws: { error in
+            guard case MigrationError.incompatibleStage(_, let problems) = error else { return false }
+            return problems.count == 1 && problems[0].contains("Visit.room was removed")
+        }
+        // With .dropRemoved the same stage runs.
+        let context = try ManagedContainer(model: withoutRoom, store: .sqliteConfigured(url, SQLiteConfiguration(migration: .dropRemoved)),
+                                           migrationPlan: plan).newContext()
+        #expect(try context.count(for: FetchRequest<ManagedObject>(entityName: "Visit")) == Self.patients.flatMap(\.days).count)
+    }
+
+    /// A to-one relationship becoming a many-to-many one: the stage's code links each book to the
+    /// author it had; the old column goes after.
+    @Test func aToOneBecomesAToManyByCode() throws {
+        let before = try ManagedObjectModel(name: "Shelf", entities: [
+            EntityDescription("Book", class: ManagedObject.self, attributes: [AttributeDescription("title", .string)],
+                              relationships: [RelationshipDescription("author", destination: "Author", inverse: "books")]),
+            EntityDescription("Author", class: ManagedObject.self, attributes: [AttributeDescription("name", .string)],
+                              relationships: [RelationshipDescription("books", destination: "Book", inverse: "author", toMany: true)]),
+        ])
+        let after = try ManagedObjectModel(name: "Shelf", entities: [
+            EntityDescription("Book", class: ManagedObject.self, attributes: [AttributeDescription("title", .string)],
+                              relationships: [RelationshipDescription("authors", destination: "Author", inverse: "books", toMany: true,
+                                                                      renamingIdentifier: "author")]),
+            EntityDescription("Author", class: ManagedObject.self, attributes: [AttributeDescription("name", .string)],
+                              relationships: [RelationshipDescription("books", destination: "Book", inverse: "authors", toMany: true)]),
+        ])
+        let url = try temporaryDirectory().appendingPathComponent("shelf.sqlite")
+        do {
+            let context = try ManagedContainer(model: before, store: .sqlite(url)).newContext()
+            let authors = try (0..<5).map { i in
+                let author = try context.insertObject(entityName: "Author")
+                try author.setValue("author \(i)", forKey: "name")
+                return author
+            }
+            for i in 0..<40 {
+                let book = try context.insertObject(entityName: "Book")
+                try book.setValue("book \(i)", forKey: "title")
+                try book.setValue(i % 8 == 7 ? nil : authors[i % 5], forKey: "author")
+            }
+            try context.save()
+        }
+        let stage = MigrationStage.custom(from: before, to: after, didMigrate: { migration in
+            try migration.forEachRecord(of: "Book", batchSize: 7) { old, new in
+                guard let author = try old.value(forKey: "author") as? ManagedObject else { return }
+                try new.setValue([try migration.current(of: author)], forKey: "authors")
+            }
+        })
+        let context = try ManagedContainer(model: after, store: .sqlite(url), migrationPlan: MigrationPlan(versions: [before, after], stages: [stage]))
+            .newContext()
+        for book in try context.fetch(FetchRequest<ManagedObject>(entityName: "Book")) {
+            let i = Int((try book.value(forKey: "title") as! String).split(separator: " ")[1])!
+            let names = try (book.value(forKey: "authors") as! [ManagedObject]).map { try $0.value(forKey: "name") as! String }
+            #expect(names == (i % 8 == 7 ? [] : ["author \(i % 5)"]))
+        }
+        let author0 = try context.fetch(FetchRequest<ManagedObject>(entityName: "Author", predicate: "name == 'author 0'")).first!
+        #expect(try (author0.value(forKey: "books") as! [ManagedObject]).count == 8 - 1)
+    }
+}
