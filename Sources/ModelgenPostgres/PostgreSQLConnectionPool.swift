@@ -14,13 +14,23 @@ final class PostgreSQLConnectionPool: @unchecked Sendable {
     private var idle: [PostgresConnection] = []
     private var openCount = 0
     private var nextID = 0
+    /// A migration stage's pool: this one connection, in the stage's transaction, does everything.
+    private let pinned: PostgresConnection?
 
     init(configuration: PostgreSQLConfiguration) {
         self.configuration = configuration
+        pinned = nil
+    }
+
+    /// A pool for a migration stage: every call uses `connection` (in the stage's transaction).
+    init(configuration: PostgreSQLConfiguration, stageConnection connection: PostgresConnection) {
+        self.configuration = configuration
+        pinned = connection
     }
 
     /// Runs `body` with a connection of the pool (opening one when none is idle and the limit allows).
     func withConnection<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
+        if let pinned { return try body(pinned) }
         let connection = try take()
         do {
             let result = try body(connection)

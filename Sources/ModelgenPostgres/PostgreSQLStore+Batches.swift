@@ -16,6 +16,8 @@ extension PostgreSQLStore {
             let gathered = !plan.statements.isEmpty
             if gathered {
                 try connection.execute("CREATE TEMP TABLE IF NOT EXISTS \"modelgen.matched\" (\"k\" BIGINT PRIMARY KEY) ON COMMIT DELETE ROWS")
+                // In a migration stage, earlier batches of the stage's transaction left their keys.
+                if stage != nil { try connection.execute("DELETE FROM pg_temp.\"modelgen.matched\"") }
                 _ = try connection.rows("INSERT INTO pg_temp.\"modelgen.matched\" \(keys.text)", try PostgreSQLDialect.bindings(keys.bindings))
             }
             var changes = ChangeSet()
@@ -33,7 +35,7 @@ extension PostgreSQLStore {
                 }
             }
             SetBasedDeletionPlan.finish(&changes)
-            if !changes.isEmpty { pending.append(try sendHistory(changes, author: author, connection)) }
+            if !changes.isEmpty { try sendHistory(changes, author: author, connection, into: &pending) }
             return changes
         }
     }
@@ -60,7 +62,7 @@ extension PostgreSQLStore {
                 guard let name = layout.namesByCode[try cells[1].decode(Int64.self)] else { continue }
                 changes.updated[ObjectID(entityName: name, key: try cells[0].decode(Int64.self))] = names
             }
-            if !changes.isEmpty { pending.append(try sendHistory(changes, author: author, connection)) }
+            if !changes.isEmpty { try sendHistory(changes, author: author, connection, into: &pending) }
             return changes
         }
     }

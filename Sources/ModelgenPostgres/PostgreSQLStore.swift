@@ -30,32 +30,56 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
     let channel: String
     private let notifications = NotificationCounter()
     private let listener = Mutex<PostgresConnection?>(nil)
+    /// For a store of a migration stage (see `PostgreSQLStageTransaction`): hears the records each
+    /// save wrote. Such a store writes no history, and its transactions are savepoints of the stage's.
+    let stage: (@Sendable (Int) -> Void)?
+    /// A stage's store for reading the old version: saves throw.
+    private let refusesSaves: Bool
 
-    /// Connects, then creates or migrates the model's tables in `configuration.schema`.
-    public init(model: ManagedObjectModel, configuration: PostgreSQLConfiguration) throws {
+    /// Connects, then creates or migrates the model's tables in `configuration.schema`: through the
+    /// stages of `migrationPlan` when they were written with one of its earlier versions (see
+    /// `MigrationPlan`), each stage in one transaction, under a lock that keeps other stores of the
+    /// schema from opening until the migration ends.
+    public init(model: ManagedObjectModel, configuration: PostgreSQLConfiguration, migrationPlan: MigrationPlan? = nil) throws {
         self.model = model
         self.configuration = configuration
         pool = PostgreSQLConnectionPool(configuration: configuration)
         channel = "modelgen." + configuration.schema
+        stage = nil
+        refusesSaves = false
         let schemaName = configuration.schema
         let schema: SQLiteSchema = try pool.withConnection { connection in
+            let lock = Self.bindings { $0.append("modelgen." + schemaName) }
+            if let migrationPlan {
+                // A session lock over the stages (each commits on its own), released however they end.
+                _ = try connection.rows("SELECT pg_advisory_lock(hashtext($1))", lock)
+                defer { _ = try? connection.rows("SELECT pg_advisory_unlock(hashtext($1))", lock) }
+                if let recorded = try Self.recordedSchema(connection, schema: schemaName), recorded.versionHash != model.versionHash {
+                    for function in PostgreSQLDialect.functions { try connection.execute(function) }
+                    let transaction = PostgreSQLStageTransaction(connection: connection, configuration: configuration)
+                    _ = try StagedMigration(plan: migrationPlan, model: model, policy: configuration.migration).run(from: recorded) { body in
+                        try connection.execute("BEGIN")
+                        do {
+                            let result = try body(transaction)
+                            try connection.execute("COMMIT")
+                            return result
+                        } catch {
+                            try? connection.execute("ROLLBACK")
+                            throw error
+                        }
+                    }
+                }
+            }
             try connection.execute("BEGIN")
             do {
-                _ = try connection.rows("SELECT pg_advisory_xact_lock(hashtext($1))", Self.bindings { $0.append("modelgen." + schemaName) })
+                _ = try connection.rows("SELECT pg_advisory_xact_lock(hashtext($1))", lock)
                 try connection.execute("CREATE SCHEMA IF NOT EXISTS \(PostgreSQLSQL.quote(schemaName))")
                 try connection.execute("CREATE TABLE IF NOT EXISTS \"modelgen.metadata\" (\"key\" text PRIMARY KEY, \"value\" text NOT NULL)")
                 try connection.execute("""
                     CREATE TABLE IF NOT EXISTS "modelgen.history" ("token" bigserial PRIMARY KEY, "author" text NOT NULL, \
                     "timestamp" double precision NOT NULL, "changes" bytea NOT NULL)
                     """)
-                let recorded = try connection.rows("SELECT \"value\" FROM \"modelgen.metadata\" WHERE \"key\" = 'schema'")
-                let previous = try recorded.first.map { row -> SQLiteSchema in
-                    let json = try row.makeRandomAccess()[0].decode(String.self)
-                    guard let schema = try? JSONDecoder().decode(SQLiteSchema.self, from: Data(json.utf8)) else {
-                        throw PostgreSQLStoreError.incompatibleModel(schema: schemaName, problems: ["its recorded layout cannot be read"])
-                    }
-                    return schema
-                }
+                let previous = try Self.recordedSchema(connection, schema: schemaName)
                 for function in PostgreSQLDialect.functions { try connection.execute(function) }
                 let plan = SQLiteSchemaPlanner(model: model, previous: previous).plan()
                 let refusals = plan.refusals(under: configuration.migration)
@@ -63,20 +87,8 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
                 if previous != plan.schema {
                     for statement in plan.removals.flatMap(PostgreSQLSQL.drop) { try connection.execute(statement) }
                     for statement in PostgreSQLSQL.migration(to: plan, from: previous, model: model) { try connection.execute(statement) }
-                    // Model indexes an earlier model had and this one has not (a uniqueness constraint taken out).
-                    let indexes = try connection.rows("""
-                        SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND (strpos(indexname, '.unique(') > 0 OR strpos(indexname, '.index(') > 0)
-                        """, Self.bindings { $0.append(schemaName) })
-                    for row in indexes {
-                        let name = try row.makeRandomAccess()[0].decode(String.self)
-                        if !plan.modelIndexNames.contains(name) { try connection.execute("DROP INDEX \(PostgreSQLSQL.quote(name))") }
-                    }
-                    let encoder = JSONEncoder()
-                    encoder.outputFormatting = [.sortedKeys]
-                    let json = String(decoding: try encoder.encode(plan.schema), as: UTF8.self)
-                    let upsert = "INSERT INTO \"modelgen.metadata\" VALUES ($1, $2) ON CONFLICT (\"key\") DO UPDATE SET \"value\" = EXCLUDED.\"value\""
-                    _ = try connection.rows(upsert, Self.bindings { $0.append("schema"); $0.append(json) })
-                    _ = try connection.rows(upsert, Self.bindings { $0.append("modelVersionHash"); $0.append(model.versionHash) })
+                    try Self.dropLeftoverIndexes(keeping: plan.modelIndexNames, schema: schemaName, connection)
+                    try Self.record(plan.schema, connection)
                 }
                 // Join tables of stores made before the members index get it (no-ops once done).
                 for join in plan.schema.entities.flatMap({ $0.relationships.compactMap(\.joinTable) }) {
@@ -97,6 +109,61 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
         var entities: [String: PostgresEntity] = [:]
         for (name, entity) in layout.entities { entities[name] = PostgresEntity(entity, table: tables[entity.table]!) }
         self.entities = entities
+    }
+
+    /// A store of a migration stage on `connection` (in the stage's transaction), laid out as `schema`:
+    /// nothing is created or migrated; `readOnly` makes saves throw.
+    init(stage connection: PostgresConnection, model: ManagedObjectModel, configuration: PostgreSQLConfiguration, schema: SQLiteSchema,
+         readOnly: Bool, onCommit: @escaping @Sendable (Int) -> Void) {
+        self.model = model
+        self.configuration = configuration
+        pool = PostgreSQLConnectionPool(configuration: configuration, stageConnection: connection)
+        channel = "modelgen." + configuration.schema
+        stage = onCommit
+        refusesSaves = readOnly
+        let layout = SQLiteLayout(schema: schema, model: model)
+        self.layout = layout
+        var tables: [String: PostgresTable] = [:]
+        for (name, table) in layout.tables { tables[name] = PostgresTable(name: name, columns: table.columns) }
+        self.tables = tables
+        var entities: [String: PostgresEntity] = [:]
+        for (name, entity) in layout.entities { entities[name] = PostgresEntity(entity, table: tables[entity.table]!) }
+        self.entities = entities
+    }
+
+    /// The layout `modelgen.metadata` records in `schema` (nil: none yet, or no such table).
+    static func recordedSchema(_ connection: PostgresConnection, schema: String) throws -> SQLiteSchema? {
+        let exists = try connection.rows("SELECT to_regclass($1) IS NOT NULL", bindings { $0.append(PostgreSQLSQL.quote(schema) + ".\"modelgen.metadata\"") })
+        guard try exists.first?.makeRandomAccess()[0].decode(Bool.self) == true else { return nil }
+        let recorded = try connection.rows("SELECT \"value\" FROM \"modelgen.metadata\" WHERE \"key\" = 'schema'")
+        return try recorded.first.map { row -> SQLiteSchema in
+            let json = try row.makeRandomAccess()[0].decode(String.self)
+            guard let layout = try? JSONDecoder().decode(SQLiteSchema.self, from: Data(json.utf8)) else {
+                throw PostgreSQLStoreError.incompatibleModel(schema: schema, problems: ["its recorded layout cannot be read"])
+            }
+            return layout
+        }
+    }
+
+    /// Drops the model indexes an earlier model had and this one has not (a uniqueness constraint taken out).
+    static func dropLeftoverIndexes(keeping names: Set<String>, schema: String, _ connection: PostgresConnection) throws {
+        let indexes = try connection.rows("""
+            SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND (strpos(indexname, '.unique(') > 0 OR strpos(indexname, '.index(') > 0)
+            """, bindings { $0.append(schema) })
+        for row in indexes {
+            let name = try row.makeRandomAccess()[0].decode(String.self)
+            if !names.contains(name) { try connection.execute("DROP INDEX \(PostgreSQLSQL.quote(name))") }
+        }
+    }
+
+    /// Records `schema` (and its model's version hash) in `modelgen.metadata`.
+    static func record(_ schema: SQLiteSchema, _ connection: PostgresConnection) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let json = String(decoding: try encoder.encode(schema), as: UTF8.self)
+        let upsert = "INSERT INTO \"modelgen.metadata\" VALUES ($1, $2) ON CONFLICT (\"key\") DO UPDATE SET \"value\" = EXCLUDED.\"value\""
+        _ = try connection.rows(upsert, bindings { $0.append("schema"); $0.append(json) })
+        _ = try connection.rows(upsert, bindings { $0.append("modelVersionHash"); $0.append(schema.versionHash) })
     }
 
     deinit {
@@ -142,13 +209,13 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
     public func row(for id: ObjectID) throws -> StoreRow? {
         let entity = try entity(id.entityName)
         return try pool.withConnection { connection in
-            // One snapshot for the row and its to-many relationships.
-            try connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            // One snapshot for the row and its to-many relationships (a stage's store is in the stage's).
+            if stage == nil { try connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") }
             do {
                 let rows = try connection.rows(entity.table.selectSQL + " WHERE \"Z_PK\" = $1 AND \"Z_ENT\" = $2",
                                                Self.bindings { $0.append(id.key); $0.append(Int32(entity.code)) })
                 guard let first = rows.first else {
-                    try connection.execute("COMMIT")
+                    if stage == nil { try connection.execute("COMMIT") }
                     return nil
                 }
                 var row = try decode(first)
@@ -159,10 +226,10 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
                     }
                 }
                 row.hasToManyValues = true
-                try connection.execute("COMMIT")
+                if stage == nil { try connection.execute("COMMIT") }
                 return row
             } catch {
-                try? connection.execute("ROLLBACK")
+                if stage == nil { try? connection.execute("ROLLBACK") }
                 throw error
             }
         }
@@ -334,7 +401,8 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
     public func commit(_ changes: StoreChanges) throws -> StoreCommitResult {
         try transaction { connection, pending in
             let result = try apply(changes, connection)
-            pending.append(try sendHistory(ChangeSet(committed: changes, result: result), author: changes.author, connection))
+            try sendHistory(ChangeSet(committed: changes, result: result), author: changes.author, connection, into: &pending)
+            stage?(changes.inserted.count + changes.updated.count + changes.deleted.count)
             return result
         }
     }
@@ -344,7 +412,11 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
     /// `pending` (sent, not awaited: the history row) go out with COMMIT, pipelined (two round trips
     /// fewer); a pending statement that fails makes the transaction roll back and its error is thrown.
     func transaction<T>(_ body: (PostgresConnection, inout [EventLoopFuture<PostgresQueryResult>]) throws -> T) throws -> T {
-        try pool.withConnection { connection in
+        if refusesSaves {
+            throw PostgreSQLStoreError.incompatibleModel(schema: configuration.schema, problems: ["a migration stage's old version is for reading; save the stage's new context instead"])
+        }
+        if stage != nil { return try savepoint(body) }
+        return try pool.withConnection { connection in
             var pending = [connection.send("BEGIN", PostgresBindings())]
             do {
                 let result = try body(connection, &pending)
@@ -365,17 +437,38 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
         }
     }
 
+    /// A migration stage's save: a savepoint of the stage's transaction (a failed statement rolls back
+    /// to it, so the stage's code may catch the error and go on).
+    private func savepoint<T>(_ body: (PostgresConnection, inout [EventLoopFuture<PostgresQueryResult>]) throws -> T) throws -> T {
+        try pool.withConnection { connection in
+            try connection.execute("SAVEPOINT \"modelgen.save\"")
+            var pending: [EventLoopFuture<PostgresQueryResult>] = []
+            do {
+                let result = try body(connection, &pending)
+                for future in pending { _ = try future.wait() }
+                try connection.execute("RELEASE SAVEPOINT \"modelgen.save\"")
+                return result
+            } catch {
+                for future in pending { _ = try? future.wait() }
+                try? connection.execute("ROLLBACK TO SAVEPOINT \"modelgen.save\"")
+                throw error
+            }
+        }
+    }
+
     /// Sends a save's history row and the notification naming its token, as one statement, without
-    /// waiting (the transaction awaits it with COMMIT).
-    func sendHistory(_ changeSet: ChangeSet, author: String, _ connection: PostgresConnection) throws -> EventLoopFuture<PostgresQueryResult> {
+    /// waiting (the transaction awaits it with COMMIT); a migration stage's saves write none.
+    func sendHistory(_ changeSet: ChangeSet, author: String, _ connection: PostgresConnection,
+                     into pending: inout [EventLoopFuture<PostgresQueryResult>]) throws {
+        guard stage == nil else { return }
         let sql = "WITH \"written\" AS (INSERT INTO \"modelgen.history\" (\"author\", \"timestamp\", \"changes\") VALUES ($1, $2, $3) RETURNING \"token\") "
             + "SELECT pg_notify($4, (SELECT \"token\" FROM \"written\")::text)"
-        return connection.send(sql, try Self.bindings {
+        pending.append(connection.send(sql, try Self.bindings {
             $0.append(author)
             $0.append(Date().timeIntervalSinceReferenceDate)
             try $0.append(changeSet.historyJSON())
             $0.append(channel)
-        })
+        }))
     }
 
     private func apply(_ changes: StoreChanges, _ connection: PostgresConnection) throws -> StoreCommitResult {
@@ -955,8 +1048,11 @@ struct PostgresEntity: @unchecked Sendable {
 
 extension ManagedContainer {
     /// A container over a PostgreSQL store (`PostgreSQLStore`).
-    public convenience init(model: ManagedObjectModel, postgres configuration: PostgreSQLConfiguration) throws {
-        self.init(model: model, store: try PostgreSQLStore(model: model, configuration: configuration))
+    /// A container over a PostgreSQL store (`PostgreSQLStore`), migrated through `migrationPlan`'s
+    /// stages when the schema was written with an earlier version of the model.
+    public convenience init(model: ManagedObjectModel, postgres configuration: PostgreSQLConfiguration,
+                            migrationPlan: MigrationPlan? = nil) throws {
+        self.init(model: model, store: try PostgreSQLStore(model: model, configuration: configuration, migrationPlan: migrationPlan))
     }
 }
 #endif

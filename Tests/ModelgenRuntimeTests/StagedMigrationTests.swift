@@ -8,51 +8,16 @@ import Testing
 /// relationship renamed, a type changed by code, an attribute split by code, a new required attribute
 /// filled by code), each stage atomic, failures leaving the version before.
 @Suite struct StagedMigrationTests {
-    /// The patients a version-1 store is seeded with: name, weight text, visit days.
-    static let patients: [(name: String, weight: String?, days: [Int64])] = (0..<240).map { i in
-        let weight: String? = switch i % 4 {
-        case 0: "\(60 + i % 30).5 kg"
-        case 1: "\(120 + i) lb"
-        case 2: nil
-        default: "heavy"   // does not read: becomes nil
-        }
-        let name = i % 10 == 0 ? "Cher\(i)" : "Ada\(i) Lovelace von \(i)"
-        return (name, weight, (0..<Int64(i % 3)).map { Int64(i) * 10 + $0 })
-    }
+    static let patients = ClinicVersions.patients()
 
-    /// A version-1 store with `patients`, returning the file.
+    /// A version-1 store with `patients`.
     static func seedVersion1(_ url: URL) throws {
-        let context = try ManagedContainer(model: ClinicVersions.v1, store: .sqlite(url)).newContext()
-        for patient in patients {
-            let object = try context.insertObject(entityName: "Patient")
-            try object.setValue(patient.name, forKey: "name")
-            try object.setValue(patient.weight, forKey: "weight")
-            for day in patient.days {
-                let visit = try context.insertObject(entityName: "Visit")
-                try visit.setValue(day, forKey: "day")
-                try visit.setValue("room \(day % 7)", forKey: "room")
-                try visit.setValue(object, forKey: "patient")
-            }
-        }
-        try context.save()
+        try ClinicVersions.seedVersion1(try ManagedContainer(model: ClinicVersions.v1, store: .sqlite(url)).newContext(), patients)
     }
 
-    /// Every record of a version-4 store checked against `patients` (records keep their keys, in insertion order).
+    /// Every record of a version-4 store checked against `patients`.
     static func checkVersion4(_ context: ManagedObjectContext) throws {
-        let objects = try context.fetch(FetchRequest<ManagedObject>(entityName: "Patient", sortDescriptors: [SortDescriptor("chartNumber")]))
-        #expect(objects.count == patients.count)
-        for (object, patient) in zip(objects, patients) {
-            let (first, last) = ClinicVersions.split(patient.name)
-            #expect(try object.value(forKey: "firstName") as? String == first)
-            #expect(try object.value(forKey: "lastName") as? String == last)
-            #expect(try object.value(forKey: "chartNumber") as? String == ClinicVersions.chartNumber(object.objectID.key))
-            #expect(try object.value(forKey: "weight") as? Double == ClinicVersions.kilograms(patient.weight))
-            let days = try (object.value(forKey: "appointments") as? [ManagedObject] ?? []).map { try $0.value(forKey: "day") as! Int64 }.sorted()
-            #expect(days == patient.days)
-        }
-        let rooms = try context.fetch(FetchRequest<ManagedObject>(entityName: "Appointment", predicate: "room == 'room 3'"))
-        #expect(rooms.count == patients.flatMap(\.days).filter { $0 % 7 == 3 }.count)
-        #expect(try rooms.allSatisfy { try ($0.value(forKey: "patient") as? ManagedObject) != nil })
+        #expect(try ClinicVersions.mismatchesAtVersion4(context, patients) == [])
     }
 
     @Test func aVersion1StoreGoesThroughEveryStageToVersion4() throws {

@@ -107,6 +107,64 @@ public enum ClinicVersions {
     /// The chart number version 4 gives the patient with this record key.
     public static func chartNumber(_ key: Int64) -> String { "P-" + String(repeating: "0", count: max(0, 6 - String(key).count)) + String(key) }
 
+    /// The patients a version-1 store is seeded with (`count` of them): name, weight text, visit days.
+    public static func patients(_ count: Int = 240) -> [(name: String, weight: String?, days: [Int64])] {
+        (0..<count).map { i in
+            let weight: String? = switch i % 4 {
+            case 0: "\(60 + i % 30).5 kg"
+            case 1: "\(120 + i % 200) lb"
+            case 2: nil
+            default: "heavy"   // does not read: becomes nil
+            }
+            let name = i % 10 == 0 ? "Cher\(i)" : "Ada\(i) Lovelace von \(i)"
+            return (name, weight, (0..<Int64(i % 3)).map { Int64(i) * 10 + $0 })
+        }
+    }
+
+    /// Inserts `patients` and their visits with a version-1 context, saving every `batch` patients.
+    public static func seedVersion1(_ context: ManagedObjectContext, _ patients: [(name: String, weight: String?, days: [Int64])],
+                                    batch: Int = 10_000) throws {
+        for (index, patient) in patients.enumerated() {
+            let object = try context.insertObject(entityName: "Patient")
+            try object.setValue(patient.name, forKey: "name")
+            try object.setValue(patient.weight, forKey: "weight")
+            for day in patient.days {
+                let visit = try context.insertObject(entityName: "Visit")
+                try visit.setValue(day, forKey: "day")
+                try visit.setValue("room \(day % 7)", forKey: "room")
+                try visit.setValue(object, forKey: "patient")
+            }
+            if (index + 1) % batch == 0 {
+                try context.save()
+                context.reset()
+            }
+        }
+        try context.save()
+    }
+
+    /// What a version-4 context's records get wrong against the seeded `patients` (records keep their
+    /// keys, given in insertion order, so chart numbers sort as the patients were seeded); empty when
+    /// every row is right.
+    public static func mismatchesAtVersion4(_ context: ManagedObjectContext, _ patients: [(name: String, weight: String?, days: [Int64])]) throws -> [String] {
+        var problems: [String] = []
+        let objects = try context.fetch(FetchRequest<ManagedObject>(entityName: "Patient", sortDescriptors: [SortDescriptor("chartNumber")]))
+        if objects.count != patients.count { problems.append("\(objects.count) patients, not \(patients.count)") }
+        for (object, patient) in zip(objects, patients) {
+            let (first, last) = split(patient.name)
+            let days = try (object.value(forKey: "appointments") as? [ManagedObject] ?? []).map { try $0.value(forKey: "day") as? Int64 ?? -1 }.sorted()
+            let found = [try object.value(forKey: "firstName") as? String, try object.value(forKey: "lastName") as? String,
+                         try object.value(forKey: "chartNumber") as? String, (try object.value(forKey: "weight") as? Double).map { "\($0)" },
+                         "\(days)"]
+            let wanted = [first, last, chartNumber(object.objectID.key), kilograms(patient.weight).map { "\($0)" }, "\(patient.days)"]
+            if found != wanted { problems.append("\(object.objectID): \(found) is not \(wanted)") }
+        }
+        let rooms = try context.fetch(FetchRequest<ManagedObject>(entityName: "Appointment", predicate: "room == 'room 3'"))
+        let wantedRooms = patients.flatMap(\.days).filter { $0 % 7 == 3 }.count
+        if rooms.count != wantedRooms { problems.append("\(rooms.count) appointments in room 3, not \(wantedRooms)") }
+        for room in rooms where try (room.value(forKey: "patient") as? ManagedObject) == nil { problems.append("\(room.objectID) has no patient") }
+        return problems
+    }
+
     /// Every version, with the custom stages.
     public static func plan(progress: (@Sendable (MigrationProgress) -> Void)? = nil) -> MigrationPlan {
         MigrationPlan(versions: [v1, v2, v3, v4], stages: [weightsInKilograms, splitNamesAndNumberCharts], progress: progress)

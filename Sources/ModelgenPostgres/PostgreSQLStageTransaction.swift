@@ -1,0 +1,34 @@
+#if PostgreSQL
+import Foundation
+import ModelgenRuntime
+import PostgresNIO
+
+/// One stage of a staged migration of a PostgreSQL schema: the connection, in the stage's
+/// transaction (PostgreSQL's schema changes are transactional, so a kill leaves the version before
+/// the stage or after it), with stores on it for the stage's code.
+struct PostgreSQLStageTransaction: MigrationTransaction {
+    let connection: PostgresConnection
+    let configuration: PostgreSQLConfiguration
+
+    func store(model: ManagedObjectModel, schema: SQLiteSchema, readOnly: Bool, onCommit: @escaping @Sendable (Int) -> Void) throws -> any PersistentStore {
+        PostgreSQLStore(stage: connection, model: model, configuration: configuration, schema: schema, readOnly: readOnly, onCommit: onCommit)
+    }
+
+    func addStorage(_ plan: SQLiteSchemaPlanner.Plan, previous: SQLiteSchema, model: ManagedObjectModel) throws {
+        for statement in PostgreSQLSQL.migration(to: plan, from: previous, model: model) { try connection.execute(statement) }
+    }
+
+    func dropStorage(_ plan: SQLiteSchemaPlanner.Plan) throws {
+        for statement in plan.removals.flatMap(PostgreSQLSQL.drop) { try connection.execute(statement) }
+        try PostgreSQLStore.dropLeftoverIndexes(keeping: plan.modelIndexNames, schema: configuration.schema, connection)
+    }
+
+    func count(_ sql: String) throws -> Int {
+        Int(try connection.rows(sql).first?.makeRandomAccess()[0].decode(Int64.self) ?? 0)
+    }
+
+    func record(_ schema: SQLiteSchema) throws {
+        try PostgreSQLStore.record(schema, connection)
+    }
+}
+#endif
