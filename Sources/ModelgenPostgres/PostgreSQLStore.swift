@@ -131,6 +131,15 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
         self.entities = entities
     }
 
+    /// The version hash (`ManagedObjectModel.versionHash`) of the model the schema `configuration`
+    /// names was last written with, read without opening a store (nothing is migrated or created);
+    /// nil when the schema holds no store.
+    public static func recordedVersionHash(configuration: PostgreSQLConfiguration) throws -> String? {
+        try PostgreSQLConnectionPool(configuration: configuration).withConnection { connection in
+            try recordedSchema(connection, schema: configuration.schema)?.versionHash
+        }
+    }
+
     /// The layout `modelgen.metadata` records in `schema` (nil: none yet, or no such table).
     static func recordedSchema(_ connection: PostgresConnection, schema: String) throws -> SQLiteSchema? {
         let exists = try connection.rows("SELECT to_regclass($1) IS NOT NULL", bindings { $0.append(PostgreSQLSQL.quote(schema) + ".\"modelgen.metadata\"") })

@@ -11,6 +11,7 @@
 //   modelgen-store-stress race PATH POLICY V  read the counter, print "ready", wait for a line on stdin, set it to V
 //                                             and save under the merge policy (error|mergeByPropertyObjectTrump|mergeByPropertyStoreTrump|overwrite|rollback); prints
 //                                             "saved value=…" (what the store then holds) or "conflict"
+//   modelgen-store-stress migrate-seed|migrate|migrate-check PATH [N]   the staged-migration kill test (Migrate.swift)
 //   modelgen-store-stress open PATH rw|ro     as an unprivileged user (root drops to nobody, so file permissions
 //                                             apply): open read-write or read-only, count the batches, try a save;
 //                                             prints "opened batches=N", then "saved" or "save failed: …", or
@@ -59,6 +60,9 @@ guard arguments.count >= 3 else {
     exit(2)
 }
 if ["converge", "fields"].contains(arguments[1]) && !arguments[2].hasPrefix("postgres") { try? FileManager.default.removeItem(atPath: arguments[2]) }
+if arguments[1].hasPrefix("migrate") {
+    exit(try runMigrate(arguments[1], path: arguments[2], count: arguments.count > 3 ? Int(arguments[3]) ?? 0 : 0) ? 0 : 1)
+}
 if arguments[1] == "open" {
     if getuid() == 0 {   // root writes any file: become nobody, whom the permissions bind
         guard setgroups(0, nil) == 0, setgid(65534) == 0, setuid(65534) == 0 else { print("cannot drop privileges"); exit(2) }

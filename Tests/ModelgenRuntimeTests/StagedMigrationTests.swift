@@ -207,3 +207,38 @@ import Testing
         #expect(try (author0.value(forKey: "books") as! [ManagedObject]).count == 8 - 1)
     }
 }
+
+/// SIGKILL during a staged migration, as the store's crash tests do it: after every kill the store is
+/// at one of the versions with every row as that version has it (never between), and opening it again
+/// finishes the work. `make migration-kill` runs the same with 1,000,000 patients (release build).
+@Suite(.serialized) struct StagedMigrationKillTests {
+    @Test func killedDuringAMigrationTheStoreIsAtOneVersionAndReopeningFinishes() throws {
+        let rows = 10_000
+        let directory = try temporaryDirectory()
+        let seeded = directory.appendingPathComponent("seeded.sqlite").path
+        #expect(try runStress(["migrate-seed", seeded, "\(rows)"]) == "seeded \(rows)")
+        var versionsAtKill: [Int] = []
+        for round in 0..<8 {
+            // Each round migrates a copy of the version-1 store and is killed at a random moment of it.
+            let path = directory.appendingPathComponent("round\(round).sqlite").path
+            try FileManager.default.copyItem(atPath: seeded, toPath: path)
+            let process = Process()
+            process.executableURL = stressBinary()
+            process.arguments = ["migrate", path]
+            process.standardOutput = Pipe()
+            try process.run()
+            usleep(UInt32.random(in: 50_000...1_800_000))
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            let check = try runStress(["migrate-check", path, "\(rows)"])
+            let lines = check.split(separator: "\n")
+            #expect(lines.count == 2 && lines[1] == "ok", "round \(round): \(check)")
+            if let version = lines.first.flatMap({ Int($0.dropFirst("version=".count)) }) { versionsAtKill.append(version) }
+            // Opening again finishes the work.
+            #expect(try runStress(["migrate", path]).hasSuffix("done"))
+            #expect(try runStress(["migrate-check", path, "\(rows)"]) == "version=4\nok", "round \(round)")
+        }
+        #expect(versionsAtKill.count == 8)
+        #expect(versionsAtKill.contains { $0 < 4 }, "every kill came after the migration ended: \(versionsAtKill)")
+    }
+}

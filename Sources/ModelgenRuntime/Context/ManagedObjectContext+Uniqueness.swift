@@ -71,8 +71,16 @@ extension ManagedObjectContext {
         let names = entity.selfAndDescendants.map(\.name)
         // Saved records that this context neither changed nor deleted: a store that runs queries is
         // asked only for records with the pending keys.
-        let rows = try store.fetch(recordsQuery(names: names, entity: entity, constraint: constraint, keys: pendingKeys.map(\.1)))
-            ?? store.recordIDs(of: names).compactMap { try store.row(for: $0) }
+        // Asked 256 keys at a time (a save of many objects must not read every record of the entity).
+        var rows: [StoreRow] = []
+        for start in stride(from: 0, to: pendingKeys.count, by: Self.keysPerUniquenessQuery) {
+            let chunk = pendingKeys[start..<min(start + Self.keysPerUniquenessQuery, pendingKeys.count)].map(\.1)
+            guard let found = try store.fetch(recordsQuery(names: names, entity: entity, constraint: constraint, keys: chunk)) else {
+                rows = try store.recordIDs(of: names).compactMap { try store.row(for: $0) }
+                break
+            }
+            rows += found
+        }
         for row in rows {
             if let object = registered[row.id], object._isDeleted || object._isUpdated { continue }
             guard let k = key({ row.values[$0] }) else { continue }
@@ -176,10 +184,14 @@ extension ManagedObjectContext {
 
     /// A query for the records of `names` whose `constraint` values equal one of `keys`
     /// (`a == $K0_0 AND b == $K0_1 OR …`); every record when there are too many keys for one statement.
+    /// The most pending keys one query for saved records with the same values asks for (each is a
+    /// condition of the query's WHERE clause).
+    static let keysPerUniquenessQuery = 256
+
     private func recordsQuery(names: [String], entity: EntityDescription, constraint: [String], keys: [[StoreValue]]) -> StoreQuery {
         var variables: [String: QueryValue] = [:]
         var predicate: ModelgenPredicate.Predicate?
-        if keys.count <= 256 {
+        if keys.count <= Self.keysPerUniquenessQuery {
             let none = SourceRange(0, 0)
             predicate = .or(keys.enumerated().map { row, key in
                 .and(zip(constraint, key).enumerated().map { column, pair in

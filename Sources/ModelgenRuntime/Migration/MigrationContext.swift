@@ -70,6 +70,10 @@ public final class MigrationContext {
             }
             let news = currentIDs.map { context.object(with: $0) }
             try context.loadRows(of: currentIDs)
+            // Loaded now, together: a to-many relationship one of them needs (a change loads them) is
+            // then read for the whole batch with one query, not one per record.
+            for object in olds { try previous.fulfillFault(object) }
+            for object in news { try context.fulfillFault(object) }
             for (old, new) in zip(olds, news) { try body(old, new) }
             try context.save()
             context.reset()

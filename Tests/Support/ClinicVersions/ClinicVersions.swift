@@ -1,3 +1,4 @@
+import Foundation
 import ModelgenRuntime
 
 /// Four released versions of a clinic's model, written by hand as a user would keep them (the old
@@ -107,19 +108,23 @@ public enum ClinicVersions {
     /// The chart number version 4 gives the patient with this record key.
     public static func chartNumber(_ key: Int64) -> String { "P-" + String(repeating: "0", count: max(0, 6 - String(key).count)) + String(key) }
 
-    /// The patients a version-1 store is seeded with (`count` of them): name, weight text, visit days.
-    public static func patients(_ count: Int = 240) -> [(name: String, weight: String?, days: [Int64])] {
-        (0..<count).map { i in
-            let weight: String? = switch i % 4 {
-            case 0: "\(60 + i % 30).5 kg"
-            case 1: "\(120 + i % 200) lb"
-            case 2: nil
-            default: "heavy"   // does not read: becomes nil
-            }
-            let name = i % 10 == 0 ? "Cher\(i)" : "Ada\(i) Lovelace von \(i)"
-            return (name, weight, (0..<Int64(i % 3)).map { Int64(i) * 10 + $0 })
+    /// A seeded patient: name, weight text, visit days.
+    public typealias Patient = (name: String, weight: String?, days: [Int64])
+
+    /// The `i`th patient a version-1 store is seeded with (from 0).
+    public static func patient(_ i: Int) -> Patient {
+        let weight: String? = switch i % 4 {
+        case 0: "\(60 + i % 30).5 kg"
+        case 1: "\(120 + i % 200) lb"
+        case 2: nil
+        default: "heavy"   // does not read: becomes nil
         }
+        let name = i % 10 == 0 ? "Cher\(i)" : "Ada\(i) Lovelace von \(i)"
+        return (name, weight, (0..<Int64(i % 3)).map { Int64(i) * 10 + $0 })
     }
+
+    /// The first `count` patients.
+    public static func patients(_ count: Int = 240) -> [Patient] { (0..<count).map(patient) }
 
     /// Inserts `patients` and their visits with a version-1 context, saving every `batch` patients.
     public static func seedVersion1(_ context: ManagedObjectContext, _ patients: [(name: String, weight: String?, days: [Int64])],
@@ -163,6 +168,54 @@ public enum ClinicVersions {
         if rooms.count != wantedRooms { problems.append("\(rooms.count) appointments in room 3, not \(wantedRooms)") }
         for room in rooms where try (room.value(forKey: "patient") as? ManagedObject) == nil { problems.append("\(room.objectID) has no patient") }
         return problems
+    }
+
+    /// The version (1 to 4) of `versions` whose model a SQLite file records, nil for none: each is tried
+    /// read-only (a store opened read-only is not migrated, and opens only with its own model).
+    public static func recordedVersion(ofSQLiteFile url: URL) -> Int? {
+        for (index, model) in [v1, v2, v3, v4].enumerated() {
+            if (try? SQLiteStore(url: url, model: model, configuration: SQLiteConfiguration(readOnly: true))) != nil { return index + 1 }
+        }
+        return nil
+    }
+
+    /// What the records of a store at `version` get wrong against the first `count` seeded patients,
+    /// read a batch at a time (any row count): at most `limit` problems. Patients keep their keys
+    /// (1, 2, … in seeding order), so each record is checked against the patient its key names.
+    public static func mismatches(atVersion version: Int, _ context: ManagedObjectContext, count: Int, limit: Int = 10) throws -> [String] {
+        var problems: [String] = []
+        var seen = 0
+        var appointments = 0
+        let visits = version == 1 ? "visits" : "appointments"
+        for object in try context.fetch(FetchRequest<ManagedObject>(entityName: "Patient"), batchSize: 5_000) {
+            seen += 1
+            let key = object.objectID.key
+            guard key >= 1, key <= count else {
+                problems.append("\(object.objectID) is not a seeded patient")
+                continue
+            }
+            let patient = patient(Int(key) - 1)
+            var found: [String?] = [(try object.value(forKey: "weight")).map { "\($0)" }]
+            var wanted: [String?] = [version < 3 ? patient.weight : kilograms(patient.weight).map { "\($0)" }]
+            if version < 4 {
+                found.append(try object.value(forKey: "name") as? String)
+                wanted.append(patient.name)
+            } else {
+                let (first, last) = split(patient.name)
+                found += [try object.value(forKey: "firstName") as? String, try object.value(forKey: "lastName") as? String,
+                          try object.value(forKey: "chartNumber") as? String]
+                wanted += [first, last, chartNumber(key)]
+            }
+            let related = try object.value(forKey: visits) as? [ManagedObject] ?? []
+            appointments += related.count
+            if related.count != patient.days.count { found.append("\(related.count) \(visits)"); wanted.append("\(patient.days.count) \(visits)") }
+            if found != wanted, problems.count < limit { problems.append("\(object.objectID) at version \(version): \(found) is not \(wanted)") }
+        }
+        if seen != count { problems.append("\(seen) patients, not \(count)") }
+        let days = (0..<count).reduce(0) { $0 + $1 % 3 }
+        let stored = try context.count(for: FetchRequest<ManagedObject>(entityName: version == 1 ? "Visit" : "Appointment"))
+        if appointments != days || stored != days { problems.append("\(appointments) linked and \(stored) stored \(visits), not \(days)") }
+        return Array(problems.prefix(limit))
     }
 
     /// Every version, with the custom stages.

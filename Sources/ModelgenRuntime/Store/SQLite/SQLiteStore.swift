@@ -103,6 +103,16 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
         layout = SQLiteLayout(schema: schema, model: model)
     }
 
+    /// The version hash (`ManagedObjectModel.versionHash`) of the model the file at `url` was last
+    /// written with, read without opening a store (nothing is migrated or created); nil for a file
+    /// that does not exist or is empty. Compare it with your versions' hashes to tell which one a
+    /// store is at (Core Data's store metadata).
+    public static func recordedVersionHash(of url: URL) throws -> String? {
+        guard FileManager.default.fileExists(atPath: url.path) else { return nil }
+        let connection = try SQLiteConnection(path: url.path, create: false, configuration: SQLiteConfiguration(readOnly: true))
+        return try readSchema(connection, path: url.path)?.versionHash
+    }
+
     /// Records `schema` as the file's layout.
     static func record(_ schema: SQLiteSchema, _ connection: SQLiteConnection) throws {
         let encoder = JSONEncoder()
