@@ -92,7 +92,7 @@ let package = Package(
         .executableTarget(
             name: "modelgen-runtime-bench",
             dependencies: [
-                "ModelgenRuntime", "CSQLite",
+                "ModelgenRuntime", "CSQLite", "ClinicVersions",
                 .target(name: "ModelgenPostgres", condition: .when(traits: ["PostgreSQL"])),
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
             ]

@@ -40,7 +40,7 @@ let model = try ManagedObjectModel(name: "Bench", entities: [
     ]),
 ])
 
-/// Sections to run (`modelgen-runtime-bench [access] [observation] [concurrency] [propagation] [memory] [sqlite] [predicate] [library] [batch]`); all when none is named.
+/// Sections to run (`modelgen-runtime-bench [access] [observation] [concurrency] [propagation] [memory] [sqlite] [predicate] [library] [migration] [batch]`); all when none is named.
 /// `postgres` (the store, propagation and the library questions) and `postgres-library` (the library
 /// questions alone) run only when named, in a build with the PostgreSQL trait (`make bench-postgres`).
 let sections = Set(CommandLine.arguments.dropFirst())
@@ -335,6 +335,8 @@ if runs("library") {
     if ProcessInfo.processInfo.environment["MODELGEN_BENCH_LIBRARY_SMALL"] != "0" { try runLibraryBench(books: 20_000, rounds: 11) }
     if ProcessInfo.processInfo.environment["MODELGEN_BENCH_LIBRARY_LARGE"] != "0" { try runLibraryBench(books: 200_000, rounds: 5) }
 }
+
+if runs("migration") { try runMigrationBench() }
 
 if runs("batch") && sections != ["batch"] {
     // Resident memory is only the iteration's own in a process that did nothing before: run it in a child.

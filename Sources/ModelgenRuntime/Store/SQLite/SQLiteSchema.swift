@@ -583,7 +583,12 @@ package struct SQLiteSchemaPlanner {
         ["DROP INDEX IF EXISTS \(quote(table + ".source"))", membersIndex(table)]
     }
 
-    package static func quote(_ name: String) -> String { "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
+    /// `name` as a quoted SQL identifier (a `"` in it doubled). Called for every column of statements
+    /// built per save (a property-level UPDATE), so a name without quotes takes no Foundation call.
+    package static func quote(_ name: String) -> String {
+        guard name.utf8.contains(UInt8(ascii: "\"")) else { return "\"" + name + "\"" }
+        return "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
 
     static func sqlType(_ type: AttributeType) -> String {
         switch type {
