@@ -116,3 +116,15 @@ import Testing
         #expect(try other.count(for: Shape.fetchRequest()) == 0)
     }
 }
+
+/// The version hash `modelgen` writes into generated code (its own computation, what `validate` prints
+/// for each version) is the runtime's `ManagedObjectModel.versionHash` of the same model, which the
+/// stores record: the reference models cover inheritance, composites, enums and transient attributes.
+@Suite struct VersionHashTests {
+    @Test func theGeneratorsVersionHashIsTheRuntimes() {
+        #expect(BlogModel.versionHash == BlogModel.model.versionHash)
+        #expect(GraphicsModel.versionHash == GraphicsModel.model.versionHash)
+        #expect(LiteralsModel.versionHash == LiteralsModel.model.versionHash)
+        #expect(StaffModel.versionHash == StaffModel.model.versionHash)
+    }
+}

@@ -184,6 +184,10 @@ extension {{name}}: ModelgenRuntime.ManagedComposite {
         configurations: {{^hasConfigurations}}[:]{{/hasConfigurations}}{{#hasConfigurations}}[{{#configurations}}{{nameLiteral}}: [{{#entityLiterals}}{{value}}{{^isLast}}, {{/isLast}}{{/entityLiterals}}]{{^isLast}}, {{/isLast}}{{/configurations}}]{{/hasConfigurations}}
     )
 
+    /// The hash of what stores keep of this model, as `model.versionHash` computes it: the version a
+    /// store was written with (`SQLiteStore.recordedVersionHash(of:)`), and what `modelgen validate` prints.
+    {{access}}static let versionHash = "{{versionHash}}"
+
     /// One description per entity, each its own statement (quick to type-check at any model size).
     private enum Entities {
 {{#entityDescriptions}}

@@ -79,7 +79,7 @@ struct ModelViewBuilder {
         return ModelView(
             // Relative paths stay as given; an absolute one (the build plugin's) becomes the file name,
             // so generated files never hold a machine's paths.
-            modelName: model.name.value, typeName: typeName,
+            modelName: model.name.value, typeName: typeName, versionHash: model.versionHash,
             sourcePath: SwiftLiterals.commentText(options.headerSourcePath
                 ?? (model.sourcePath.hasPrefix("/") ? (model.sourcePath as NSString).lastPathComponent : model.sourcePath)),
             imports: (model.options.imports.map(\.value) + options.extraImports.filter { extra in !model.options.imports.contains { $0.value == extra } })

@@ -423,6 +423,8 @@ struct ModelView: MustacheParent, Sendable {
     var modelName: String
     /// `<Model>Model`, the generated model type.
     var typeName: String
+    /// The hash of what stores keep (`ObjectModel.versionHash`, the runtime's `ManagedObjectModel.versionHash`).
+    var versionHash: String
     /// The model file's path as given (relative paths stay relative).
     var sourcePath: String
     /// Extra modules to import.
@@ -450,6 +452,7 @@ struct ModelView: MustacheParent, Sendable {
         switch named {
         case "modelName": return TemplateValue(modelName)
         case "typeName": return TemplateValue(typeName)
+        case "versionHash": return TemplateValue(versionHash)
         case "sourcePath": return TemplateValue(sourcePath)
         case "imports": return imports
         case "access": return TemplateValue(access)

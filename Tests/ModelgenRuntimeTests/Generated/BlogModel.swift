@@ -34,6 +34,10 @@ enum BlogModel {
         configurations: [:]
     )
 
+    /// The hash of what stores keep of this model, as `model.versionHash` computes it: the version a
+    /// store was written with (`SQLiteStore.recordedVersionHash(of:)`), and what `modelgen validate` prints.
+    static let versionHash = "924cc82aa5fdc672"
+
     /// One description per entity, each its own statement (quick to type-check at any model size).
     private enum Entities {
         static let person: EntityDescription = EntityDescription("Person", class: Person.self, abstract: true,

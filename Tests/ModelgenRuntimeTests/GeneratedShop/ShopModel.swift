@@ -164,6 +164,10 @@ public enum ShopModel {
         configurations: [:]
     )
 
+    /// The hash of what stores keep of this model, as `model.versionHash` computes it: the version a
+    /// store was written with (`SQLiteStore.recordedVersionHash(of:)`), and what `modelgen validate` prints.
+    public static let versionHash = "eb19134b0ecb30e4"
+
     /// One description per entity, each its own statement (quick to type-check at any model size).
     private enum Entities {
         static let customer: EntityDescription = EntityDescription("Customer", class: Customer.self,

@@ -29,6 +29,10 @@ public enum BlogModel {
         configurations: [:]
     )
 
+    /// The hash of what stores keep of this model, as `model.versionHash` computes it: the version a
+    /// store was written with (`SQLiteStore.recordedVersionHash(of:)`), and what `modelgen validate` prints.
+    public static let versionHash = "67412bbae57b94ff"
+
     /// One description per entity, each its own statement (quick to type-check at any model size).
     private enum Entities {
         static let person: EntityDescription = EntityDescription("Person", class: Person.self, abstract: true,

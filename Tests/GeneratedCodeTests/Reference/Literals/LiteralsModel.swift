@@ -25,6 +25,10 @@ enum LiteralsModel {
         configurations: ["Cloud \"sync\"": ["Quoting"], "Local": ["Quoting"]]
     )
 
+    /// The hash of what stores keep of this model, as `model.versionHash` computes it: the version a
+    /// store was written with (`SQLiteStore.recordedVersionHash(of:)`), and what `modelgen validate` prints.
+    static let versionHash = "7e7ad72804144e59"
+
     /// One description per entity, each its own statement (quick to type-check at any model size).
     private enum Entities {
         static let quoting: EntityDescription = EntityDescription("Quoting", class: Quoting.self,

@@ -25,6 +25,10 @@ enum StaffModel {
         configurations: [:]
     )
 
+    /// The hash of what stores keep of this model, as `model.versionHash` computes it: the version a
+    /// store was written with (`SQLiteStore.recordedVersionHash(of:)`), and what `modelgen validate` prints.
+    static let versionHash = "904c8b9664621340"
+
     /// One description per entity, each its own statement (quick to type-check at any model size).
     private enum Entities {
         static let staffMember: EntityDescription = EntityDescription("StaffMember", class: StaffMember.self, abstract: true,

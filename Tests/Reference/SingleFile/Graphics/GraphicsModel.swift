@@ -28,6 +28,10 @@ enum GraphicsModel {
         configurations: [:]
     )
 
+    /// The hash of what stores keep of this model, as `model.versionHash` computes it: the version a
+    /// store was written with (`SQLiteStore.recordedVersionHash(of:)`), and what `modelgen validate` prints.
+    static let versionHash = "95eab24644be3c5e"
+
     /// One description per entity, each its own statement (quick to type-check at any model size).
     private enum Entities {
         static let shape: EntityDescription = EntityDescription("Shape", class: Shape.self, abstract: true,

@@ -24,6 +24,10 @@ public enum InventoryModel {
         configurations: [:]
     )
 
+    /// The hash of what stores keep of this model, as `model.versionHash` computes it: the version a
+    /// store was written with (`SQLiteStore.recordedVersionHash(of:)`), and what `modelgen validate` prints.
+    public static let versionHash = "9c17717cc75fcdc7"
+
     /// One description per entity, each its own statement (quick to type-check at any model size).
     private enum Entities {
         static let warehouse: EntityDescription = EntityDescription("Warehouse", class: Warehouse.self,
