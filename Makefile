@@ -120,11 +120,12 @@ templates:
 # Regenerate the reference output of the example models and of the runtime tests' model (tests compare
 # it byte for byte, compile it and run it).
 reference: build
-	rm -rf Tests/GeneratedCodeTests/Reference/Blog Tests/GeneratedCodeTests/Reference/Graphics Tests/GeneratedCodeTests/Reference/Staff Tests/GeneratedCodeTests/Reference/Literals
+	rm -rf Tests/GeneratedCodeTests/Reference/Blog Tests/GeneratedCodeTests/Reference/Graphics Tests/GeneratedCodeTests/Reference/Staff Tests/GeneratedCodeTests/Reference/Literals Tests/GeneratedCodeTests/Reference/Clinic
 	.build/debug/modelgen generate Examples/Blog/Blog.model.yaml --output Tests/GeneratedCodeTests/Reference/Blog
 	.build/debug/modelgen generate Examples/Graphics/Graphics.model.yaml --output Tests/GeneratedCodeTests/Reference/Graphics
 	.build/debug/modelgen generate Examples/Staff/Staff.model.yaml --output Tests/GeneratedCodeTests/Reference/Staff
 	.build/debug/modelgen generate Tests/Models/Literals.model.yaml --output Tests/GeneratedCodeTests/Reference/Literals
+	.build/debug/modelgen generate Tests/Fixtures/Versions/Clinic.modelversions --output Tests/GeneratedCodeTests/Reference/Clinic
 	rm -rf Tests/ModelgenRuntimeTests/Generated
 	.build/debug/modelgen generate Tests/Models/RuntimeFixture.model.yaml --output Tests/ModelgenRuntimeTests/Generated
 	rm -rf Tests/ModelgenRuntimeTests/GeneratedShop

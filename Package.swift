@@ -106,7 +106,7 @@ let package = Package(
 
         .testTarget(name: "ModelgenPredicateTests", dependencies: ["ModelgenPredicate"]),
         .testTarget(name: "ModelgenCoreTests", dependencies: ["ModelgenCore"]),
-        .testTarget(name: "ModelgenCLITests", dependencies: ["modelgen", "ModelgenCore", "ModelgenRuntime"]),
+        .testTarget(name: "ModelgenCLITests", dependencies: ["modelgen", "ModelgenCore", "ModelgenRuntime", "ClinicVersions"]),
         .testTarget(name: "ModelgenRuntimeTests", dependencies: ["ModelgenRuntime", "SQLiteFaultInjection", "ClinicVersions"]),
         // A model's four versions and the stages between them, for the staged-migration tests on every store and the kill test.
         .target(name: "ClinicVersions", dependencies: ["ModelgenRuntime"], path: "Tests/Support/ClinicVersions"),

@@ -23,7 +23,8 @@ start=$(( $(date +%s%N) / 1000000 ))
 if [[ $store == postgres* ]]; then
     for round in $(seq 1 "$rounds"); do
         "$bin" migrate "$store" > /tmp/migration-kill.out & pid=$!
-        sleep "$(awk -v r=$RANDOM 'BEGIN { printf "%.2f", 1 + (r % 2000) / 100 }')"
+        # 2 to 60 s: a stage of a million rows takes tens of seconds here, so kills land in several stages.
+        sleep "$(awk -v r=$RANDOM 'BEGIN { printf "%.2f", 2 + (r % 5800) / 100 }')"
         kill -9 $pid 2>/dev/null || true; wait $pid 2>/dev/null || true
         version=$(check "$store" "round $round")
         echo "round $round: killed at $version ($(grep -c finished /tmp/migration-kill.out || true) stages finished in that run)"

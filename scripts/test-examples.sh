@@ -186,6 +186,31 @@ if url=$(scripts/postgres-server.sh start 2>/tmp/modelgen-pg-start.log); then
     else
         fail "shop-server"; tail -20 /tmp/modelgen-shop-server.log
     fi
+    # The clinic (issue 39's done-when program): a model kept as four released versions
+    # (Clinic.modelversions, built by the plugin), a store of version 1 migrated to 4 on both stores
+    # with every row checked, and `modelgen diff` on each step, failing only on the data-losing one.
+    capture swift run -q --package-path "$server" clinic-migrate "$url"
+    if [ $status -eq 0 ] && grep -q "^sqlite: version 1 → 4 through 1→2, 2→3, 3→4; 5000 patients checked: every row right$" <<<"$output" \
+        && grep -q "^postgres: version 1 → 4 through 1→2, 2→3, 3→4; 5000 patients checked: every row right$" <<<"$output"; then
+        pass "clinic-migrate: four versions on SQLite and PostgreSQL, every row right"
+    else
+        fail "clinic-migrate (status $status)"
+    fi
+    versions=$server/Sources/ClinicModel/Clinic.modelversions
+    diff_statuses=""
+    for step in "1 2" "2 3" "3 4"; do
+        set -- $step
+        .build/debug/modelgen diff "$versions/v$1.model.yaml" "$versions/v$2.model.yaml" --fail-on data-loss >/tmp/modelgen-clinic-diff-$1.txt 2>&1
+        diff_statuses="$diff_statuses $?"
+    done
+    if [ "$diff_statuses" = " 0 0 1" ] && grep -q "lightweight, api-break: entity Visit was renamed to Appointment" /tmp/modelgen-clinic-diff-1.txt \
+        && grep -q "custom-stage.*Patient.weight" /tmp/modelgen-clinic-diff-2.txt \
+        && grep -q "data-loss.*Patient.name was removed" /tmp/modelgen-clinic-diff-3.txt \
+        && grep -q "custom-stage.*Patient.chartNumber" /tmp/modelgen-clinic-diff-3.txt; then
+        pass "modelgen diff classifies each clinic release and fails only on the data-losing one"
+    else
+        fail "modelgen diff on the clinic's versions (exit statuses:$diff_statuses)"; cat /tmp/modelgen-clinic-diff-*.txt
+    fi
     scripts/postgres-server.sh stop
 else
     echo "SKIP Examples/Server: no PostgreSQL server could be started ($(tail -1 /tmp/modelgen-pg-start.log)); make deps-postgres installs one"

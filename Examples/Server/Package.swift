@@ -27,6 +27,17 @@ let package = Package(
         ),
         .executableTarget(name: "shop-server", dependencies: ["ShopModel", .product(name: "Hummingbird", package: "hummingbird")]),
         .executableTarget(name: "shop-check", dependencies: ["ShopModel"]),
+        // A model kept as released versions (Clinic.modelversions, one model to the plugin: the current
+        // version's classes and the earlier versions' descriptions) and a program migrating through them.
+        .target(
+            name: "ClinicModel",
+            dependencies: [
+                .product(name: "ModelgenRuntime", package: modelgen),
+                .product(name: "ModelgenPostgres", package: modelgen),
+            ],
+            plugins: [.plugin(name: "ModelgenPlugin", package: modelgen)]
+        ),
+        .executableTarget(name: "clinic-migrate", dependencies: ["ClinicModel", .product(name: "ModelgenPostgres", package: modelgen)]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -2,8 +2,8 @@ import Foundation
 import PackagePlugin
 
 /// `swift package --allow-writing-to-package-directory generate-models [--target T …]`:
-/// writes the Swift for every `*.model.yaml` of the package's targets (or the named ones)
-/// into a `Generated` folder beside each model, for teams who commit generated code and
+/// writes the Swift for every `*.model.yaml` (and version folder, `NAME.modelversions`) of the
+/// package's targets (or the named ones) into a `Generated` folder beside each model, for teams who commit generated code and
 /// check it in CI with `modelgen generate … --check`.
 @main
 struct GenerateModelsCommand: CommandPlugin {
@@ -14,15 +14,22 @@ struct GenerateModelsCommand: CommandPlugin {
         let modelgen = try context.tool(named: "modelgen").url
         var failures = 0
         for case let target as SourceModuleTarget in targets {
+            // A version folder (NAME.modelversions) is one model: generated once, from the folder.
+            var models: [URL] = []
             for file in target.sourceFiles where Self.isModel(file.url) {
-                let output = file.url.deletingLastPathComponent().appending(path: "Generated")
+                let parent = file.url.deletingLastPathComponent()
+                let model = parent.lastPathComponent.hasSuffix(".modelversions") ? parent : file.url
+                if !models.contains(model) { models.append(model) }
+            }
+            for model in models {
+                let output = model.deletingLastPathComponent().appending(path: "Generated")
                 let process = Process()
                 process.executableURL = modelgen
-                process.arguments = ["generate", file.url.path(percentEncoded: false), "--output", output.path(percentEncoded: false)]
+                process.arguments = ["generate", model.path(percentEncoded: false), "--output", output.path(percentEncoded: false)]
                 try process.run()
                 process.waitUntilExit()
                 if process.terminationStatus == 0 {
-                    print("generated \(output.path(percentEncoded: false)) from \(file.url.lastPathComponent)")
+                    print("generated \(output.path(percentEncoded: false)) from \(model.lastPathComponent)")
                 } else {
                     failures += 1
                 }

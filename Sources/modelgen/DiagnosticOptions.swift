@@ -6,7 +6,7 @@ extension DiagnosticFormat: ExpressibleByArgument {}
 
 /// The model files and diagnostic options every model-checking command takes.
 struct ModelInputOptions: ParsableArguments {
-    @Argument(help: "Model files (*.model.yaml or *.model.yml).")
+    @Argument(help: "Model files (*.model.yaml or *.model.yml), or version folders (NAME.modelversions: v1.model.yaml, v2.model.yaml, …).")
     var files: [String]
 
     @Flag(help: "Treat warnings as errors.")
@@ -23,7 +23,12 @@ struct ModelInputOptions: ParsableArguments {
     /// Checks files, printing diagnostics; the valid models' checks, or an `ExitCode` (1 model errors, 2 I/O).
     static func checkAll(_ files: [String], format: DiagnosticFormat, strict: Bool) throws -> [ModelCheck] {
         var checker = ModelFileChecker(format: format, strict: strict)
-        let checks = files.compactMap { checker.check(path: $0) }
+        // A version folder stands for its current version (once the folder and its path check out).
+        let checks = files.compactMap { file in
+            guard ModelVersionFolder.isVersionFolder(file) else { return checker.check(path: file) }
+            guard let current = checker.checkVersionFolder(path: file, quietCurrent: true)?.folder.current else { return nil }
+            return checker.check(path: current.path)
+        }
         if checker.exitStatus != 0 { throw ExitCode(checker.exitStatus) }
         return checks
     }
@@ -87,6 +92,47 @@ struct ModelFileChecker {
         for diagnostic in diagnostics {
             write(renderer.render(diagnostic))
         }
+    }
+
+    /// Checks a version folder (`NAME.modelversions`): its layout, every version, then the path between
+    /// them, printing every diagnostic; the folder with each version's model when nothing is an error
+    /// (`--strict`: nor a warning), else nil with the exit status raised.
+    /// With `quietCurrent`, the current version's diagnostics are not printed (the caller generates it,
+    /// which prints them).
+    mutating func checkVersionFolder(path: String, quietCurrent: Bool = false) -> (folder: ModelVersionFolder, models: [ObjectModel])? {
+        let folder: ModelVersionFolder
+        do {
+            folder = try ModelVersionFolder(path: path)
+        } catch {
+            printLine("error: cannot read the version folder '\(path)': \(Self.reason(error))")
+            exitStatus = max(exitStatus, 2)
+            return nil
+        }
+        emitUnlocated(folder.problems)
+        let models = folder.versions.compactMap { version -> ObjectModel? in
+            guard quietCurrent, version == folder.current else { return check(path: version.path)?.model }
+            guard let source = read(path: version.path) else { return nil }
+            let result = ModelCheck.run(data: source.contents, path: version.path, strict: strict)
+            KeptForExit.keep(result)
+            return result.hasErrors ? nil : result.model
+        }
+        guard folder.problems.isEmpty, models.count == folder.versions.count else {
+            exitStatus = max(exitStatus, 1)
+            return nil
+        }
+        let path = ModelVersionFolder.pathDiagnostics(models)
+        emitUnlocated(path)
+        guard !path.contains(where: { $0.severity == .error || strict }) else {
+            exitStatus = max(exitStatus, 1)
+            return nil
+        }
+        return (folder, models)
+    }
+
+    /// Prints diagnostics without the source line under them.
+    func emitUnlocated(_ diagnostics: [Diagnostic]) {
+        let renderer = DiagnosticRenderer(format: format, sourceLine: { _, _ in nil })
+        for diagnostic in diagnostics { write(renderer.render(diagnostic)) }
     }
 
     /// Text diagnostics go to stderr (as compilers do); json and github to stdout, for tools to read.

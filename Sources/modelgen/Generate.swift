@@ -138,8 +138,20 @@ struct GenerationJob {
     /// `Modelgen.generate`): model errors are printed and end the job (exit 1) here.
     func plan() throws -> GenerationPlan {
         var reader = ModelFileChecker(format: format, strict: strict)
-        let sources = files.compactMap { reader.read(path: $0) }
+        // A version folder generates its current version, once every version and the path check out.
+        var paths: [String] = []
+        var earlierPaths: [String: [String]] = [:]
+        for file in files {
+            guard ModelVersionFolder.isVersionFolder(file) else { paths.append(file); continue }
+            if let folder = reader.checkVersionFolder(path: file, quietCurrent: true)?.folder, let current = folder.current {
+                paths.append(current.path)
+                earlierPaths[current.path] = folder.versions.dropLast().map(\.path)
+            }
+        }
+        if reader.exitStatus != 0 { throw ExitCode(reader.exitStatus) }
+        let sources = paths.compactMap { reader.read(path: $0) }
         var configuration = GenerationConfiguration(outputDirectory: output)
+        configuration.earlierVersions = earlierPaths.mapValues { $0.compactMap { reader.read(path: $0) } }
         configuration.singleFileName = singleFileName
         configuration.templatesDirectory = templates
         configuration.humanDirectory = humanDir

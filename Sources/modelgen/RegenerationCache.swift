@@ -41,7 +41,10 @@ struct RegenerationCache {
         inputs.add([job.output, job.format.rawValue, "\(job.strict)", "\(job.singleFile)", job.singleFileName ?? "-",
                     job.access?.rawValue ?? "-", job.propertyStyle?.rawValue ?? "-", job.templates ?? "-", job.config ?? "-"]
             .joined(separator: "\u{0}"))
-        var read = job.files
+        // A version folder: each version's file (the listing is in the paths, so a new version changes the digest).
+        var read = job.files.flatMap { file in
+            ModelVersionFolder.isVersionFolder(file) ? [file] + ((try? ModelVersionFolder(path: file))?.versions.map(\.path) ?? []) : [file]
+        }
         if let config = job.config { read.append(config) }
         if let templates = job.templates {
             read += ModelEmitter.templateNames.map { (templates as NSString).appendingPathComponent($0 + ".mustache") }

@@ -17,6 +17,28 @@ import Testing
            // The example that commits its generated code (make examples also runs its --check).
            ("Examples/Inventory/Sources/Inventory/Inventory.model.yaml", "Examples/Inventory/Sources/Inventory/Generated")]
 
+    /// A version folder: the current version's code with the earlier versions' descriptions, as
+    /// `modelgen generate Clinic.modelversions` writes it (GeneratedCodeTests compiles and runs it).
+    @Test func aVersionFolderMatchesTheReference() throws {
+        let folder = packageRoot.appendingPathComponent("Tests/Fixtures/Versions/Clinic.modelversions")
+        let sources = try (1...4).map { number in
+            let url = folder.appendingPathComponent("v\(number).model.yaml")
+            return ModelSource(path: url.path, contents: try Data(contentsOf: url))
+        }
+        let directory = packageRoot.appendingPathComponent("Tests/GeneratedCodeTests/Reference/Clinic")
+        var config = GenerationConfiguration(outputDirectory: directory.path)
+        config.earlierVersions[sources[3].path] = Array(sources.prefix(3))
+        let files = try Modelgen.generate(input: [sources[3]], config: config, diagnostics: CollectedDiagnostics()).files
+        let onDisk = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".swift") }.sorted()
+        #expect(onDisk == files.map(\.name).sorted(), "files differ; run `make reference`")
+        for file in files {
+            let reference = (try? String(contentsOf: directory.appendingPathComponent(file.name), encoding: .utf8)) ?? ""
+            let diff = UnifiedDiff.diff(old: reference, new: file.contents, oldName: "reference/\(file.name)", newName: "generated/\(file.name)")
+            #expect(diff.isEmpty, "\(file.name) differs from the reference; run `make reference`:\n\(diff)")
+        }
+        #expect(files[0].contents.contains("static let versions: [ModelgenRuntime.ManagedObjectModel] = [Versions.v1, Versions.v2, Versions.v3, model]"))
+    }
+
     @Test(arguments: references)
     func generatedCodeMatchesTheReference(path: String, referenceFolder: String) throws {
         // Through the pipeline's one entry point, as `modelgen generate` runs it.

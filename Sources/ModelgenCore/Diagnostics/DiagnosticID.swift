@@ -123,6 +123,13 @@ public enum DiagnosticID: Int, CaseIterable, Sendable, Hashable {
     case cannotFormat = 703
     /// A template that does not parse, or partials that include each other.
     case invalidTemplate = 704
+    /// A version folder (`NAME.modelversions`) holds a file not named `v<N>.model.yaml`, misses a
+    /// number, or holds no versions.
+    case versionFolderLayout = 705
+    /// A version of a version folder names another model than the first version.
+    case versionModelName = 706
+    /// Two consecutive versions keep the same in stores (one version hash): no store can tell them apart.
+    case versionUnchanged = 707
 
     // MARK: Xcode models
     /// The Xcode model is not well-formed XML.

@@ -90,7 +90,12 @@ public enum ModelDiff {
                 old.codegen?.location ?? old.name.location, new.codegen?.location ?? new.name.location, [.apiBreak])
         }
         compareAttributes(entity: name, old.attributes, new.attributes, add)
-        compareRelationships(entity: name, old.relationships, new.relationships, renamed: renamed, add)
+        // The former name of a relationship of the new model (its renamingIdentifier): an inverse renamed
+        // with it is the same inverse.
+        let formerName: (String, String) -> String? = { entity, relationship in
+            newModel.entity(named: entity)?.relationships.first { $0.name.value == relationship }?.renamingIdentifier?.value
+        }
+        compareRelationships(entity: name, old.relationships, new.relationships, renamed: renamed, formerName: formerName, add)
         compareNamed(entity: name, kind: "fetched property", old.fetchedProperties.map(\.name), new.fetchedProperties.map(\.name), add)
         compareNamed(entity: name, kind: "computed property", old.computedProperties.map(\.name), new.computedProperties.map(\.name), add)
         compareLists(entity: name, kind: "index", old.indexes, new.indexes, added: [.lightweight], removed: [.lightweight], add)
@@ -185,7 +190,7 @@ public enum ModelDiff {
     // MARK: Relationships
 
     private static func compareRelationships(entity owner: String, _ old: [Relationship], _ new: [Relationship], renamed: [String: String],
-                                             _ add: Add) {
+                                             formerName: (String, String) -> String?, _ add: Add) {
         var matched: Set<String> = []
         for relationship in new {
             let name = relationship.name.value
@@ -215,7 +220,8 @@ public enum ModelDiff {
                 add("relationship \(owner).\(name) became \(relationship.isOrdered ? "ordered (an array)" : "unordered (a set)")",
                     previous.ordered?.location ?? place.0, relationship.ordered?.location ?? place.1, [.lightweight, .apiBreak])
             }
-            if inverseName(previous) != inverseName(relationship) {
+            if inverseName(previous) != inverseName(relationship),
+               inverseName(relationship).flatMap({ formerName(relationship.destination.value, $0) }) != inverseName(previous) {
                 add("relationship \(owner).\(name): its inverse changed from \(inverseName(previous) ?? "none") to \(inverseName(relationship) ?? "none"); how its links are stored may change",
                     place.0, place.1, [.customStage])
             }

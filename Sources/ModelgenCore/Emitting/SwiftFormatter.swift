@@ -32,8 +32,11 @@ struct SwiftFormatter {
     /// An entity's declaration as one text for the built-in template: one line a list element, lines
     /// after the first indented by `builtinIndent` (the template writes the first line's), built in one
     /// string (lines joined afterwards cost a third more).
-    func entityDescription(_ entity: Entity) -> String {
-        var text = "static let \(builder.entityMember(entity)): EntityDescription = EntityDescription(\(SwiftLiterals.string(entity.name.value)), class: \(entity.swiftClassName).self"
+    ///
+    /// `untyped` (an earlier version of the model, see `EarlierVersionsWriter`): the class is
+    /// `ManagedObject` and nothing names the user's types (no key paths, codecs or Swift types).
+    func entityDescription(_ entity: Entity, untyped: Bool = false) -> String {
+        var text = "static let \(builder.entityMember(entity)): EntityDescription = EntityDescription(\(SwiftLiterals.string(entity.name.value)), class: \(untyped ? "ManagedObject" : entity.swiftClassName).self"
         // About 150 bytes a property (its description and its key path): one allocation instead of a growing string's six.
         text.reserveCapacity(256 + 150 * (entity.attributes.count + entity.relationships.count + entity.fetchedProperties.count))
         if entity.isAbstract { text += ", abstract: true" }
@@ -58,9 +61,9 @@ struct SwiftFormatter {
         var attributes: [String] = []
         for attribute in entity.attributes {
             if attribute.type.value == .composite {
-                attributes += model.storedAttributes(of: attribute).map(attributeDescription)
+                attributes += model.storedAttributes(of: attribute).map { attributeDescription($0, untyped: untyped) }
             } else {
-                attributes.append(attributeDescription(attribute))
+                attributes.append(attributeDescription(attribute, untyped: untyped))
             }
         }
         list("attributes", attributes)
@@ -85,7 +88,7 @@ struct SwiftFormatter {
         if !entity.userInfo.isEmpty { line("    userInfo: \(userInfo(entity.userInfo)),") }
         // The class's key paths by property name, inherited ones included, for `#Predicate` queries (the
         // class of a none-mode entity is the user's: its properties are not known here).
-        if model.codegen(of: entity) != .none {
+        if model.codegen(of: entity) != .none && !untyped {
             func paths(of owner: Entity) -> [(swift: String, name: String)] {
                 owner.attributes.flatMap { keyPaths(of: $0) } + owner.relationships.map { (SwiftLiterals.identifier($0.name.value), $0.name.value) }
             }
@@ -127,7 +130,7 @@ struct SwiftFormatter {
         }
     }
 
-    func attributeDescription(_ a: Attribute) -> String {
+    func attributeDescription(_ a: Attribute, untyped: Bool = false) -> String {
         // The runtime holds an undefined attribute's values as a transformable's, and never stores them (transient).
         var text = "AttributeDescription(\(SwiftLiterals.string(a.name.value)), .\(a.type.value == .undefined ? "transformable" : a.type.value.rawValue)"
         if a.isOptional { text += ", optional: true" }
@@ -139,7 +142,7 @@ struct SwiftFormatter {
         if a.allowsExternalStorage?.value == true { text += ", externalStorage: true" }
         if let derivation = a.derivation { text += ", derivation: \(SwiftLiterals.string(derivation.source.text))" }
         if let renaming = a.renamingIdentifier { text += ", renamingIdentifier: \(SwiftLiterals.string(renaming.value))" }
-        if let swiftType = a.swiftType?.value {
+        if let swiftType = a.swiftType?.value, !untyped {
             if a.type.value == .undefined {
                 // No codec: never stored.
             } else if a.type.value == .transformable {

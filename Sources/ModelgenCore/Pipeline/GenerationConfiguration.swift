@@ -16,6 +16,10 @@ public struct GenerationConfiguration: Sendable {
     /// The process ends right after the run (the CLI): the pipeline keeps its YAML trees instead of
     /// freeing them node by node, which would only delay the exit.
     public var processExitsAfterward = false
+    /// For a model of a version folder (`NAME.modelversions`), by the current version's path: the
+    /// earlier versions' files, oldest first. Their descriptions go into the generated model file
+    /// (`<Model>Model.versions`, `<Model>Model.Versions.v1`, …) for a `MigrationPlan`.
+    public var earlierVersions: [String: [ModelSource]] = [:]
 
     /// Generation into `outputDirectory` with the default options.
     public init(outputDirectory: String) {

@@ -25,13 +25,22 @@ public enum Modelgen {
                 KeptForExit.keep(check)
             }
         }
+        // Earlier versions of a version folder's models: checked (their diagnostics are the caller's to
+        // print, `modelgen validate` does), kept for the model file.
+        var earlier: [String: [ValidatedModel]] = [:]
+        for (path, sources) in config.earlierVersions {
+            for source in sources {
+                let check = ModelCheck.run(data: source.contents, path: source.path, strict: config.strict)
+                if let model = check.validated { earlier[path, default: []].append(model) } else { errorCount += 1 }
+            }
+        }
         if errorCount > 0 { throw .invalidModels(errorCount: errorCount) }
-        return try render(validated, config: config, templates: templates)
+        return try render(validated, config: config, templates: templates, earlier: earlier)
     }
 
     /// Renders validated models with the configuration's templates and options.
     public static func render(_ models: [ValidatedModel], config: GenerationConfiguration) throws(GenerationFailure) -> GenerationOutput {
-        try render(models, config: config, templates: loadTemplates(config))
+        try render(models, config: config, templates: loadTemplates(config), earlier: [:])
     }
 
     private static func loadTemplates(_ config: GenerationConfiguration) -> BackgroundTask<Result<ModelEmitter, GenerationFailure>> {
@@ -47,7 +56,8 @@ public enum Modelgen {
     }
 
     private static func render(_ models: [ValidatedModel], config: GenerationConfiguration,
-                               templates: BackgroundTask<Result<ModelEmitter, GenerationFailure>>) throws(GenerationFailure) -> GenerationOutput {
+                               templates: BackgroundTask<Result<ModelEmitter, GenerationFailure>>,
+                               earlier: [String: [ValidatedModel]]) throws(GenerationFailure) -> GenerationOutput {
         let emitter = try templates.value.get()
         do {
             var output = GenerationOutput()
@@ -56,6 +66,9 @@ public enum Modelgen {
                 if config.singleFileName != nil { options.singleFile = true }
                 options.headerSourcePath = RelativePath.from(directory: config.outputDirectory, to: validated.model.sourcePath)
                 var files = try emitter.generate(validated, options: options)
+                if let versions = earlier[validated.model.sourcePath], !versions.isEmpty {
+                    files[0].contents += EarlierVersionsWriter(current: validated.model, earlier: versions, options: options).render()
+                }
                 if let name = config.singleFileName, files.count == 1 { files[0].name = name }
                 output.files += files
                 if let human = config.humanDirectory {

@@ -1,0 +1,81 @@
+import ClinicVersions
+import Foundation
+import Testing
+
+/// Version folders (issue 39): `NAME.modelversions` with `v1.model.yaml`, `v2.model.yaml`, …, checked
+/// version by version and along the path, each version's hash printed (the runtime's, for the same
+/// model), and generated as its current version.
+@Suite struct VersionFolderTests {
+    static let clinic = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Fixtures/Versions/Clinic.modelversions").path
+
+    @Test func validatePrintsEachVersionsHashAndWhatItsStoresNeed() throws {
+        let run = try modelgen(["validate", Self.clinic])
+        #expect(run.status == 0, "\(run.stderr)")
+        let lines = run.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.count == 4)
+        // The hashes are the runtime's for the same models (written by hand in ClinicVersions).
+        let runtime = [ClinicVersions.v1, ClinicVersions.v2, ClinicVersions.v3, ClinicVersions.v4].map(\.versionHash)
+        for (index, line) in lines.enumerated() {
+            #expect(line.hasPrefix("\(Self.clinic)/v\(index + 1).model.yaml: version \(index + 1)"), "\(line)")
+            #expect(line.contains("version hash \(runtime[index])"), "\(line)")
+        }
+        #expect(lines[0].hasSuffix("version hash \(runtime[0])"))
+        #expect(lines[1].hasSuffix("from version 1: 2 changes (lightweight, api-break); stores need a lightweight stage"))
+        #expect(lines[2].hasSuffix("from version 2: 1 change (custom-stage, api-break); stores need a custom stage"))
+        #expect(lines[3].contains("version 4 (current)"))
+        #expect(lines[3].hasSuffix("from version 3: 5 changes (custom-stage, data-loss, api-break); stores need a custom stage"))
+    }
+
+    /// Writes `files` (name → text) into a new folder `Shop.modelversions`.
+    func folder(_ files: [String: String]) throws -> URL {
+        let folder = try temporaryDirectory().appendingPathComponent("Shop.modelversions")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        for (name, text) in files { try text.write(to: folder.appendingPathComponent(name), atomically: true, encoding: .utf8) }
+        return folder
+    }
+
+    static func model(_ attributes: String, name: String = "Shop") -> String {
+        "model: \(name)\nentities:\n  Item:\n    attributes: { \(attributes) }\n"
+    }
+
+    @Test func aFolderWithAGapOrAStrayFileIsRefused() throws {
+        let gap = try folder(["v1.model.yaml": Self.model("title: string"), "v3.model.yaml": Self.model("title: string, note: string?")])
+        let run = try modelgen(["validate", gap.path])
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("\(gap.path)/v3.model.yaml:1:1: error: v2 is missing: a version folder numbers its versions from v1 without gaps (released versions stay in it) [MG0705]"), "\(run.stderr)")
+        #expect(run.stdout.isEmpty)
+        let stray = try folder(["v1.model.yaml": Self.model("title: string"), "draft.model.yaml": Self.model("title: string")])
+        let strayRun = try modelgen(["validate", stray.path])
+        #expect(strayRun.status == 1)
+        #expect(strayRun.stderr.contains("draft.model.yaml:1:1: error: 'draft.model.yaml' is not a version: the files of a version folder are named v1.model.yaml, v2.model.yaml, … [MG0705]"), "\(strayRun.stderr)")
+        let empty = try folder([:])
+        #expect(try modelgen(["validate", empty.path]).stderr.contains("error: the version folder holds no versions"))
+    }
+
+    @Test func aVersionNamingAnotherModelIsAnErrorAndAnUnchangedOneAWarning() throws {
+        let renamed = try folder(["v1.model.yaml": Self.model("title: string"), "v2.model.yaml": Self.model("title: string, note: string?", name: "Store")])
+        let run = try modelgen(["validate", renamed.path])
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("v2.model.yaml:1:8: error: version 2 names the model 'Store', version 1 'Shop': the versions of a folder are one model's [MG0706]"), "\(run.stderr)")
+        // Only a default changed: stores keep the same, so the hash is the same.
+        let same = try folder(["v1.model.yaml": Self.model("title: string"), "v2.model.yaml": Self.model("title: { type: string, default: x }")])
+        let warned = try modelgen(["validate", same.path])
+        #expect(warned.status == 0)
+        #expect(warned.stderr.contains("v2.model.yaml:1:8: warning: version 2 keeps in stores what version 1 keeps"), "\(warned.stderr)")
+        #expect(warned.stderr.contains("[MG0707]"))
+        #expect(try modelgen(["validate", same.path, "--strict"]).status == 1)
+    }
+
+    @Test func generateWritesTheCurrentVersion() throws {
+        let output = try temporaryDirectory().appendingPathComponent("Generated")
+        let run = try modelgen(["generate", Self.clinic, "--output", output.path])
+        #expect(run.status == 0, "\(run.stderr)")
+        let model = try String(contentsOf: output.appendingPathComponent("ClinicModel.swift"), encoding: .utf8)
+        #expect(model.contains("Clinic.modelversions/v4.model.yaml. DO NOT EDIT."))
+        #expect(model.contains("static let versionHash = \"\(ClinicVersions.v4.versionHash)\""))
+        #expect(FileManager.default.fileExists(atPath: output.appendingPathComponent("Patient.swift").path))
+        // The current version's warnings are printed once.
+        #expect(run.stderr.components(separatedBy: "[MG0301]").count - 1 == 2, "\(run.stderr)")
+    }
+}
