@@ -79,3 +79,68 @@ import Testing
         #expect(run.stderr.components(separatedBy: "[MG0301]").count - 1 == 2, "\(run.stderr)")
     }
 }
+
+/// `modelgen import --all-versions`: every released version of a `.xcdatamodeld` into a version folder,
+/// oldest first, the renames Xcode records (`elementID`) kept, drafts after the current version left out.
+@Suite struct ImportAllVersionsTests {
+    /// A `.xcdatamodeld` with `Notes`, `Notes 2` and `Notes 3` (the current version is `Notes 2`).
+    static func bundle() throws -> URL {
+        let root = try temporaryDirectory().appendingPathComponent("Notes.xcdatamodeld")
+        let versions = [
+            ("Notes", """
+                <entity name="Memo" representedClassName="Memo" codeGenerationType="class">
+                    <attribute name="text" attributeType="String"/>
+                </entity>
+                """),
+            ("Notes 2", """
+                <entity name="Note" representedClassName="Note" elementID="Memo" codeGenerationType="class">
+                    <attribute name="body" attributeType="String" elementID="text"/>
+                    <attribute name="pinned" attributeType="Boolean" defaultValueString="NO" usesScalarValueType="YES"/>
+                </entity>
+                """),
+            ("Notes 3", """
+                <entity name="Note" representedClassName="Note" codeGenerationType="class">
+                    <attribute name="body" attributeType="String"/>
+                </entity>
+                """),
+        ]
+        for (name, entities) in versions {
+            let bundle = root.appendingPathComponent(name + ".xcdatamodel")
+            try FileManager.default.createDirectory(at: bundle, withIntermediateDirectories: true)
+            try """
+                <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+                <model type="com.apple.IDECoreDataModeler.DataModel">
+                \(entities)
+                </model>
+                """.write(to: bundle.appendingPathComponent("contents"), atomically: true, encoding: .utf8)
+        }
+        try """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <plist version="1.0"><dict><key>_XCCurrentVersionName</key><string>Notes 2.xcdatamodel</string></dict></plist>
+            """.write(to: root.appendingPathComponent(".xccurrentversion"), atomically: true, encoding: .utf8)
+        return root
+    }
+
+    @Test func everyReleasedVersionBecomesAVersionOfTheFolder() throws {
+        let bundle = try Self.bundle()
+        let folder = bundle.deletingLastPathComponent().appendingPathComponent("Notes.modelversions")
+        let run = try modelgen(["import", bundle.path, "--all-versions", "--output", folder.path])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("imported 2 versions into \(folder.path)"))
+        #expect(run.stderr.contains("warning: version 'Notes 3' comes after the current version 'Notes 2' and is left out (not released)"), "\(run.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == ["v1.model.yaml", "v2.model.yaml"])
+        let v2 = try String(contentsOf: folder.appendingPathComponent("v2.model.yaml"), encoding: .utf8)
+        #expect(v2.contains("renamingIdentifier: Memo"), "\(v2)")
+        // The folder validates, and the step is the lightweight renames it records.
+        let validate = try modelgen(["validate", folder.path])
+        #expect(validate.status == 0, "\(validate.stderr)")
+        #expect(validate.stdout.contains("v2.model.yaml: version 2 (current)"))
+        #expect(validate.stdout.contains("stores need a lightweight stage"), "\(validate.stdout)")
+        // A second import does not write over the folder.
+        let again = try modelgen(["import", bundle.path, "--all-versions", "--output", folder.path])
+        #expect(again.status == 2)
+        #expect(again.stderr.contains("is not empty"))
+        // --all-versions needs a version folder to write.
+        #expect(try modelgen(["import", bundle.path, "--all-versions", "--output", "Notes.model.yaml"]).status != 0)
+    }
+}

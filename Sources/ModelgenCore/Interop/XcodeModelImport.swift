@@ -29,6 +29,25 @@ public enum XcodeModelImport {
         return convert(data: data, contentsPath: located.contentsPath, modelName: located.modelName, source: source, options: options)
     }
 
+    /// Every released version of a `.xcdatamodeld` (oldest first, the current one last; see
+    /// `XcodeModelLocator.releasedVersions`), each as a model file for a version folder
+    /// (`v1.model.yaml`, …), all with the bundle's model name. Texts only when no version has errors.
+    public static func runAllVersions(path: String, options: XcodeModelImporter.Options = .init()) -> (files: [(name: String, text: String)]?, diagnostics: [Diagnostic]) {
+        switch XcodeModelLocator.releasedVersions(path) {
+        case .failure(let diagnostic):
+            return (nil, [diagnostic])
+        case .success(let (versions, warnings)):
+            var diagnostics = warnings
+            var files: [(String, String)] = []
+            for (index, version) in versions.enumerated() {
+                let outcome = run(path: path, version: version, options: options)
+                diagnostics += outcome.diagnostics
+                if let text = outcome.text { files.append(("v\(index + 1).model.yaml", text)) }
+            }
+            return (diagnostics.hasErrors || files.count != versions.count ? nil : files, diagnostics)
+        }
+    }
+
     /// Imports `contents` XML bytes; `source` names the model in the file's header comment.
     public static func convert(data: Data, contentsPath: String, modelName: String, source: String,
                                options: XcodeModelImporter.Options = .init()) -> Outcome {

@@ -70,6 +70,33 @@ enum XcodeModelLocator {
         }
     }
 
+    /// The released versions of a `.xcdatamodeld`, oldest first, ending with the current one: version
+    /// bundles ordered as Xcode names them (`Model`, `Model 2`, `Model 3`, … by their number, a name
+    /// without one first), those after the current version left out (drafts, not released), with a
+    /// warning each.
+    static func releasedVersions(_ path: String) -> Result<(versions: [String], warnings: [Diagnostic]), Diagnostic> {
+        let url = URL(fileURLWithPath: path)
+        let here = SourceLocation(file: path, line: 1, column: 1)
+        guard url.pathExtension == "xcdatamodeld" else {
+            return .failure(Diagnostic(.error, .notAnXcodeModel, "--all-versions reads a .xcdatamodeld folder (a model with versions)", at: here))
+        }
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? [])
+            .filter { $0.hasSuffix(".xcdatamodel") }.map { String($0.dropLast(".xcdatamodel".count)) }
+        func number(_ name: String) -> Int { name.split(separator: " ").last.flatMap { Int($0) } ?? 1 }
+        let ordered = names.sorted { (number($0), $0) < (number($1), $1) }
+        guard !ordered.isEmpty else { return .failure(Diagnostic(.error, .notAnXcodeModel, "the folder holds no .xcdatamodel versions", at: here)) }
+        let current = currentVersion(in: url).map { $0.hasSuffix(".xcdatamodel") ? String($0.dropLast(".xcdatamodel".count)) : $0 } ?? ordered.last!
+        guard let index = ordered.firstIndex(of: current) else {
+            return .failure(Diagnostic(.error, .notAnXcodeModel, ".xccurrentversion names '\(current)', which is not in the folder",
+                                       at: SourceLocation(file: url.appendingPathComponent(".xccurrentversion").path, line: 1, column: 1)))
+        }
+        let drafts = ordered[(index + 1)...].map { name in
+            Diagnostic(.warning, .notImported, "version '\(name)' comes after the current version '\(current)' and is left out (not released)",
+                       at: SourceLocation(file: url.appendingPathComponent(name + ".xcdatamodel").path, line: 1, column: 1))
+        }
+        return .success((Array(ordered[...index]), drafts))
+    }
+
     private static func missingContents(_ bundle: String) -> Diagnostic {
         Diagnostic(.error, .notAnXcodeModel, "no 'contents' file in this model bundle: models saved before Xcode 4 use a binary format; open and save the model in a current Xcode first",
                    at: SourceLocation(file: bundle, line: 1, column: 1))
