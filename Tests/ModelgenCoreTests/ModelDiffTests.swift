@@ -135,6 +135,10 @@ import Testing
         ("      loans: { destination: Loan, toMany: true, inverse: book, deleteRule: cascade }", "      loans: { destination: Loan, toMany: true, inverse: book, deleteRule: deny }", "relationship Book.loans: its delete rule changed", "safe"),
         ("      tags: { destination: Tag, toMany: true, inverse: books }", "      tags: { destination: Tag, toMany: true, inverse: books, max: 5 }", "relationship Book.tags: its count bounds changed", "safe"),
         ("      branch: { destination: Shelf, inverse: none }", "      site: { destination: Shelf, inverse: none, renamingIdentifier: branch }", "relationship Loan.branch was renamed to site", "lightweight, api-break"),
+        // Version hash modifiers: the same layout, a new version for stores.
+        ("      pages: { type: int32, default: 0 }", "      pages: { type: int32, default: 0, versionHashModifier: counted }", "attribute Book.pages: its versionHashModifier changed from none to counted", "lightweight"),
+        ("      shelf: { destination: Shelf, inverse: books }", "      shelf: { destination: Shelf, inverse: books, versionHashModifier: moved }", "relationship Book.shelf: its versionHashModifier changed from none to moved", "lightweight"),
+        ("  Book:\n    parent: Item\n", "  Book:\n    parent: Item\n    versionHashModifier: v2\n", "entity Book: its versionHashModifier changed from none to v2", "lightweight"),
         // Fetched and computed properties, indexes, uniqueness.
         ("      recent: { destination: Loan, predicate: 'book == $FETCH_SOURCE' }\n", "      recent: { destination: Loan, predicate: 'book == $FETCH_SOURCE' }\n      due: { destination: Loan, predicate: 'book == $FETCH_SOURCE AND due != nil' }\n", "fetched property Book.due was added", "safe"),
         ("    fetchedProperties:\n      recent: { destination: Loan, predicate: 'book == $FETCH_SOURCE' }\n", "", "fetched property Book.recent was removed", "api-break"),
@@ -184,5 +188,26 @@ import Testing
         // A rename is placed in both.
         let renamed = try change("      notes: string?", "      remarks: { type: string, optional: true, renamingIdentifier: notes }", "attribute Book.notes was renamed")
         #expect(renamed.old?.line == 17 && renamed.new?.line == 17)
+    }
+}
+
+/// `versionHashModifier` changes the version hash (and nothing else a store keeps): two versions that
+/// differ only by it are two versions to `modelgen validate` and to a `MigrationPlan`.
+@Suite struct VersionHashModifierTests {
+    @Test func aModifierChangesTheHashAndOnlyTheModifier() throws {
+        func hash(_ text: String) throws -> String {
+            let check = ModelCheck.run(text: text, path: "m.model.yaml")
+            return try #require(check.model, "\(check.diagnostics)").versionHash
+        }
+        let plain = "model: M\nentities:\n  A:\n    attributes:\n      x: string\n"
+        let entity = "model: M\nentities:\n  A:\n    versionHashModifier: cents\n    attributes:\n      x: string\n"
+        let attribute = "model: M\nentities:\n  A:\n    attributes:\n      x: { type: string, versionHashModifier: cents }\n"
+        let hashes = try [plain, entity, attribute].map(hash)
+        #expect(Set(hashes).count == 3)
+        // A default (not kept by stores) leaves the hash as it was.
+        #expect(try hash("model: M\nentities:\n  A:\n    attributes:\n      x: { type: string, default: y }\n") == hashes[0])
+        // Not on a composite attribute.
+        let composite = ModelCheck.run(text: "model: M\ncomposites:\n  P:\n    attributes:\n      c: string\nentities:\n  A:\n    attributes:\n      p: { type: P, versionHashModifier: x }\n", path: "m.model.yaml")
+        #expect(composite.diagnostics.contains { $0.message.contains("cannot take a versionHashModifier") })
     }
 }

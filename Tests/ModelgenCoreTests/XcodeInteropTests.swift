@@ -466,10 +466,10 @@ import Testing
     static let constructs: [Construct] = [
         .init(name: "model userDefinedModelVersionIdentifier", imported: "model: EveryConstruct\n",
               diagnostic: "2:184: warning: the model version identifier '2.1' has no place"),
-        .init(name: "entity representedClassName with a module dot", imported: "  Library:\n    renamingIdentifier: LibraryV1\n    attributes:", diagnostic: nil),
+        .init(name: "entity representedClassName with a module dot", imported: "  Library:\n    renamingIdentifier: LibraryV1\n    versionHashModifier: '2'\n    attributes:", diagnostic: nil),
         .init(name: "entity elementID and versionHashModifier", imported: "    renamingIdentifier: LibraryV1\n", diagnostic: nil),
-        .init(name: "entity versionHashModifier", imported: "userInfo: { owner: city, coreData.versionHashModifier: '2' }", diagnostic: nil),
-        .init(name: "entity userInfo", imported: "userInfo: { owner: city,", diagnostic: nil),
+        .init(name: "entity versionHashModifier", imported: "    versionHashModifier: '2'\n", diagnostic: nil),
+        .init(name: "entity userInfo", imported: "userInfo: { owner: city }", diagnostic: nil),
         .init(name: "entity isAbstract", imported: "  Item:\n    abstract: true\n", diagnostic: nil),
         .init(name: "entity without codeGenerationType (Manual/None)", imported: "  Item:\n    abstract: true\n    codegen: none\n",
               diagnostic: "note: 1 of 3 entities use Xcode's Manual/None codegen and are imported as 'codegen: none'"),

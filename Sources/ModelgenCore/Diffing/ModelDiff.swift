@@ -89,6 +89,10 @@ public enum ModelDiff {
             add("entity \(name): its codegen mode changed from \(oldModel.codegen(of: old).rawValue) to \(newModel.codegen(of: new).rawValue)",
                 old.codegen?.location ?? old.name.location, new.codegen?.location ?? new.name.location, [.apiBreak])
         }
+        if old.versionHashModifier?.value != new.versionHashModifier?.value {
+            add(modifierMessage("entity \(name)", old.versionHashModifier, new.versionHashModifier),
+                old.versionHashModifier?.location ?? old.name.location, new.versionHashModifier?.location ?? new.name.location, [.lightweight])
+        }
         compareAttributes(entity: name, old.attributes, new.attributes, add)
         // The former name of a relationship of the new model (its renamingIdentifier): an inverse renamed
         // with it is the same inverse.
@@ -170,6 +174,10 @@ public enum ModelDiff {
             add("attribute \(owner).\(name): its \(label) changed from \(a.map { "\($0.value)" } ?? "none") to \(b.map { "\($0.value)" } ?? "none") (checked when a record is next saved)",
                 a?.location ?? place.0, b?.location ?? place.1, [])
         }
+        if old.versionHashModifier?.value != new.versionHashModifier?.value {
+            add(modifierMessage("attribute \(owner).\(name)", old.versionHashModifier, new.versionHashModifier),
+                old.versionHashModifier?.location ?? place.0, new.versionHashModifier?.location ?? place.1, [.lightweight])
+        }
         if old.regex?.value != new.regex?.value {
             add("attribute \(owner).\(name): its pattern changed (checked when a record is next saved)",
                 old.regex?.location ?? place.0, new.regex?.location ?? place.1, [])
@@ -181,6 +189,11 @@ public enum ModelDiff {
         if old.derivation?.source.text != new.derivation?.source.text {
             add("attribute \(owner).\(name): its derivation changed (recomputed when a record is next saved)", place.0, place.1, [])
         }
+    }
+
+    /// A changed `versionHashModifier`: the same layout, a new version hash.
+    private static func modifierMessage(_ what: String, _ old: Located<String>?, _ new: Located<String>?) -> String {
+        "\(what): its versionHashModifier changed from \(old?.value ?? "none") to \(new?.value ?? "none"): stores see a new version of the model (a migration stage runs, with your code where the plan has one)"
     }
 
     private static func describe(_ attribute: Attribute) -> String {
@@ -224,6 +237,10 @@ public enum ModelDiff {
                inverseName(relationship).flatMap({ formerName(relationship.destination.value, $0) }) != inverseName(previous) {
                 add("relationship \(owner).\(name): its inverse changed from \(inverseName(previous) ?? "none") to \(inverseName(relationship) ?? "none"); how its links are stored may change",
                     place.0, place.1, [.customStage])
+            }
+            if previous.versionHashModifier?.value != relationship.versionHashModifier?.value {
+                add(modifierMessage("relationship \(owner).\(name)", previous.versionHashModifier, relationship.versionHashModifier),
+                    previous.versionHashModifier?.location ?? place.0, relationship.versionHashModifier?.location ?? place.1, [.lightweight])
             }
             if previous.isTransient != relationship.isTransient {
                 add("relationship \(owner).\(name) became \(relationship.isTransient ? "transient: its saved links are dropped" : "stored")",

@@ -42,6 +42,7 @@ struct SwiftFormatter {
         if entity.isAbstract { text += ", abstract: true" }
         if let parent = entity.parent { text += ", parent: \(SwiftLiterals.string(parent.value))" }
         if let renaming = entity.renamingIdentifier { text += ", renamingIdentifier: \(SwiftLiterals.string(renaming.value))" }
+        if let modifier = entity.versionHashModifier { text += ", versionHashModifier: \(SwiftLiterals.string(modifier.value))" }
         text += ","
         var lineCount = 1
         func line(_ content: String) {
@@ -142,6 +143,7 @@ struct SwiftFormatter {
         if a.allowsExternalStorage?.value == true { text += ", externalStorage: true" }
         if let derivation = a.derivation { text += ", derivation: \(SwiftLiterals.string(derivation.source.text))" }
         if let renaming = a.renamingIdentifier { text += ", renamingIdentifier: \(SwiftLiterals.string(renaming.value))" }
+        if let modifier = a.versionHashModifier { text += ", versionHashModifier: \(SwiftLiterals.string(modifier.value))" }
         if let swiftType = a.swiftType?.value, !untyped {
             if a.type.value == .undefined {
                 // No codec: never stored.
@@ -178,6 +180,7 @@ struct SwiftFormatter {
         if let min = r.minCount { text += ", minCount: \(min.value)" }
         if let max = r.maxCount { text += ", maxCount: \(max.value)" }
         if let renaming = r.renamingIdentifier { text += ", renamingIdentifier: \(SwiftLiterals.string(renaming.value))" }
+        if let modifier = r.versionHashModifier { text += ", versionHashModifier: \(SwiftLiterals.string(modifier.value))" }
         if !r.userInfo.isEmpty { text += ", userInfo: \(userInfo(r.userInfo))" }
         return text + ")"
     }

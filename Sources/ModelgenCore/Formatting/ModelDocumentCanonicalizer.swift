@@ -6,12 +6,12 @@ enum ModelDocumentCanonicalizer {
     static let topLevel = ["model", "formatVersion", "options", "composites", "entities", "fetchRequests", "configurations"]
     static let composite = ["doc", "attributes"]
     static let options = ["codegen", "access", "imports"]
-    static let entity = ["doc", "parent", "abstract", "class", "codegen", "renamingIdentifier", "attributes", "relationships", "fetchedProperties",
+    static let entity = ["doc", "parent", "abstract", "class", "codegen", "renamingIdentifier", "versionHashModifier", "attributes", "relationships", "fetchedProperties",
                          "unique", "indexes", "userInfo"]
     static let attribute = ["type", "optional", "default", "min", "max", "regex", "swiftType", "transformer", "externalStorage",
-                            "transient", "derived", "renamingIdentifier", "doc", "userInfo"]
+                            "transient", "derived", "renamingIdentifier", "versionHashModifier", "doc", "userInfo"]
     static let relationship = ["destination", "toMany", "ordered", "inverse", "deleteRule", "optional", "min", "max", "transient",
-                               "renamingIdentifier", "doc", "userInfo"]
+                               "renamingIdentifier", "versionHashModifier", "doc", "userInfo"]
     static let fetchedProperty = ["destination", "predicate", "sort", "doc", "userInfo"]
     static let fetchRequest = ["entity", "predicate", "sort", "limit", "offset", "swiftName", "doc"]
 

@@ -45,6 +45,7 @@ public enum XcodeModelExporter {
             if let parent = entity.parent { attributes.append(("parentEntity", parent.value)) }
             if entity.isAbstract { attributes.append(("isAbstract", "YES")) }
             if let renaming = entity.renamingIdentifier { attributes.append(("elementID", renaming.value)) }
+            if let modifier = entity.versionHashModifier { attributes.append(("versionHashModifier", modifier.value)) }
             attributes.append(("syncable", "YES"))
             switch entity.codegen?.value ?? defaultCodegen {
             case .class: attributes.append(("codeGenerationType", "class"))
@@ -214,6 +215,7 @@ public enum XcodeModelExporter {
                 swiftType = attribute.swiftType?.value
             }
             if let renaming = attribute.renamingIdentifier { xml.append(("elementID", renaming.value)) }
+            if let modifier = attribute.versionHashModifier { xml.append(("versionHashModifier", modifier.value)) }
             let (info, extra) = XcodeModelExporter.split(attribute.userInfo, modelgen: ["swiftType": swiftType, "doc": attribute.doc])
             xml += extra
             property(depth, "attribute", xml, userInfo: info)
@@ -252,6 +254,7 @@ public enum XcodeModelExporter {
             if relationship.isOrdered { xml.append(("ordered", "YES")) }
             xml.append(("destinationEntity", relationship.destination.value))
             if let renaming = relationship.renamingIdentifier { xml.append(("elementID", renaming.value)) }
+            if let modifier = relationship.versionHashModifier { xml.append(("versionHashModifier", modifier.value)) }
             var oneWay: String?
             switch relationship.inverse {
             case .named(let inverse):

@@ -114,7 +114,7 @@ public struct XcodeModelImporter {
     /// Core Data settings with no place in a model file that are kept in userInfo (`coreData.<name>`) without a warning:
     /// they matter to Core Data features modelgen does not have (Spotlight, CloudKit, version hashes).
     static let keptInUserInfo: Set<String> = [
-        "spotlightIndexingEnabled", "preserveAfterDeletion", "allowsCloudEncryption", "versionHashModifier", "elementID",
+        "spotlightIndexingEnabled", "preserveAfterDeletion", "allowsCloudEncryption", "elementID",
         "storedInTruthFile", "indexedBySpotlight", "isTransient",
     ]
 
@@ -231,7 +231,8 @@ public struct XcodeModelImporter {
         let entityName = element["name"] ?? ""
         var entity = YAMLMapping()
         var userInfo = self.userInfo(element)
-        keepUnknown(element, known: ["name", "representedClassName", "parentEntity", "isAbstract", "codeGenerationType", "syncable", "elementID"],
+        keepUnknown(element, known: ["name", "representedClassName", "parentEntity", "isAbstract", "codeGenerationType", "syncable", "elementID",
+                                     "versionHashModifier"],
                     in: &userInfo)
         reportUnknownChildren(element, known: ["attribute", "relationship", "fetchedProperty", "userInfo", "fetchIndex",
                                                "compoundIndexes", "uniquenessConstraints"])
@@ -247,6 +248,9 @@ public struct XcodeModelImporter {
         // Core Data's renaming identifier: the name earlier versions gave the entity.
         if let elementID = element["elementID"], !elementID.isEmpty {
             entity.append("renamingIdentifier", text: elementID, origin: element.location(of: "elementID"))
+        }
+        if let modifier = element["versionHashModifier"], !modifier.isEmpty {
+            entity.append("versionHashModifier", text: modifier, origin: element.location(of: "versionHashModifier"))
         }
 
         var indexes: [[String]] = []
@@ -440,7 +444,7 @@ public struct XcodeModelImporter {
         "name", "optional", "transient", "attributeType", "defaultValueString", "defaultDateTimeInterval", "minValueString",
         "maxValueString", "minDateTimeInterval", "maxDateTimeInterval", "regularExpressionString", "usesScalarValueType",
         "customClassName", "valueTransformerName", "allowsExternalBinaryDataStorage", "derived", "derivationExpression",
-        "elementID", "indexed", "syncable",
+        "elementID", "indexed", "syncable", "versionHashModifier",
     ]
 
     private mutating func attribute(_ element: XMLTreeElement, name: String, entity: String, renamedFrom: String?) -> YAMLValue? {
@@ -541,6 +545,9 @@ public struct XcodeModelImporter {
             mapping.append("renamingIdentifier", text: elementID, origin: element.location(of: "elementID"))
         } else if let renamedFrom {
             mapping.append("renamingIdentifier", text: renamedFrom, origin: element.location(of: "name"))
+        }
+        if let modifier = element["versionHashModifier"], !modifier.isEmpty {
+            mapping.append("versionHashModifier", text: modifier, origin: element.location(of: "versionHashModifier"))
         }
         if element["usesScalarValueType"] == "NO" {
             unscalarCount += 1
@@ -671,7 +678,7 @@ public struct XcodeModelImporter {
 
     private static let relationshipKeys: Set<String> = [
         "name", "optional", "toMany", "ordered", "minCount", "maxCount", "deletionRule", "destinationEntity",
-        "inverseName", "inverseEntity", "transient", "syncable",
+        "inverseName", "inverseEntity", "transient", "syncable", "versionHashModifier",
     ]
 
     private mutating func relationship(_ element: XMLTreeElement, name: String, entity: String, renamed: Bool) -> YAMLMapping {
@@ -720,6 +727,9 @@ public struct XcodeModelImporter {
             mapping.append("renamingIdentifier", text: elementID, origin: element.location(of: "elementID"))
         } else if renamed {
             mapping.append("renamingIdentifier", text: element["name"] ?? name, origin: element.location(of: "name"))
+        }
+        if let modifier = element["versionHashModifier"], !modifier.isEmpty {
+            mapping.append("versionHashModifier", text: modifier, origin: element.location(of: "versionHashModifier"))
         }
         restore(["inverse", "doc"], from: element, into: &mapping)
         if !userInfo.isEmpty { mapping.append("userInfo", .mapping(userInfo)) }

@@ -80,6 +80,9 @@ public struct Entity: Sendable {
     public var codegen: Located<CodegenMode>?
     /// The entity's former name, for migration (stores keep its records).
     public var renamingIdentifier: Located<String>?
+    /// Part of the version hash (Core Data's `versionHashModifier`): changing it marks a new version of
+    /// what stores keep when the layout alone does not change (data whose meaning changed).
+    public var versionHashModifier: Located<String>?
     /// Attributes in declaration order.
     public var attributes: [Attribute] = []
     /// Relationships in declaration order.
@@ -143,6 +146,8 @@ public struct Attribute: Sendable {
     public var derivation: ParsedExpression?
     /// The attribute's former name, for migration.
     public var renamingIdentifier: Located<String>?
+    /// Part of the version hash (see `Entity.versionHashModifier`).
+    public var versionHashModifier: Located<String>?
     /// Free-form entries.
     public var userInfo: [UserInfoEntry] = []
     /// The documentation comment of the generated property.
@@ -197,6 +202,8 @@ public struct Relationship: Sendable {
     public var isTransient: Bool = false
     /// The relationship's former name, for migration (stores keep its links).
     public var renamingIdentifier: Located<String>?
+    /// Part of the version hash (see `Entity.versionHashModifier`).
+    public var versionHashModifier: Located<String>?
     /// Free-form entries.
     public var userInfo: [UserInfoEntry] = []
     /// The documentation comment of the generated property.

@@ -34,12 +34,12 @@ public struct ModelParser {
         /// A composite's fields: scalar values (or another composite), stored as columns of the entity.
         static let compositeField = KeySet(["type", "optional", "default", "min", "max", "regex", "userInfo", "doc"])
         static let options = KeySet(["codegen", "access", "imports"])
-        static let entity = KeySet(["abstract", "parent", "class", "codegen", "renamingIdentifier", "attributes", "relationships",
+        static let entity = KeySet(["abstract", "parent", "class", "codegen", "renamingIdentifier", "versionHashModifier", "attributes", "relationships",
                              "fetchedProperties", "computed", "unique", "indexes", "userInfo", "doc"])
         static let attribute = KeySet(["type", "optional", "default", "transient", "min", "max", "regex", "swiftType",
-                                "transformer", "externalStorage", "derived", "renamingIdentifier", "userInfo", "doc"])
+                                "transformer", "externalStorage", "derived", "renamingIdentifier", "versionHashModifier", "userInfo", "doc"])
         static let relationship = KeySet(["destination", "toMany", "ordered", "inverse", "deleteRule", "optional",
-                                   "min", "max", "transient", "renamingIdentifier", "userInfo", "doc"])
+                                   "min", "max", "transient", "renamingIdentifier", "versionHashModifier", "userInfo", "doc"])
         static let fetchedProperty = KeySet(["destination", "predicate", "sort", "userInfo", "doc"])
         static let computed = KeySet(["type", "dependsOn", "doc"])
         static let fetchRequest = KeySet(["entity", "predicate", "sort", "limit", "offset", "swiftName", "doc"])
@@ -194,6 +194,7 @@ public struct ModelParser {
             case "class": entity.className = reader.string(entry.value, "'class' of \(what())")
             case "codegen": entity.codegen = reader.choice(entry.value, "codegen mode", as: CodegenMode.self)
             case "renamingIdentifier": entity.renamingIdentifier = reader.string(entry.value, "'renamingIdentifier' of \(what())")
+            case "versionHashModifier": entity.versionHashModifier = reader.string(entry.value, "'versionHashModifier' of \(what())")
             case "attributes":
                 entity.attributes = reader.entries(of: entry.value, "attributes of \(what())")?
                     .compactMap { attribute($0, of: item.key) } ?? []
@@ -319,6 +320,7 @@ public struct ModelParser {
                     }
                 }
             case "renamingIdentifier": attribute.renamingIdentifier = reader.string(entry.value, key())
+            case "versionHashModifier": attribute.versionHashModifier = reader.string(entry.value, key())
             case "userInfo": attribute.userInfo = reader.userInfo(entry.value, what())
             default: attribute.doc = reader.string(entry.value, key(), allowEmpty: true)?.value
             }
@@ -365,6 +367,7 @@ public struct ModelParser {
             case "max": relationship.maxCount = reader.count(entry.value, key())
             case "transient": relationship.isTransient = reader.bool(entry.value, key())?.value ?? false
             case "renamingIdentifier": relationship.renamingIdentifier = reader.string(entry.value, key())
+            case "versionHashModifier": relationship.versionHashModifier = reader.string(entry.value, key())
             case "userInfo": relationship.userInfo = reader.userInfo(entry.value, what())
             default: relationship.doc = reader.string(entry.value, key(), allowEmpty: true)?.value
             }

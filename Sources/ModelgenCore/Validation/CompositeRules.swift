@@ -86,5 +86,8 @@ extension ModelValidator {
         if let renaming = attribute.renamingIdentifier {
             error(.inapplicableOption, "composite \(what()) cannot take a renamingIdentifier: its fields are stored as columns of their own, which migrations do not rename", at: renaming.location)
         }
+        if let modifier = attribute.versionHashModifier {
+            error(.inapplicableOption, "composite \(what()) cannot take a versionHashModifier: its fields are stored as columns of their own; give the entity one", at: modifier.location)
+        }
     }
 }

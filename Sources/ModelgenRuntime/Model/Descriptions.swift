@@ -51,6 +51,9 @@ public final class AttributeDescription: Sendable {
     public let derivation: String?
     /// The attribute's former name, for migration.
     public let renamingIdentifier: String?
+    /// Part of the model's version hash (Core Data's `versionHashModifier`): a new value marks a new
+    /// version of what stores keep when the layout alone does not change.
+    public let versionHashModifier: String?
     /// For transformable attributes: how values become data.
     public let codec: ValueCodec?
     /// For RawRepresentable attributes: whether a stored raw value is accepted by the Swift type.
@@ -63,7 +66,7 @@ public final class AttributeDescription: Sendable {
     /// Describes an attribute.
     public init(_ name: String, _ type: AttributeType, optional: Bool = false, transient: Bool = false,
                 defaultValue: StoreValue = .null, minimum: Double? = nil, maximum: Double? = nil, regex: String? = nil,
-                externalStorage: Bool = false, derivation: String? = nil, renamingIdentifier: String? = nil,
+                externalStorage: Bool = false, derivation: String? = nil, renamingIdentifier: String? = nil, versionHashModifier: String? = nil,
                 codec: ValueCodec? = nil, acceptsRawValue: (@Sendable (StoreValue) -> Bool)? = nil,
                 swiftTypeName: String? = nil, userInfo: [String: String] = [:]) {
         self.name = name
@@ -77,6 +80,7 @@ public final class AttributeDescription: Sendable {
         self.allowsExternalStorage = externalStorage
         self.derivation = derivation
         self.renamingIdentifier = renamingIdentifier
+        self.versionHashModifier = versionHashModifier
         self.codec = codec
         self.acceptsRawValue = acceptsRawValue
         self.swiftTypeName = swiftTypeName
@@ -120,14 +124,18 @@ public final class RelationshipDescription: Sendable {
     public let maxCount: Int?
     /// The relationship's former name: a store saved with it keeps the links under the new name.
     public let renamingIdentifier: String?
+    /// Part of the model's version hash (see `AttributeDescription.versionHashModifier`).
+    public let versionHashModifier: String?
     /// Free-form entries from the model (`userInfo:`).
     public let userInfo: [String: String]
 
     /// Describes a relationship.
     public init(_ name: String, destination: String, inverse: String?, toMany: Bool = false, ordered: Bool = false,
                 optional: Bool = true, transient: Bool = false, deleteRule: DeleteRule = .nullify,
-                minCount: Int? = nil, maxCount: Int? = nil, renamingIdentifier: String? = nil, userInfo: [String: String] = [:]) {
+                minCount: Int? = nil, maxCount: Int? = nil, renamingIdentifier: String? = nil, versionHashModifier: String? = nil,
+                userInfo: [String: String] = [:]) {
         self.renamingIdentifier = renamingIdentifier
+        self.versionHashModifier = versionHashModifier
         self.name = name
         self.destinationName = destination
         self.inverseName = inverse

@@ -106,6 +106,8 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     public let keyPathNames: [AnyKeyPath: String]
     /// The entity's former name: a store saved with it keeps its records (table and code) under the new name.
     public let renamingIdentifier: String?
+    /// Part of the model's version hash (see `AttributeDescription.versionHashModifier`).
+    public let versionHashModifier: String?
     /// The model the entity belongs to.
     public internal(set) unowned(unsafe) var model: ManagedObjectModel!
 
@@ -113,7 +115,8 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     /// `keyPaths` names the class's properties for `#Predicate` and `SortDescriptor` queries
     /// (`\Post.title: "title"`, inherited properties included); generated descriptions list them all.
     public init<Class: ManagedObject>(_ name: String, class managedClass: Class.Type, abstract: Bool = false, parent: String? = nil,
-                renamingIdentifier: String? = nil, attributes: [AttributeDescription] = [], relationships: [RelationshipDescription] = [],
+                renamingIdentifier: String? = nil, versionHashModifier: String? = nil,
+                attributes: [AttributeDescription] = [], relationships: [RelationshipDescription] = [],
                 fetchedProperties: [FetchedPropertyDescription] = [], unique: [[String]] = [], indexes: [[String]] = [],
                 dependencies: [String: [String]] = [:], userInfo: [String: String] = [:],
                 keyPaths: [PartialKeyPath<Class>: String] = [:]) {
@@ -123,6 +126,7 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
         self.isAbstract = abstract
         self.parentName = parent
         self.renamingIdentifier = renamingIdentifier
+        self.versionHashModifier = versionHashModifier
         self.ownAttributes = attributes
         self.ownRelationships = relationships
         self.fetchedProperties = fetchedProperties

@@ -254,14 +254,16 @@ public final class ManagedObjectModel: @unchecked Sendable {
         }
         parsedTemplates = templates
 
-        // The version hash covers what a store keeps: entities, stored properties and their types.
+        // The version hash covers what a store keeps: entities, stored properties and their types (and
+        // the version hash modifiers, which say the data changed where the layout did not).
         var identity = "model \(name)\n"
+        func modifier(_ value: String?) -> String { value.map { " modifier \($0)" } ?? "" }
         for entity in entities {
-            identity += "entity \(entity.name) parent \(entity.parentName ?? "-")\n"
+            identity += "entity \(entity.name) parent \(entity.parentName ?? "-")\(modifier(entity.versionHashModifier))\n"
             for property in entity.properties where !property.isTransient {
                 switch property {
-                case .attribute(let a): identity += " a \(a.name) \(a.type.rawValue) \(a.isOptional)\n"
-                case .relationship(let r): identity += " r \(r.name) \(r.destinationName) \(r.isToMany) \(r.isOrdered)\n"
+                case .attribute(let a): identity += " a \(a.name) \(a.type.rawValue) \(a.isOptional)\(modifier(a.versionHashModifier))\n"
+                case .relationship(let r): identity += " r \(r.name) \(r.destinationName) \(r.isToMany) \(r.isOrdered)\(modifier(r.versionHashModifier))\n"
                 }
             }
         }

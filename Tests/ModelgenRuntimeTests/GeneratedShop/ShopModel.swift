@@ -166,7 +166,7 @@ public enum ShopModel {
 
     /// The hash of what stores keep of this model, as `model.versionHash` computes it: the version a
     /// store was written with (`SQLiteStore.recordedVersionHash(of:)`), and what `modelgen validate` prints.
-    public static let versionHash = "eb19134b0ecb30e4"
+    public static let versionHash = "f077b3078897dde2"
 
     /// One description per entity, each its own statement (quick to type-check at any model size).
     private enum Entities {
@@ -215,9 +215,9 @@ public enum ShopModel {
                 \Customer.orders: "orders",
             ]
         )
-        static let vIPCustomer: EntityDescription = EntityDescription("VIPCustomer", class: VIPCustomer.self, parent: "Customer", renamingIdentifier: "PremiumCustomer",
+        static let vIPCustomer: EntityDescription = EntityDescription("VIPCustomer", class: VIPCustomer.self, parent: "Customer", renamingIdentifier: "PremiumCustomer", versionHashModifier: "tiers-from-1",
             attributes: [
-                AttributeDescription("tier", .int16, defaultValue: .int(1)),
+                AttributeDescription("tier", .int16, defaultValue: .int(1), versionHashModifier: "counted-from-1"),
                 AttributeDescription("lounge", .bool, optional: true),
                 AttributeDescription("lounge.street", .string, optional: true),
                 AttributeDescription("lounge.city", .string, optional: true, minimum: 1.0),
@@ -270,7 +270,7 @@ public enum ShopModel {
                 AttributeDescription("stamp.link", .uri, optional: true),
             ],
             relationships: [
-                RelationshipDescription("customer", destination: "Customer", inverse: "orders", renamingIdentifier: "buyer"),
+                RelationshipDescription("customer", destination: "Customer", inverse: "orders", renamingIdentifier: "buyer", versionHashModifier: "one-buyer"),
             ],
             keyPaths: [
                 \Order.number: "number",
