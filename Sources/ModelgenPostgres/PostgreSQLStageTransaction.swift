@@ -30,5 +30,9 @@ struct PostgreSQLStageTransaction: MigrationTransaction {
     func record(_ schema: SQLiteSchema) throws {
         try PostgreSQLStore.record(schema, connection)
     }
+
+    func recordedSchema() throws -> SQLiteSchema? {
+        try PostgreSQLStore.recordedSchema(connection, schema: configuration.schema)
+    }
 }
 #endif

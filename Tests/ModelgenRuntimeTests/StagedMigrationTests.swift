@@ -159,6 +159,41 @@ import Testing
         #expect(try context.count(for: FetchRequest<ManagedObject>(entityName: "Visit")) == Self.patients.flatMap(\.days).count)
     }
 
+    /// Two attributes merged into one by a stage's code, and a willMigrate that deletes what the new
+    /// version has no place for (people without a last name), on the old model.
+    @Test func attributesMergedByCodeAndRecordsDroppedBeforeTheSchemaChanges() throws {
+        let before = try ManagedObjectModel(name: "People", entities: [
+            EntityDescription("Person", class: ManagedObject.self, attributes: [
+                AttributeDescription("first", .string), AttributeDescription("last", .string, optional: true),
+            ]),
+        ])
+        let after = try ManagedObjectModel(name: "People", entities: [
+            EntityDescription("Person", class: ManagedObject.self, attributes: [AttributeDescription("fullName", .string)]),
+        ])
+        let url = try temporaryDirectory().appendingPathComponent("people.sqlite")
+        do {
+            let context = try ManagedContainer(model: before, store: .sqlite(url)).newContext()
+            for i in 0..<1_500 {
+                let person = try context.insertObject(entityName: "Person")
+                try person.setValue("F\(i)", forKey: "first")
+                try person.setValue(i % 5 == 0 ? nil : "L\(i)", forKey: "last")
+            }
+            try context.save()
+        }
+        let stage = MigrationStage.custom(from: before, to: after, willMigrate: { context in
+            for person in try context.fetch(FetchRequest<ManagedObject>(entityName: "Person", predicate: "last == nil")) { context.delete(person) }
+        }, didMigrate: { migration in
+            try migration.forEachRecord(of: "Person", batchSize: 400) { old, new in
+                try new.setValue("\(try old.value(forKey: "first") as! String) \(try old.value(forKey: "last") as! String)", forKey: "fullName")
+            }
+        })
+        let context = try ManagedContainer(model: after, store: .sqlite(url), migrationPlan: MigrationPlan(versions: [before, after], stages: [stage]))
+            .newContext()
+        let names = try context.fetch(FetchRequest<ManagedObject>(entityName: "Person")).map { try $0.value(forKey: "fullName") as! String }
+        #expect(Set(names) == Set((0..<1_500).filter { $0 % 5 != 0 }.map { "F\($0) L\($0)" }))
+        #expect(sqliteStrings(url.path, "SELECT name FROM pragma_table_info('Person')") == ["Z_PK", "Z_ENT", "Z_OPT", "fullName"])
+    }
+
     /// A to-one relationship becoming a many-to-many one: the stage's code links each book to the
     /// author it had; the old column goes after.
     @Test func aToOneBecomesAToManyByCode() throws {
@@ -217,6 +252,13 @@ import Testing
         let directory = try temporaryDirectory()
         let seeded = directory.appendingPathComponent("seeded.sqlite").path
         #expect(try runStress(["migrate-seed", seeded, "\(rows)"]) == "seeded \(rows)")
+        // One whole migration first, timed: the kills below are spread over its length (random
+        // delays alone can all fall after a fast migration has ended).
+        let timed = directory.appendingPathComponent("timed.sqlite").path
+        try FileManager.default.copyItem(atPath: seeded, toPath: timed)
+        let start = Date()
+        #expect(try runStress(["migrate", timed]).hasSuffix("done"))
+        let whole = Date().timeIntervalSince(start)
         var versionsAtKill: [Int] = []
         for round in 0..<8 {
             // Each round migrates a copy of the version-1 store and is killed at a random moment of it.
@@ -227,7 +269,7 @@ import Testing
             process.arguments = ["migrate", path]
             process.standardOutput = Pipe()
             try process.run()
-            usleep(UInt32.random(in: 50_000...1_800_000))
+            usleep(UInt32(whole * (Double(round) + Double.random(in: 0.2...0.8)) / 8 * 1_000_000))
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
             let check = try runStress(["migrate-check", path, "\(rows)"])
@@ -240,5 +282,33 @@ import Testing
         }
         #expect(versionsAtKill.count == 8)
         #expect(versionsAtKill.contains { $0 < 4 }, "every kill came after the migration ended: \(versionsAtKill)")
+    }
+
+    /// Two processes open the same version-1 store with the plan at once: the stages run once (each
+    /// checks, in its transaction, whether the other has run it), both end at version 4, every row right.
+    @Test func twoProcessesMigratingAtOnceRunEachStageOnce() throws {
+        let rows = 10_000
+        let path = try temporaryDirectory().appendingPathComponent("clinic.sqlite").path
+        #expect(try runStress(["migrate-seed", path, "\(rows)"]) == "seeded \(rows)")
+        let processes = (0..<2).map { _ -> (Process, Pipe) in
+            let process = Process()
+            process.executableURL = stressBinary()
+            process.arguments = ["migrate", path]
+            let out = Pipe()
+            process.standardOutput = out
+            return (process, out)
+        }
+        for (process, _) in processes { try process.run() }
+        var finished: [String] = []
+        for (process, out) in processes {
+            let said = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0, "\(said)")
+            #expect(said.hasSuffix("done\n"), "\(said)")
+            finished += said.split(separator: "\n").filter { $0.hasPrefix("finished") }.map(String.init)
+        }
+        // Each stage was finished by one of the two.
+        #expect(finished.sorted() == ["finished 2", "finished 3", "finished 4"], "\(finished)")
+        #expect(try runStress(["migrate-check", path, "\(rows)"]) == "version=4\nok")
     }
 }

@@ -15,6 +15,8 @@ package protocol MigrationTransaction {
     func count(_ sql: String) throws -> Int
     /// Records `schema` as the store's layout (the stage's last write).
     func record(_ schema: SQLiteSchema) throws
+    /// The layout the store records now, read in this transaction.
+    func recordedSchema() throws -> SQLiteSchema?
 }
 
 /// Runs the stages of a `MigrationPlan` from a store's recorded version to the current one, each in a
@@ -40,14 +42,32 @@ package struct StagedMigration {
         guard problems.isEmpty else { throw MigrationError.invalidPlan(problems: problems) }
         guard let start = plan.version(withHash: recorded.versionHash), start < plan.versions.count - 1 else { return recorded }
         var schema = recorded
-        let count = plan.versions.count - 1 - start
-        for (number, from) in (start..<plan.versions.count - 1).enumerated() {
+        let last = plan.versions.count - 1
+        let count = last - start
+        var index = start
+        while index < last {
+            let from = index
+            var ranByOther = false
             schema = try inTransaction { transaction in
-                try runStage(from: from, number: number + 1, of: count, recorded: schema, transaction)
+                // Another process may have run this stage since the store was read (SQLite: between
+                // two stages' transactions): then the store is past it, and nothing is done again.
+                if let now = try transaction.recordedSchema(), now.versionHash != schema.versionHash {
+                    ranByOther = true
+                    return now
+                }
+                return try runStage(from: from, number: from - start + 1, of: count, recorded: schema, transaction)
+            }
+            if ranByOther {
+                guard let reached = plan.version(withHash: schema.versionHash), reached > from else {
+                    throw MigrationError.invalidPlan(problems: ["another process changed the store to a version this plan does not have (hash \(schema.versionHash)) while it migrated"])
+                }
+                index = reached
+                continue
             }
             let custom = plan.stages.contains { $0.from.versionHash == plan.versions[from].versionHash }
-            plan.progress?(MigrationProgress(stage: number + 1, stageCount: count, fromVersion: from + 1, toVersion: from + 2,
+            plan.progress?(MigrationProgress(stage: from - start + 1, stageCount: count, fromVersion: from + 1, toVersion: from + 2,
                                              isCustom: custom, phase: .finished, savedRecords: 0, completed: 0, total: 0))
+            index += 1
         }
         return schema
     }

@@ -34,4 +34,8 @@ struct SQLiteStageTransaction: MigrationTransaction {
     func record(_ schema: SQLiteSchema) throws {
         try SQLiteStore.record(schema, connection)
     }
+
+    func recordedSchema() throws -> SQLiteSchema? {
+        try SQLiteStore.readSchema(connection, path: url.path)
+    }
 }

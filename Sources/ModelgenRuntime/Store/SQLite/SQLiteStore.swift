@@ -166,7 +166,7 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
     }
 
     /// The layout recorded in the file, nil for a new (empty) file.
-    private static func readSchema(_ connection: SQLiteConnection, path: String) throws -> SQLiteSchema? {
+    static func readSchema(_ connection: SQLiteConnection, path: String) throws -> SQLiteSchema? {
         let tables = try connection.statement("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
         var names: [String] = []
         while try tables.step() { names.append(tables.text(0)) }
