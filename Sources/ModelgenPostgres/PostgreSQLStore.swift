@@ -101,14 +101,8 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
                 throw error
             }
         }
-        let layout = SQLiteLayout(schema: schema, model: model)
-        self.layout = layout
-        var tables: [String: PostgresTable] = [:]
-        for (name, table) in layout.tables { tables[name] = PostgresTable(name: name, columns: table.columns) }
-        self.tables = tables
-        var entities: [String: PostgresEntity] = [:]
-        for (name, entity) in layout.entities { entities[name] = PostgresEntity(entity, table: tables[entity.table]!) }
-        self.entities = entities
+        layout = SQLiteLayout(schema: schema, model: model)
+        (tables, entities) = Self.statements(for: layout)
     }
 
     /// A store of a migration stage on `connection` (in the stage's transaction), laid out as `schema`:
@@ -121,14 +115,17 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
         channel = "modelgen." + configuration.schema
         stage = onCommit
         refusesSaves = readOnly
-        let layout = SQLiteLayout(schema: schema, model: model)
-        self.layout = layout
+        layout = SQLiteLayout(schema: schema, model: model)
+        (tables, entities) = Self.statements(for: layout)
+    }
+
+    /// The tables' and entities' statements of a layout.
+    private static func statements(for layout: SQLiteLayout) -> (tables: [String: PostgresTable], entities: [String: PostgresEntity]) {
         var tables: [String: PostgresTable] = [:]
         for (name, table) in layout.tables { tables[name] = PostgresTable(name: name, columns: table.columns) }
-        self.tables = tables
         var entities: [String: PostgresEntity] = [:]
         for (name, entity) in layout.entities { entities[name] = PostgresEntity(entity, table: tables[entity.table]!) }
-        self.entities = entities
+        return (tables, entities)
     }
 
     /// The version hash (`ManagedObjectModel.versionHash`) of the model the schema `configuration`

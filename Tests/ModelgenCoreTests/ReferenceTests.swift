@@ -29,13 +29,7 @@ import Testing
         var config = GenerationConfiguration(outputDirectory: directory.path)
         config.earlierVersions[sources[3].path] = Array(sources.prefix(3))
         let files = try Modelgen.generate(input: [sources[3]], config: config, diagnostics: CollectedDiagnostics()).files
-        let onDisk = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".swift") }.sorted()
-        #expect(onDisk == files.map(\.name).sorted(), "files differ; run `make reference`")
-        for file in files {
-            let reference = (try? String(contentsOf: directory.appendingPathComponent(file.name), encoding: .utf8)) ?? ""
-            let diff = UnifiedDiff.diff(old: reference, new: file.contents, oldName: "reference/\(file.name)", newName: "generated/\(file.name)")
-            #expect(diff.isEmpty, "\(file.name) differs from the reference; run `make reference`:\n\(diff)")
-        }
+        try expectFiles(files, in: directory)
         #expect(files[0].contents.contains("static let versions: [ModelgenRuntime.ManagedObjectModel] = [Versions.v1, Versions.v2, Versions.v3, model]"))
     }
 
@@ -47,6 +41,11 @@ import Testing
         let diagnostics = CollectedDiagnostics()
         let files = try Modelgen.generate(input: [source], config: GenerationConfiguration(outputDirectory: directory.path), diagnostics: diagnostics).files
         #expect(diagnostics.all.isEmpty, "\(diagnostics.all)")
+        try expectFiles(files, in: directory)
+    }
+
+    /// Expects `files` to be the `.swift` files of `directory`, byte for byte.
+    private func expectFiles(_ files: [GeneratedFile], in directory: URL) throws {
         let onDisk = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".swift") }.sorted()
         #expect(onDisk == files.map(\.name).sorted(), "files differ; run `make reference`")
         for file in files {
