@@ -70,5 +70,56 @@ import Testing
         let weights = try context.fetch(FetchRequest<ManagedObject>(entityName: "Patient", predicate: "weight != nil")).count
         #expect(weights == patients.filter { ClinicVersions.kilograms($0.weight) != nil }.count)
     }
+
+    /// A to-one relationship becoming a many-to-many one, by code, and a retyped attribute read from the
+    /// old storage: the old column goes after the stage on both stores.
+    @Test(arguments: availableKinds.filter { $0 != .inMemory })
+    func aToOneBecomesAManyToManyByCode(_ kind: StoreKind) throws {
+        let before = try ManagedObjectModel(name: "Shelf", entities: [
+            EntityDescription("Book", class: ManagedObject.self, attributes: [AttributeDescription("title", .string), AttributeDescription("year", .string)],
+                              relationships: [RelationshipDescription("author", destination: "Author", inverse: "books")]),
+            EntityDescription("Author", class: ManagedObject.self, attributes: [AttributeDescription("name", .string)],
+                              relationships: [RelationshipDescription("books", destination: "Book", inverse: "author", toMany: true)]),
+        ])
+        let after = try ManagedObjectModel(name: "Shelf", entities: [
+            EntityDescription("Book", class: ManagedObject.self, attributes: [AttributeDescription("title", .string), AttributeDescription("year", .int32)],
+                              relationships: [RelationshipDescription("authors", destination: "Author", inverse: "books", toMany: true,
+                                                                      renamingIdentifier: "author")]),
+            EntityDescription("Author", class: ManagedObject.self, attributes: [AttributeDescription("name", .string)],
+                              relationships: [RelationshipDescription("books", destination: "Book", inverse: "authors", toMany: true)]),
+        ])
+        let open = try location(kind)
+        do {
+            let context = ManagedContainer(model: before, store: try open(before, nil)).newContext()
+            let authors = try (0..<4).map { i in
+                let author = try context.insertObject(entityName: "Author")
+                try author.setValue("author \(i)", forKey: "name")
+                return author
+            }
+            for i in 0..<60 {
+                let book = try context.insertObject(entityName: "Book")
+                try book.setValue("book \(i)", forKey: "title")
+                try book.setValue("\(1950 + i)", forKey: "year")
+                try book.setValue(i % 6 == 5 ? nil : authors[i % 4], forKey: "author")
+            }
+            try context.save()
+        }
+        let stage = MigrationStage.custom(from: before, to: after, didMigrate: { migration in
+            try migration.forEachRecord(of: "Book", batchSize: 25) { old, new in
+                try new.setValue(Int32(try old.value(forKey: "year") as! String), forKey: "year")
+                guard let author = try old.value(forKey: "author") as? ManagedObject else { return }
+                try new.setValue([try migration.current(of: author)], forKey: "authors")
+            }
+        })
+        let context = ManagedContainer(model: after, store: try open(after, MigrationPlan(versions: [before, after], stages: [stage]))).newContext()
+        let books = try context.fetch(FetchRequest<ManagedObject>(entityName: "Book"))
+        #expect(books.count == 60)
+        for book in books {
+            let i = Int((try book.value(forKey: "title") as! String).dropFirst("book ".count))!
+            #expect(try book.value(forKey: "year") as? Int64 == Int64(1950 + i))   // key-value access gives integers as Int64
+            let names = try (book.value(forKey: "authors") as! [ManagedObject]).map { try $0.value(forKey: "name") as! String }
+            #expect(names == (i % 6 == 5 ? [] : ["author \(i % 4)"]))
+        }
+    }
 }
 #endif
