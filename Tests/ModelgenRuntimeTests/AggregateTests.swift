@@ -72,6 +72,35 @@ import Testing
         #expect(try context.fetch(fetch).count == 5)
     }
 
+    /// The SQL stores keep groups with `HAVING` when the predicate names only group key paths and
+    /// columns (a variable bound after the WHERE clause's); otherwise the query has none and the context
+    /// filters (and reports a wrong name).
+    @Test func havingRunsAsSQL() throws {
+        let (container, context, url) = try blog("sqlite")
+        defer { url.map { try? FileManager.default.removeItem(at: $0) } }
+        let store = try #require(container.store as? SQLiteStore)
+        func sql(_ having: String, groupBy: [String] = ["author.lastName"]) throws -> SQLQueryTranslator.SQL {
+            var query = StoreQuery(entityNames: ["Post"], entityName: "Post", predicate: try FetchPredicate("likes >= $LOW").predicate,
+                                   variables: ["LOW": .value(.int(1)), "MIN": .value(.int(10))])
+            query.having = try FetchPredicate(having).predicate
+            return try SQLQueryTranslator(layout: store.layout, query: query, dialect: SQLiteDialect())
+                .aggregate(groupBy: groupBy, columns: [.sum("likes", as: "likes"), .count(as: "posts")]).sql
+        }
+        let kept = try sql("likes > $MIN AND posts >= 2 AND author.lastName BEGINSWITH 'A'")
+        #expect(kept.text.contains(" HAVING "), "\(kept.text)")
+        #expect(kept.bindings.count > 2)   // $LOW in WHERE, then $MIN and the prefix in HAVING
+        let notSQL = try sql("title == 'x'")
+        #expect(!notSQL.text.contains("HAVING"))
+        #expect(notSQL.bindings.count == 1)
+        // The groups it keeps are those the context's filter keeps.
+        var request = AggregateRequest(Post.fetchRequest(), groupBy: ["author.lastName"], columns: [.sum("likes", as: "likes"), .count(as: "posts")],
+                                       having: try FetchPredicate("likes > $MIN AND posts >= 2"))
+        request.fetch.variables = ["MIN": 12]   // Ada 60 likes in 3 posts, Bea 12 in 2
+        #expect(try context.aggregate(request).map { $0.string("author.lastName") } == ["Ada"])
+        request.fetch.variables = ["MIN": 11]
+        #expect(Set(try context.aggregate(request).map { $0.string("author.lastName") }) == ["Ada", "Bea"])
+    }
+
     @Test(arguments: ["in-memory", "sqlite"])
     func groupsByARelationshipAnAttributeOrNothing(_ kind: String) throws {
         let (_, context, url) = try blog(kind)

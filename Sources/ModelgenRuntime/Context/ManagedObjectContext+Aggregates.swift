@@ -15,8 +15,11 @@ extension ManagedObjectContext {
             throw RuntimeError.invalidPredicate("aggregate column '\(name)' has the name of a group key path")
         }
         var rows: [AggregateRow]
-        if let query = try storeQuery(fetch, entities: entities, window: false),
-           let answered = try store.aggregate(query, groupBy: request.groupBy, columns: request.columns) {
+        if var query = try storeQuery(fetch, entities: entities, window: false),
+           let answered = try { () throws -> [AggregateRow]? in
+               query.having = request.having?.predicate
+               return try store.aggregate(query, groupBy: request.groupBy, columns: request.columns)
+           }() {
             rows = answered
         } else {
             rows = try aggregateOnRecords(fetch, request)

@@ -441,6 +441,10 @@ public struct StoreQuery: Sendable {
     public var fetchLimit: Int?
     /// Results to skip first.
     public var fetchOffset: Int
+    /// For an aggregate: which groups are kept (`AggregateRequest.having`), over group key paths and
+    /// column names. A store may apply it (SQL `HAVING`) or leave it; the context filters the groups
+    /// it returns by it either way.
+    public var having: ModelgenPredicate.Predicate?
 
     /// A query (contexts make them from fetch requests; store authors and tests may too).
     public init(entityNames: [String], entityName: String, predicate: ModelgenPredicate.Predicate? = nil,

@@ -60,6 +60,9 @@ package final class SQLQueryTranslator {
     private var joinsToOne = false
     private var joins: [String] = []
     private var joinAliases: [String: String] = [:]
+    /// While set (an aggregate's HAVING clause), what each group key path and column name stands for:
+    /// key paths resolve to these and nothing else.
+    private var havingTerms: [String: Term]?
 
     package init(layout: SQLiteLayout, query: StoreQuery, dialect: any SQLDialect) {
         self.layout = layout
@@ -99,8 +102,11 @@ package final class SQLQueryTranslator {
         let entity = try layout.entity(query.entityName)
         var selects: [String] = [], groups: [String] = [], outputs: [AggregateOutput] = []
         joinsToOne = true
+        var terms: [String: Term] = [:]
         for path in groupBy {
-            switch try keyPath([KeyPathComponent](dotted: path), alias: "t0", entity: entity) {
+            let term = try keyPath([KeyPathComponent](dotted: path), alias: "t0", entity: entity)
+            terms[path] = term
+            switch term {
             case .scalar(let sql, let type):
                 selects.append(sql)
                 groups.append(sql)
@@ -142,9 +148,27 @@ package final class SQLQueryTranslator {
             }
         }
         joinsToOne = false
+        // Each column's expression, by its name, for HAVING (after the group keys: a column shadows none).
+        for (column, output) in zip(columns, outputs.suffix(columns.count)) {
+            if case .value(let type) = output, let index = columns.firstIndex(where: { $0.name == column.name }) {
+                terms[column.name] = .scalar(selects[selects.count - columns.count + index], type)
+            }
+        }
         let from = ([Self.quote(entity.table) + " t0"] + joins).joined(separator: " ")
         var text = "SELECT \(selects.joined(separator: ", ")) FROM \(from) WHERE \(try whereClause(entity))"
         if !groups.isEmpty { text += " GROUP BY " + groups.joined(separator: ", ") }
+        // The groups' filter in SQL when every key path it names is a group key or a column (else the
+        // context filters the returned groups alone, and says what the predicate names wrongly).
+        if let having = query.having {
+            let before = bindings.count
+            havingTerms = terms
+            defer { havingTerms = nil }
+            if let condition = try? translate(having, alias: "t0", entity: entity) {
+                text += " HAVING " + condition
+            } else {
+                bindings.removeSubrange(before...)
+            }
+        }
         return (SQL(text: text, bindings: bindings), outputs)
     }
 
@@ -398,6 +422,13 @@ package final class SQLQueryTranslator {
     }
 
     private func keyPath(_ components: [KeyPathComponent], alias: String, entity: SQLiteLayout.Entity) throws -> Term {
+        if let havingTerms {
+            let keys = components.compactMap { component -> String? in if case .key(let key) = component.kind { return key } else { return nil } }
+            guard keys.count == components.count, let term = havingTerms[keys.joined(separator: ".")] else {
+                throw Unsupported(reason: "a having key path that is neither a group key path nor a column")
+            }
+            return term
+        }
         guard let first = components.first else { return .object(key: "\(alias).\"Z_PK\"", entity: "\(alias).\"Z_ENT\"") }
         guard case .key(var key) = first.kind else { throw Unsupported(reason: "a key path starting with an operator or an index") }
         if components.contains(where: { if case .index = $0.kind { return true } else { return false } }) {
