@@ -194,6 +194,30 @@ import Testing
         #expect(sqliteStrings(url.path, "SELECT name FROM pragma_table_info('Person')") == ["Z_PK", "Z_ENT", "Z_OPT", "fullName"])
     }
 
+    /// A new required attribute without a default given one value in every record by a batch update
+    /// (one statement) in didMigrate, inside the stage's transaction.
+    @Test func aBatchUpdateInDidMigrateFillsARequiredAttribute() throws {
+        let before = try ManagedObjectModel(name: "People", entities: [
+            EntityDescription("Person", class: ManagedObject.self, attributes: [AttributeDescription("name", .string)]),
+        ])
+        let after = try ManagedObjectModel(name: "People", entities: [
+            EntityDescription("Person", class: ManagedObject.self, attributes: [AttributeDescription("name", .string), AttributeDescription("status", .string)]),
+        ])
+        let url = try temporaryDirectory().appendingPathComponent("people.sqlite")
+        do {
+            let context = try ManagedContainer(model: before, store: .sqlite(url)).newContext()
+            for i in 0..<2_000 { try context.insertObject(entityName: "Person").setValue("P\(i)", forKey: "name") }
+            try context.save()
+        }
+        let stage = MigrationStage.custom(from: before, to: after, didMigrate: { migration in
+            _ = try migration.context.batchUpdate(FetchRequest<ManagedObject>(entityName: "Person"), set: ["status": "active"])
+        })
+        let container = try ManagedContainer(model: after, store: .sqlite(url), migrationPlan: MigrationPlan(versions: [before, after], stages: [stage]))
+        let context = container.newContext()
+        #expect(try context.count(for: FetchRequest<ManagedObject>(entityName: "Person", predicate: "status == 'active'")) == 2_000)
+        #expect(try container.history().isEmpty || container.history().allSatisfy { $0.changes.updated.isEmpty })   // the stage wrote no history
+    }
+
     /// A to-one relationship becoming a many-to-many one: the stage's code links each book to the
     /// author it had; the old column goes after.
     @Test func aToOneBecomesAToManyByCode() throws {
