@@ -129,6 +129,19 @@ extension PostgresConnection {
         }
     }
 
+    /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
+    func inTransaction<T>(_ body: () throws -> T) throws -> T {
+        try execute("BEGIN")
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
+
     /// Sends one statement without waiting (statements sent in a row are pipelined on the connection).
     func send(_ sql: String, _ bindings: PostgresBindings) -> EventLoopFuture<PostgresQueryResult> {
         query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: quietLogger)

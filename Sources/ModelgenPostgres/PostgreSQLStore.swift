@@ -30,7 +30,7 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
     let channel: String
     private let notifications = NotificationCounter()
     private let listener = Mutex<PostgresConnection?>(nil)
-    /// For a store of a migration stage (see `PostgreSQLStageTransaction`): hears the records each
+    /// For a store of a migration stage (see `PostgreSQLMigrationTransaction`): hears the records each
     /// save wrote. Such a store writes no history, and its transactions are savepoints of the stage's.
     let stage: (@Sendable (Int) -> Void)?
     /// A stage's store for reading the old version: saves throw.
@@ -56,22 +56,13 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
                 defer { _ = try? connection.rows("SELECT pg_advisory_unlock(hashtext($1))", lock) }
                 if let recorded = try Self.recordedSchema(connection, schema: schemaName), recorded.versionHash != model.versionHash {
                     for function in PostgreSQLDialect.functions { try connection.execute(function) }
-                    let transaction = PostgreSQLStageTransaction(connection: connection, configuration: configuration)
+                    let transaction = PostgreSQLMigrationTransaction(connection: connection, configuration: configuration)
                     _ = try StagedMigration(plan: migrationPlan, model: model, policy: configuration.migration).run(from: recorded) { body in
-                        try connection.execute("BEGIN")
-                        do {
-                            let result = try body(transaction)
-                            try connection.execute("COMMIT")
-                            return result
-                        } catch {
-                            try? connection.execute("ROLLBACK")
-                            throw error
-                        }
+                        try connection.inTransaction { try body(transaction) }
                     }
                 }
             }
-            try connection.execute("BEGIN")
-            do {
+            return try connection.inTransaction {
                 _ = try connection.rows("SELECT pg_advisory_xact_lock(hashtext($1))", lock)
                 try connection.execute("CREATE SCHEMA IF NOT EXISTS \(PostgreSQLSQL.quote(schemaName))")
                 try connection.execute("CREATE TABLE IF NOT EXISTS \"modelgen.metadata\" (\"key\" text PRIMARY KEY, \"value\" text NOT NULL)")
@@ -85,20 +76,17 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
                 let refusals = plan.refusals(under: configuration.migration)
                 if !refusals.isEmpty { throw PostgreSQLStoreError.incompatibleModel(schema: schemaName, problems: refusals) }
                 if previous != plan.schema {
-                    for statement in plan.removals.flatMap(PostgreSQLSQL.drop) { try connection.execute(statement) }
-                    for statement in PostgreSQLSQL.migration(to: plan, from: previous, model: model) { try connection.execute(statement) }
-                    try Self.dropLeftoverIndexes(keeping: plan.modelIndexNames, schema: schemaName, connection)
-                    try Self.record(plan.schema, connection)
+                    // What the model removed first (when allowed), then what it added.
+                    let transaction = PostgreSQLMigrationTransaction(connection: connection, configuration: configuration)
+                    try transaction.dropStorage(plan)
+                    try transaction.addStorage(plan, previous: previous, model: model)
+                    try transaction.record(plan.schema)
                 }
                 // Join tables of stores made before the members index get it (no-ops once done).
                 for join in plan.schema.entities.flatMap({ $0.relationships.compactMap(\.joinTable) }) {
                     for statement in SQLiteSchemaPlanner.joinIndexUpgrade(join) { try connection.execute(statement) }
                 }
-                try connection.execute("COMMIT")
                 return plan.schema
-            } catch {
-                try? connection.execute("ROLLBACK")
-                throw error
             }
         }
         layout = SQLiteLayout(schema: schema, model: model)

@@ -25,9 +25,7 @@ struct ModelInputOptions: ParsableArguments {
         var checker = ModelFileChecker(format: format, strict: strict)
         // A version folder stands for its current version (once the folder and its path check out).
         let checks = files.compactMap { file in
-            guard ModelVersionFolder.isVersionFolder(file) else { return checker.check(path: file) }
-            guard let current = checker.checkVersionFolder(path: file, quietCurrent: true)?.folder.current else { return nil }
-            return checker.check(path: current.path)
+            ModelVersionFolder.isVersionFolder(file) ? checker.checkVersionFolder(path: file)?.checks.last : checker.check(path: file)
         }
         if checker.exitStatus != 0 { throw ExitCode(checker.exitStatus) }
         return checks
@@ -95,11 +93,30 @@ struct ModelFileChecker {
     }
 
     /// Checks a version folder (`NAME.modelversions`): its layout, every version, then the path between
-    /// them, printing every diagnostic; the folder with each version's model when nothing is an error
+    /// them, printing every diagnostic; the folder with each version's check when nothing is an error
     /// (`--strict`: nor a warning), else nil with the exit status raised.
-    /// With `quietCurrent`, the current version's diagnostics are not printed (the caller generates it,
-    /// which prints them).
-    mutating func checkVersionFolder(path: String, quietCurrent: Bool = false) -> (folder: ModelVersionFolder, models: [ObjectModel])? {
+    mutating func checkVersionFolder(path: String) -> (folder: ModelVersionFolder, checks: [ModelCheck])? {
+        guard let (folder, checks) = checkVersions(path: path, throughCurrent: true) else { return nil }
+        let path = ModelVersionFolder.pathDiagnostics(checks.compactMap(\.model))
+        emitUnlocated(path)
+        guard !path.contains(where: { $0.severity == .error || strict }) else {
+            exitStatus = max(exitStatus, 1)
+            return nil
+        }
+        return (folder, checks)
+    }
+
+    /// Checks a version folder's layout and its earlier versions, printing their diagnostics: the
+    /// current version's path with the earlier versions validated, for `generate` (whose pipeline
+    /// checks the current version and the path from them); nil with the exit status raised on errors.
+    mutating func checkEarlierVersions(path: String) -> (current: String, earlier: [ValidatedModel])? {
+        guard let (folder, checks) = checkVersions(path: path, throughCurrent: false), let current = folder.current else { return nil }
+        return (current.path, checks.compactMap(\.validated))
+    }
+
+    /// The folder's layout and its versions' checks (the current one's too when `throughCurrent`),
+    /// printed; nil when something is an error.
+    private mutating func checkVersions(path: String, throughCurrent: Bool) -> (ModelVersionFolder, [ModelCheck])? {
         let folder: ModelVersionFolder
         do {
             folder = try ModelVersionFolder(path: path)
@@ -109,24 +126,13 @@ struct ModelFileChecker {
             return nil
         }
         emitUnlocated(folder.problems)
-        let models = folder.versions.compactMap { version -> ObjectModel? in
-            guard quietCurrent, version == folder.current else { return check(path: version.path)?.model }
-            guard let source = read(path: version.path) else { return nil }
-            let result = ModelCheck.run(data: source.contents, path: version.path, strict: strict)
-            KeptForExit.keep(result)
-            return result.hasErrors ? nil : result.model
-        }
-        guard folder.problems.isEmpty, models.count == folder.versions.count else {
+        let versions = throughCurrent ? folder.versions : Array(folder.versions.dropLast())
+        let checks = versions.compactMap { check(path: $0.path) }
+        guard folder.problems.isEmpty, checks.count == versions.count else {
             exitStatus = max(exitStatus, 1)
             return nil
         }
-        let path = ModelVersionFolder.pathDiagnostics(models)
-        emitUnlocated(path)
-        guard !path.contains(where: { $0.severity == .error || strict }) else {
-            exitStatus = max(exitStatus, 1)
-            return nil
-        }
-        return (folder, models)
+        return (folder, checks)
     }
 
     /// Prints diagnostics without the source line under them.

@@ -138,20 +138,21 @@ struct GenerationJob {
     /// `Modelgen.generate`): model errors are printed and end the job (exit 1) here.
     func plan() throws -> GenerationPlan {
         var reader = ModelFileChecker(format: format, strict: strict)
-        // A version folder generates its current version, once every version and the path check out.
+        // A version folder generates its current version; its earlier versions are checked here, the
+        // current one and the path from them by the pipeline.
         var paths: [String] = []
-        var earlierPaths: [String: [String]] = [:]
+        var earlier: [String: [ValidatedModel]] = [:]
         for file in files {
             guard ModelVersionFolder.isVersionFolder(file) else { paths.append(file); continue }
-            if let folder = reader.checkVersionFolder(path: file, quietCurrent: true)?.folder, let current = folder.current {
-                paths.append(current.path)
-                earlierPaths[current.path] = folder.versions.dropLast().map(\.path)
+            if let (current, versions) = reader.checkEarlierVersions(path: file) {
+                paths.append(current)
+                earlier[current] = versions
             }
         }
         if reader.exitStatus != 0 { throw ExitCode(reader.exitStatus) }
         let sources = paths.compactMap { reader.read(path: $0) }
         var configuration = GenerationConfiguration(outputDirectory: output)
-        configuration.earlierVersions = earlierPaths.mapValues { $0.compactMap { reader.read(path: $0) } }
+        configuration.earlierVersions = earlier
         configuration.singleFileName = singleFileName
         configuration.templatesDirectory = templates
         configuration.humanDirectory = humanDir

@@ -28,8 +28,8 @@ struct Validate: ParsableCommand {
         var summaries: [String] = []
         for file in input.files {
             if ModelVersionFolder.isVersionFolder(file) {
-                if let (folder, models) = checker.checkVersionFolder(path: file) {
-                    summaries += ModelVersionFolder.summary(folder.versions, models: models)
+                if let (folder, checks) = checker.checkVersionFolder(path: file) {
+                    summaries += ModelVersionFolder.summary(folder.versions, models: checks.compactMap(\.model))
                 }
             } else {
                 _ = checker.check(path: file)

@@ -27,7 +27,7 @@ import Testing
         }
         let directory = packageRoot.appendingPathComponent("Tests/GeneratedCodeTests/Reference/Clinic")
         var config = GenerationConfiguration(outputDirectory: directory.path)
-        config.earlierVersions[sources[3].path] = Array(sources.prefix(3))
+        config.earlierVersions[sources[3].path] = try sources.prefix(3).map { try #require(ModelCheck.run(data: $0.contents, path: $0.path).validated) }
         let files = try Modelgen.generate(input: [sources[3]], config: config, diagnostics: CollectedDiagnostics()).files
         try expectFiles(files, in: directory)
         #expect(files[0].contents.contains("static let versions: [ModelgenRuntime.ManagedObjectModel] = [Versions.v1, Versions.v2, Versions.v3, model]"))

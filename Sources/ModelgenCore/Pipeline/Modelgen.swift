@@ -17,7 +17,17 @@ public enum Modelgen {
         for source in input {
             var check = ModelCheck.run(data: source.contents, path: source.path, strict: config.strict)
             diagnostics.emit(check.diagnostics, of: source)
-            if let model = check.validated { validated.append(model) } else { errorCount += max(1, check.diagnostics.filter { $0.severity == .error }.count) }
+            if let model = check.validated {
+                validated.append(model)
+                // A version folder's current version: the path from its earlier versions.
+                if let earlier = config.earlierVersions[source.path] {
+                    let path = ModelVersionFolder.pathDiagnostics(earlier.map(\.model) + [model.model])
+                    diagnostics.emit(path, of: source)
+                    errorCount += path.filter { $0.severity == .error || config.strict }.count
+                }
+            } else {
+                errorCount += max(1, check.diagnostics.filter { $0.severity == .error }.count)
+            }
             if config.processExitsAfterward {
                 // The model is kept, but the YAML tree is freed, on another thread while rendering starts:
                 // rendering reuses its memory (peak of generating 10,000 entities 560 -> 466 MB).
@@ -25,22 +35,13 @@ public enum Modelgen {
                 KeptForExit.keep(check)
             }
         }
-        // Earlier versions of a version folder's models: checked (their diagnostics are the caller's to
-        // print, `modelgen validate` does), kept for the model file.
-        var earlier: [String: [ValidatedModel]] = [:]
-        for (path, sources) in config.earlierVersions {
-            for source in sources {
-                let check = ModelCheck.run(data: source.contents, path: source.path, strict: config.strict)
-                if let model = check.validated { earlier[path, default: []].append(model) } else { errorCount += 1 }
-            }
-        }
         if errorCount > 0 { throw .invalidModels(errorCount: errorCount) }
-        return try render(validated, config: config, templates: templates, earlier: earlier)
+        return try render(validated, config: config, templates: templates)
     }
 
     /// Renders validated models with the configuration's templates and options.
     public static func render(_ models: [ValidatedModel], config: GenerationConfiguration) throws(GenerationFailure) -> GenerationOutput {
-        try render(models, config: config, templates: loadTemplates(config), earlier: [:])
+        try render(models, config: config, templates: loadTemplates(config))
     }
 
     private static func loadTemplates(_ config: GenerationConfiguration) -> BackgroundTask<Result<ModelEmitter, GenerationFailure>> {
@@ -56,8 +57,7 @@ public enum Modelgen {
     }
 
     private static func render(_ models: [ValidatedModel], config: GenerationConfiguration,
-                               templates: BackgroundTask<Result<ModelEmitter, GenerationFailure>>,
-                               earlier: [String: [ValidatedModel]]) throws(GenerationFailure) -> GenerationOutput {
+                               templates: BackgroundTask<Result<ModelEmitter, GenerationFailure>>) throws(GenerationFailure) -> GenerationOutput {
         let emitter = try templates.value.get()
         do {
             var output = GenerationOutput()
@@ -66,7 +66,7 @@ public enum Modelgen {
                 if config.singleFileName != nil { options.singleFile = true }
                 options.headerSourcePath = RelativePath.from(directory: config.outputDirectory, to: validated.model.sourcePath)
                 var files = try emitter.generate(validated, options: options)
-                if let versions = earlier[validated.model.sourcePath], !versions.isEmpty {
+                if let versions = config.earlierVersions[validated.model.sourcePath], !versions.isEmpty {
                     files[0].contents += EarlierVersionsWriter(current: validated.model, earlier: versions, options: options).render()
                 }
                 if let name = config.singleFileName, files.count == 1 { files[0].name = name }

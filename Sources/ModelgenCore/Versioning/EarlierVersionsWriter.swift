@@ -26,10 +26,10 @@ struct EarlierVersionsWriter {
                 \(access)enum Versions {
 
             """
+        let builders = earlier.map { ModelViewBuilder(model: $0.model, variables: $0.templateVariables, options: options) }
         for (index, version) in earlier.enumerated() {
             if index > 0 { text += "\n" }
-            let versionBuilder = ModelViewBuilder(model: version.model, variables: version.templateVariables, options: options)
-            let members = version.model.entities.map { "V\(index + 1)." + versionBuilder.entityMember($0) }.joined(separator: ", ")
+            let members = version.model.entities.map { "V\(index + 1)." + builders[index].entityMember($0) }.joined(separator: ", ")
             text += """
                         /// Version \(index + 1) (version hash \(version.model.versionHash)).
                         \(access)static let v\(index + 1): ModelgenRuntime.ManagedObjectModel = .generated(
@@ -42,7 +42,7 @@ struct EarlierVersionsWriter {
                 """
         }
         for (index, version) in earlier.enumerated() {
-            let formatter = ModelViewBuilder(model: version.model, variables: version.templateVariables, options: options).formatter
+            let formatter = builders[index].formatter
             text += "\n        private enum V\(index + 1) {\n"
             for entity in version.model.entities {
                 // The formatter indents continuation lines for the model enum's `Entities` (eight spaces): four more here.

@@ -29,6 +29,11 @@ public struct MigrationPlan: Sendable {
         self.progress = progress
     }
 
+    /// The custom stage from the version at `index`, nil for a lightweight step.
+    func customStage(from index: Int) -> MigrationStage? {
+        stages.first { $0.from.versionHash == versions[index].versionHash }
+    }
+
     /// The position of the version with this hash in `versions`, nil when none has it.
     func version(withHash hash: String) -> Int? {
         versions.firstIndex { $0.versionHash == hash }

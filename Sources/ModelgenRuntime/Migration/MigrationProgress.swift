@@ -34,6 +34,19 @@ public struct MigrationProgress: Sendable, Hashable, CustomStringConvertible {
     /// See `completed` (0 when not in `forEachRecord`).
     public let total: Int
 
+    /// An event of the stage from version `fromVersion` to the next.
+    init(stage: Int, stageCount: Int, fromVersion: Int, isCustom: Bool, phase: Phase, savedRecords: Int = 0, completed: Int = 0, total: Int = 0) {
+        self.stage = stage
+        self.stageCount = stageCount
+        self.fromVersion = fromVersion
+        self.toVersion = fromVersion + 1
+        self.isCustom = isCustom
+        self.phase = phase
+        self.savedRecords = savedRecords
+        self.completed = completed
+        self.total = total
+    }
+
     public var description: String {
         var text = "stage \(stage)/\(stageCount) (version \(fromVersion) → \(toVersion), \(isCustom ? "custom" : "lightweight")): \(phase.rawValue)"
         if savedRecords > 0 { text += ", \(savedRecords) records saved" }

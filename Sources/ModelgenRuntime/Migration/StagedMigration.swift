@@ -1,14 +1,15 @@
 import Foundation
 import Synchronization
 
-/// What a store does for one stage of a staged migration, inside the stage's transaction (SQLite
-/// and PostgreSQL each have one).
+/// What a store does to change its schema inside a transaction: each stage of a staged migration,
+/// and the lightweight migration of an ordinary opening (SQLite and PostgreSQL each have one).
 package protocol MigrationTransaction {
     /// A store working in this transaction, for `model` laid out as `schema` (`readOnly`: saves throw);
     /// `onCommit` hears how many records each save wrote.
     func store(model: ManagedObjectModel, schema: SQLiteSchema, readOnly: Bool, onCommit: @escaping @Sendable (Int) -> Void) throws -> any PersistentStore
-    /// Adds what `plan` adds to the layout `previous` records: tables, columns, join tables, indexes.
-    func addStorage(_ plan: SQLiteSchemaPlanner.Plan, previous: SQLiteSchema, model: ManagedObjectModel) throws
+    /// Adds what `plan` adds to the layout `previous` records (nil: a new store): tables, columns,
+    /// join tables, indexes.
+    func addStorage(_ plan: SQLiteSchemaPlanner.Plan, previous: SQLiteSchema?, model: ManagedObjectModel) throws
     /// Drops what `plan` removes (and model indexes the new version no longer has).
     func dropStorage(_ plan: SQLiteSchemaPlanner.Plan) throws
     /// The number a `SELECT count(*)` statement returns.
@@ -64,9 +65,8 @@ package struct StagedMigration {
                 index = reached
                 continue
             }
-            let custom = plan.stages.contains { $0.from.versionHash == plan.versions[from].versionHash }
-            plan.progress?(MigrationProgress(stage: from - start + 1, stageCount: count, fromVersion: from + 1, toVersion: from + 2,
-                                             isCustom: custom, phase: .finished, savedRecords: 0, completed: 0, total: 0))
+            plan.progress?(MigrationProgress(stage: from - start + 1, stageCount: count, fromVersion: from + 1,
+                                             isCustom: plan.customStage(from: from) != nil, phase: .finished))
             index += 1
         }
         return schema
@@ -75,23 +75,22 @@ package struct StagedMigration {
     private func runStage(from index: Int, number: Int, of count: Int, recorded: SQLiteSchema,
                           _ transaction: any MigrationTransaction) throws -> SQLiteSchema {
         let (old, new) = (plan.versions[index], plan.versions[index + 1])
-        let custom = plan.stages.first { $0.from.versionHash == old.versionHash }
+        let custom = plan.customStage(from: index)
         let name = "migration stage \(number) of \(count) (version \(index + 1) → \(index + 2), \(custom == nil ? "lightweight" : "custom"))"
         let saved = SavedCount()
-        let progress = plan.progress
-        func report(_ phase: MigrationProgress.Phase, completed: Int = 0, total: Int = 0) {
-            progress?(MigrationProgress(stage: number, stageCount: count, fromVersion: index + 1, toVersion: index + 2,
-                                        isCustom: custom != nil, phase: phase, savedRecords: saved.value, completed: completed, total: total))
+        let (progress, isCustom) = (plan.progress, custom != nil)
+        let report: @Sendable (MigrationProgress.Phase, Int, Int) -> Void = { phase, completed, total in
+            progress?(MigrationProgress(stage: number, stageCount: count, fromVersion: index + 1, isCustom: isCustom, phase: phase,
+                                        savedRecords: saved.value, completed: completed, total: total))
         }
         let onCommit: @Sendable (Int) -> Void = { records in
             saved.add(records)
-            progress?(MigrationProgress(stage: number, stageCount: count, fromVersion: index + 1, toVersion: index + 2,
-                                        isCustom: custom != nil, phase: .didMigrate, savedRecords: saved.value, completed: 0, total: 0))
+            report(.didMigrate, 0, 0)
         }
-        report(.started)
+        report(.started, 0, 0)
 
         if let willMigrate = custom?.willMigrate {
-            report(.willMigrate)
+            report(.willMigrate, 0, 0)
             let context = ManagedContainer(model: old, store: try transaction.store(model: old, schema: recorded, readOnly: false, onCommit: onCommit))
                 .newContext(observation: .unobserved)
             do {
@@ -106,10 +105,10 @@ package struct StagedMigration {
         let refusals = custom != nil ? planned.problems : planned.refusals(under: policy)
         guard refusals.isEmpty else { throw MigrationError.incompatibleStage(stage: name, problems: refusals) }
         try transaction.addStorage(planned, previous: recorded, model: new)
-        report(.schemaChanged)
+        report(.schemaChanged, 0, 0)
 
         if let didMigrate = custom?.didMigrate {
-            report(.didMigrate)
+            report(.didMigrate, 0, 0)
             let context = ManagedContainer(model: new, store: try transaction.store(model: new, schema: planned.schema, readOnly: false, onCommit: onCommit))
                 .newContext(observation: .unobserved)
             let previous = ManagedContainer(model: old, store: try transaction.store(model: old, schema: recorded, readOnly: true, onCommit: { _ in }))
@@ -119,7 +118,7 @@ package struct StagedMigration {
                 if let now = planned.schema.entities.first(where: { $0.code == entity.code }) { currentNames[entity.name] = now.name }
             }
             let migration = MigrationContext(context: context, previous: previous, currentNames: currentNames) { completed, total in
-                report(.didMigrate, completed: completed, total: total)
+                report(.didMigrate, completed, total)
             }
             do {
                 try didMigrate(migration)

@@ -24,7 +24,7 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
     /// One writer and a pool of readers (see `SQLiteConnectionPool`).
     let pool: SQLiteConnectionPool
     let layout: SQLiteLayout
-    /// For a store of a migration stage (see `SQLiteStageTransaction`): hears the records each save
+    /// For a store of a migration stage (see `SQLiteMigrationTransaction`): hears the records each save
     /// wrote. Such a store writes no history.
     let stage: (@Sendable (Int) -> Void)?
 
@@ -42,10 +42,10 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
         pool = try SQLiteConnectionPool(path: path, configuration: configuration)
         layout = try pool.write { connection in
             var previous = try Self.readSchema(connection, path: path)
+            let transaction = SQLiteMigrationTransaction(connection: connection, url: url, externalStorageThreshold: externalStorageThreshold,
+                                                         configuration: configuration)
             if let migrationPlan, let recorded = previous, recorded.versionHash != model.versionHash, !configuration.readOnly {
                 try connection.execute("PRAGMA foreign_keys=OFF")
-                let transaction = SQLiteStageTransaction(connection: connection, url: url, externalStorageThreshold: externalStorageThreshold,
-                                                         configuration: configuration)
                 previous = try StagedMigration(plan: migrationPlan, model: model, policy: configuration.migration)
                     .run(from: recorded) { body in try connection.inTransaction { try body(transaction) } }
             }
@@ -67,10 +67,10 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
                     if previous == nil {
                         try connection.execute("CREATE TABLE \"modelgen.metadata\" (\"key\" TEXT PRIMARY KEY, \"value\" TEXT NOT NULL)")
                     }
-                    for removal in plan.removals { try Self.drop(removal, connection) }
-                    for statement in plan.statements { try connection.execute(statement) }
-                    try Self.dropLeftoverIndexes(keeping: plan.modelIndexNames, connection)
-                    try Self.record(plan.schema, connection)
+                    // What the model removed first (when allowed), then what it added.
+                    try transaction.dropStorage(plan)
+                    try transaction.addStorage(plan, previous: previous, model: model)
+                    try transaction.record(plan.schema)
                 }
             }
             try connection.execute(Self.createHistoryTable)

@@ -1,9 +1,9 @@
 import Foundation
 
-/// One stage of a staged migration of a SQLite file: the writer connection, in the stage's
-/// transaction (`BEGIN IMMEDIATE` … `COMMIT`, so a kill at any moment leaves the version before the
-/// stage or after it), with stores on it for the stage's code.
-struct SQLiteStageTransaction: MigrationTransaction {
+/// A schema change of a SQLite file on the writer connection, in a transaction (`BEGIN IMMEDIATE` …
+/// `COMMIT`, so a kill at any moment leaves the layout before or after it): an opening's lightweight
+/// migration, or one stage of a staged migration, with stores on it for the stage's code.
+struct SQLiteMigrationTransaction: MigrationTransaction {
     let connection: SQLiteConnection
     let url: URL
     let externalStorageThreshold: Int
@@ -16,7 +16,7 @@ struct SQLiteStageTransaction: MigrationTransaction {
                            configuration: configuration, onCommit: onCommit)
     }
 
-    func addStorage(_ plan: SQLiteSchemaPlanner.Plan, previous: SQLiteSchema, model: ManagedObjectModel) throws {
+    func addStorage(_ plan: SQLiteSchemaPlanner.Plan, previous: SQLiteSchema?, model: ManagedObjectModel) throws {
         for statement in plan.statements { try connection.execute(statement) }
     }
 

@@ -3,10 +3,10 @@ import Foundation
 import ModelgenRuntime
 import PostgresNIO
 
-/// One stage of a staged migration of a PostgreSQL schema: the connection, in the stage's
-/// transaction (PostgreSQL's schema changes are transactional, so a kill leaves the version before
-/// the stage or after it), with stores on it for the stage's code.
-struct PostgreSQLStageTransaction: MigrationTransaction {
+/// A schema change of a PostgreSQL schema on one connection, in a transaction (PostgreSQL's schema
+/// changes are transactional, so a kill leaves the layout before or after it): an opening's
+/// lightweight migration, or one stage of a staged migration, with stores on it for the stage's code.
+struct PostgreSQLMigrationTransaction: MigrationTransaction {
     let connection: PostgresConnection
     let configuration: PostgreSQLConfiguration
 
@@ -14,7 +14,7 @@ struct PostgreSQLStageTransaction: MigrationTransaction {
         PostgreSQLStore(stage: connection, model: model, configuration: configuration, schema: schema, readOnly: readOnly, onCommit: onCommit)
     }
 
-    func addStorage(_ plan: SQLiteSchemaPlanner.Plan, previous: SQLiteSchema, model: ManagedObjectModel) throws {
+    func addStorage(_ plan: SQLiteSchemaPlanner.Plan, previous: SQLiteSchema?, model: ManagedObjectModel) throws {
         for statement in PostgreSQLSQL.migration(to: plan, from: previous, model: model) { try connection.execute(statement) }
     }
 
