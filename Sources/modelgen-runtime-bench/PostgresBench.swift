@@ -90,6 +90,16 @@ func copyPostgres(_ configuration: PostgreSQLConfiguration, rows: Int) async thr
 
 @MainActor func runPostgresBench() async throws {
     let rows = 100_000, runs = 3
+    // MODELGEN_BENCH_PROFILE=pginsert: the store's insert + save of 100,000 objects alone, 10 times (perf record).
+    if ProcessInfo.processInfo.environment["MODELGEN_BENCH_PROFILE"] == "pginsert" {
+        var times: [Double] = []
+        for run in 0..<10 {
+            let container = try ManagedContainer(model: model, postgres: try benchPostgresConfiguration("bench_profile_\(getpid())_\(run)"))
+            times.append(try insertAndSave(rows, into: container))
+        }
+        print(String(format: "pginsert: median %.1f ms", median(times)))
+        return
+    }
     var storeInsert: [Double] = [], storeRead: [Double] = [], rawInsert: [Double] = [], rawRead: [Double] = [], copied: [Double] = []
     for run in 0..<runs {
         let raw = try rawPostgres(try benchPostgresConfiguration("bench_raw_\(getpid())_\(run)"), rows: rows)

@@ -18,7 +18,17 @@ extension ManagedObjectContext {
         let request = try request.resolved(for: model)
         if request.fetchBatchSize > 0 { return try batchedFaults(request) }
         let entities = try requestEntities(request)
+        // Every result is an instance of one of these entities' classes (objects are only ever created
+        // from `entity.managedClass`): when each is a `Result`, no object needs a checked cast.
+        let allResults = entities.allSatisfy { $0.managedClass is Result.Type }
         let result: ArraySlice<ManagedObject>
+        if allResults, let typed = try storeFetchTyped(request, entities: entities) {
+            // Loaded as the store read them (one array of results, no second pass).
+            if !request.relationshipKeyPathsForPrefetching.isEmpty {
+                try prefetch(request.relationshipKeyPathsForPrefetching, from: typed)
+            }
+            return typed
+        }
         if let fromStore = try storeFetch(request, entities: entities) {
             result = fromStore
         } else {
@@ -31,9 +41,7 @@ extension ManagedObjectContext {
         if !request.relationshipKeyPathsForPrefetching.isEmpty {
             try prefetch(request.relationshipKeyPathsForPrefetching, from: Array(result))
         }
-        // Every result is an instance of one of these entities' classes (objects are only ever created
-        // from `entity.managedClass`): when each is a `Result`, no object needs a checked cast.
-        if entities.allSatisfy({ $0.managedClass is Result.Type }) {
+        if allResults {
             return result.map { object in
                 assert(object is Result)
                 return unsafeDowncast(object, to: Result.self)
@@ -163,15 +171,41 @@ extension ManagedObjectContext {
                           fetchLimit: window ? request.fetchLimit : nil, fetchOffset: window ? request.fetchOffset : 0)
     }
 
+    /// The results of a request the store answers whole (no pending changes of its entities to merge,
+    /// objects to load), as `Result`s: the caller has checked that every entity's class is one. Nil when
+    /// the store cannot answer it or pending changes take part (`storeFetch`'s path).
+    private func storeFetchTyped<Result: ManagedObject>(_ request: FetchRequest<Result>, entities: [EntityDescription]) throws -> [Result]? {
+        guard request.resultType == .objects, pendingObjects(of: entities).isEmpty,
+              let query = try storeQuery(request, entities: entities, window: true) else { return nil }
+        var results: [Result] = []
+        guard try storeRows(query, loadNow: true, into: { results.append(unsafeDowncast($0, to: Result.self)) }) else { return nil }
+        return results
+    }
+
     /// The request run by the store, merged with this context's unsaved changes; nil when the store cannot run it.
     private func storeFetch<Result: ManagedObject>(_ request: FetchRequest<Result>, entities: [EntityDescription]) throws -> ArraySlice<ManagedObject>? {
         let pending = pendingObjects(of: entities)
         guard let query = try storeQuery(request, entities: entities, window: pending.isEmpty) else { return nil }
         var objects: [ManagedObject] = []
+        guard try storeRows(query, loadNow: request.resultType == .objects, into: { objects.append($0) }) else { return nil }
+        if pending.isEmpty { return objects[...] }
+        // Changed objects are judged on their unsaved values; deleted ones leave; inserted ones join.
+        let changed = ObjectList(pending)
+        objects.removeAll { changed.contains($0) }
+        var candidates = pending.filter { !$0._isDeleted }
+        if let predicate = request.predicate?.predicate {
+            let evaluator = PredicateEvaluator(variables: request.variables.mapValues { EvaluatedValue(any: $0) })
+            candidates = try candidates.filter { try evaluator.evaluate(predicate, on: $0) }
+        }
+        return window(try sort(objects + candidates, by: request.sortDescriptors), request)
+    }
+
+    /// Runs a store query, passing each row's registered object to `body` in order; false when the
+    /// store cannot answer it.
+    private func storeRows(_ query: StoreQuery, loadNow: Bool, into body: (ManagedObject) -> Void) throws -> Bool {
         // Faults are loaded from their rows as the store reads them for `.objects`, or keep their rows
         // for their first firing. The store must not be called while it streams rows: `awakeFromFetch`
         // (user code) runs once every row is read.
-        let loadNow = request.resultType == .objects
         var loaded: [ManagedObject] = []
         var needingStore: [(ManagedObject, StoreRow)] = []
         do {
@@ -189,9 +223,9 @@ extension ManagedObjectContext {
                         loaded.append(object)
                     }
                 }
-                objects.append(object)
+                body(object)
             }
-            guard answered else { return nil }
+            guard answered else { return false }
             // An entity whose to-many relationships cannot wait (slots past 31): one store call per
             // relationship for all its rows.
             var rows = needingStore.map(\.1)
@@ -201,16 +235,7 @@ extension ManagedObjectContext {
                 loaded.append(object)
             }
         }
-        if pending.isEmpty { return objects[...] }
-        // Changed objects are judged on their unsaved values; deleted ones leave; inserted ones join.
-        let changed = ObjectList(pending)
-        objects.removeAll { changed.contains($0) }
-        var candidates = pending.filter { !$0._isDeleted }
-        if let predicate = request.predicate?.predicate {
-            let evaluator = PredicateEvaluator(variables: request.variables.mapValues { EvaluatedValue(any: $0) })
-            candidates = try candidates.filter { try evaluator.evaluate(predicate, on: $0) }
-        }
-        return window(try sort(objects + candidates, by: request.sortDescriptors), request)
+        return true
     }
 
     private func window<Result: ManagedObject>(_ objects: [ManagedObject], _ request: FetchRequest<Result>) -> ArraySlice<ManagedObject> {

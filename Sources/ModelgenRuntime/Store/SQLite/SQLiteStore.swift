@@ -747,11 +747,35 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
                              written: inout [String], previous: [Int: String]) throws -> (next: Int32, files: [Int: String]) {
         var parameter = first
         var files: [Int: String] = [:]
+        let kinds = entity.columnKinds, values = row.values
         func bind(_ slot: Int) throws {
-            let kind = entity.columnKinds[slot]
-            let value = slot < row.values.count ? row.values[slot] : .null
-            switch kind {
+            let value = slot < values.count ? values[slot] : .null
+            switch kinds[slot] {
             case .attribute(let type, let external):
+                // The common values are bound directly (no `SQLiteValue` in between: one copy fewer a column).
+                switch value {
+                case .int(let v) where type != .double && type != .float:
+                    sqlite3_bind_int64(statement.handle, parameter, v)
+                    parameter += 1
+                    return
+                case .double(let v) where !v.isNaN && !type.isInteger:
+                    sqlite3_bind_double(statement.handle, parameter, v)
+                    parameter += 1
+                    return
+                case .date(let v):
+                    sqlite3_bind_double(statement.handle, parameter, v.timeIntervalSinceReferenceDate)
+                    parameter += 1
+                    return
+                case .bool(let v):
+                    sqlite3_bind_int64(statement.handle, parameter, v ? 1 : 0)
+                    parameter += 1
+                    return
+                case .null:
+                    sqlite3_bind_null(statement.handle, parameter)
+                    parameter += 1
+                    return
+                default: break
+                }
                 if case .double(let number) = value, number.isNaN {
                     throw SQLiteStoreError.unstorableValue(entity: entity.description.name, key: entity.description.properties[slot].name,
                                                            record: row.id.description, reason: "NaN cannot be stored in SQLite (it would read back as NULL)")
@@ -789,7 +813,7 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
         if let slots {
             for slot in slots { try bind(slot) }
         } else {
-            for slot in entity.columnKinds.indices { try bind(slot) }
+            for slot in kinds.indices { try bind(slot) }
         }
         return (parameter, files)
     }
