@@ -142,6 +142,28 @@ extension PostgresConnection {
         }
     }
 
+    /// Loads rows into `table` with `COPY … FROM STDIN` (text format): `data` holds them, one line
+    /// each, columns in the order of `columns`. Waits for the server's answer on the calling thread
+    /// (the copy runs on the connection's event loop). Statements sent before it go before it.
+    func copy(into table: String, columns: [String], data: [ByteBuffer]) throws {
+        let promise = eventLoop.makePromise(of: Void.self)
+        Task.detached(executorPreference: EventLoopTaskExecutor(eventLoop)) {
+            do {
+                try await self.copyFrom(table: table, columns: columns, logger: quietLogger) { writer in
+                    for chunk in data { try await writer.write(chunk) }
+                }
+                promise.succeed()
+            } catch {
+                promise.fail(error)
+            }
+        }
+        do {
+            try promise.futureResult.wait()
+        } catch {
+            throw PostgreSQLSQL.storeError(error, statement: "COPY \(PostgreSQLSQL.quote(table)) FROM STDIN")
+        }
+    }
+
     /// Sends one statement without waiting (statements sent in a row are pipelined on the connection).
     func send(_ sql: String, _ bindings: PostgresBindings) -> EventLoopFuture<PostgresQueryResult> {
         query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: quietLogger)

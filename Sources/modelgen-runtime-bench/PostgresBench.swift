@@ -98,7 +98,7 @@ func copyPostgres(_ configuration: PostgreSQLConfiguration, rows: Int) async thr
             times.append(try insertAndSave(rows, into: container))
         }
         print(String(format: "pginsert: median %.1f ms", median(times)))
-        return
+        exit(0)
     }
     var storeInsert: [Double] = [], storeRead: [Double] = [], rawInsert: [Double] = [], rawRead: [Double] = [], copied: [Double] = []
     for run in 0..<runs {

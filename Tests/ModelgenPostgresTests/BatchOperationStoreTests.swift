@@ -86,7 +86,7 @@ import Testing
         #expect(changes.deleted.count == 3, "\(kind)")
         #expect(changes.updated.values.map { $0.sorted() } == [["tasks"], ["tasks"]], "\(kind)")
         let reader = container.newContext()
-        let projects = try reader.fetch(try FetchRequest<ManagedObject>(entityName: "Project", sortDescriptors: [SortDescriptor("title")]))
+        let projects = try reader.fetch(FetchRequest<ManagedObject>(entityName: "Project", sortDescriptors: [SortDescriptor("title")]))
         let lists = try projects.map { try ($0.value(forKey: "tasks") as! [ManagedObject]).map { try $0.value(forKey: "summary") as! String } }
         #expect(lists == [["P1.1", "P1.3"], ["P2.3"]], "\(kind)")
         if kind != .inMemory { #expect(try container.history().last?.changes == changes, "\(kind)") }

@@ -93,8 +93,10 @@ import Testing
         #expect(try people(container).count == 3, "\(kind)")
     }
 
-    @Test(arguments: availableKinds)
-    func aUniqueValueSavedByAnotherContainerMeanwhileFollowsTheMergePolicy(_ kind: StoreKind) throws {
+    /// With 80 other new customers beside Dee, PostgreSQL loads the save's rows with COPY: its unique
+    /// index refuses the COPY as it refuses an INSERT, and nothing of the save stays.
+    @Test(arguments: availableKinds, [0, 80])
+    func aUniqueValueSavedByAnotherContainerMeanwhileFollowsTheMergePolicy(_ kind: StoreKind, companions: Int) throws {
         for policy in [MergePolicy.error, .mergeByPropertyObjectTrump, .mergeByPropertyStoreTrump, .overwrite, .rollback] {
             let (store, reopen) = try kind.makeStore()
             let first = ManagedContainer(model: semanticsModel, store: store)
@@ -111,6 +113,10 @@ import Testing
             context.mergePolicy = policy
             let dee = try context.insertObject(entityName: "Customer")
             try dee.setValue("Dee (second)", forKey: "name"); try dee.setValue("dee@example.com", forKey: "email")
+            for index in 0..<companions {
+                let companion = try context.insertObject(entityName: "Customer")
+                try companion.setValue("C\(index)", forKey: "name"); try companion.setValue("c\(index)@example.com", forKey: "email")
+            }
             switch policy {
             case .error:
                 #expect(throws: ValidationError.self, "\(kind) \(policy)") { try context.save() }
@@ -119,8 +125,9 @@ import Testing
             case .mergeByPropertyObjectTrump, .mergeByPropertyStoreTrump, .overwrite, .rollback:
                 try context.save()
                 let reader = first.newContext()
-                let saved = try reader.fetch(FetchRequest<ManagedObject>(entityName: "Customer"))
+                let saved = try reader.fetch(FetchRequest<ManagedObject>(entityName: "Customer", predicate: "email == 'dee@example.com'"))
                 #expect(saved.count == 1, "\(kind) \(policy): one Dee")
+                #expect(try reader.count(for: FetchRequest<ManagedObject>(entityName: "Customer")) == 1 + companions, "\(kind) \(policy)")
                 #expect(dee.objectID == saved.first?.objectID, "\(kind) \(policy)")
                 let objectWins = policy == .overwrite || policy == .mergeByPropertyObjectTrump
                 #expect(try saved.first?.value(forKey: "name") as? String == (objectWins ? "Dee (second)" : "Dee (first)"), "\(kind) \(policy)")
