@@ -15,7 +15,8 @@ import Testing
         #expect(decoded == changes)
         // Byte for byte what the encoder writes for a change set of one updated record.
         var single = ChangeSet()
-        single.inserted = [ObjectID(entityName: "Book", key: 1)]
+        single.inserted = [ObjectID(entityName: "Book", key: 1), ObjectID(entityName: "Book", key: 0), ObjectID(entityName: "Book", key: -7),
+                           ObjectID(entityName: "Book", key: .max), ObjectID(entityName: "Book", key: .min + 1), ObjectID(entityName: "Loan", key: 120)]
         single.updated = [ObjectID(entityName: "Member", key: 2): ["loans"]]
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]

@@ -65,42 +65,61 @@ extension ChangeSet {
     /// hold, and `JSONDecoder` reads back), written directly: a batch of thousands of records is
     /// recorded in a fraction of the encoder's time. Updated records are listed in key order.
     package func historyJSON() -> Data {
-        var text = "{\"deleted\":["
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(64 + (deleted.count + inserted.count + updated.count) * 40)
+        func append(_ literal: StaticString) {
+            literal.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        }
         // Names are few (entity and property names): each is encoded by JSONEncoder once.
-        var encoded: [String: String] = [:]
+        var encoded: [String: [UInt8]] = [:]
+        var last: (name: String, json: [UInt8])?
         func appendString(_ string: String) {
-            if let known = encoded[string] { return text += known }
-            let json = (try? JSONEncoder().encode(string)).map { String(decoding: $0, as: UTF8.self) } ?? "\"\""
+            if let last, last.name == string { return bytes.append(contentsOf: last.json) }
+            let json = encoded[string] ?? (try? JSONEncoder().encode(string)).map(Array.init) ?? Array("\"\"".utf8)
             encoded[string] = json
-            text += json
+            last = (string, json)
+            bytes.append(contentsOf: json)
         }
         func append(_ id: ObjectID) {
-            text += "{\"entityName\":"
+            append("{\"entityName\":")
             appendString(id.entityName)
-            text += ",\"key\":\(id.key)}"
+            append(",\"key\":")
+            appendInteger(id.key)
+            bytes.append(UInt8(ascii: "}"))
         }
+        func appendInteger(_ value: Int64) {
+            if value < 0 { bytes.append(UInt8(ascii: "-")) }
+            var magnitude = value.magnitude
+            let start = bytes.count
+            repeat {
+                bytes.append(UInt8(ascii: "0") + UInt8(magnitude % 10))
+                magnitude /= 10
+            } while magnitude > 0
+            bytes[start...].reverse()
+        }
+        append("{\"deleted\":[")
         for (index, id) in deleted.enumerated() {
-            if index > 0 { text += "," }
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
             append(id)
         }
-        text += "],\"inserted\":["
+        append("],\"inserted\":[")
         for (index, id) in inserted.enumerated() {
-            if index > 0 { text += "," }
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
             append(id)
         }
         // A dictionary keyed by a non-string type: JSONEncoder's flat array of key, value, key, value.
-        text += "],\"updated\":["
+        append("],\"updated\":[")
         for (index, entry) in updated.sorted(by: { ($0.key.key, $0.key.entityName) < ($1.key.key, $1.key.entityName) }).enumerated() {
-            if index > 0 { text += "," }
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
             append(entry.key)
-            text += ",["
+            append(",[")
             for (position, name) in entry.value.sorted().enumerated() {
-                if position > 0 { text += "," }
+                if position > 0 { bytes.append(UInt8(ascii: ",")) }
                 appendString(name)
             }
-            text += "]"
+            bytes.append(UInt8(ascii: "]"))
         }
-        text += "]}"
-        return Data(text.utf8)
+        append("]}")
+        return Data(bytes)
     }
 }
