@@ -3,26 +3,149 @@
 /// records one by one: what each relationship of the deleted records asks of the related records
 /// must be something a statement can do without reading them.
 extension ManagedObjectModel {
-    /// Whether the records of these entities (an entity and its subentities) can be deleted set-based:
-    /// no relationship cascades or denies (those read the related records first), none is one-to-one
-    /// (the other record's own column would change), no related record's relationship has a minimum
-    /// or maximum count or is required (losing a member must not need a check), and no related entity
-    /// derives attributes (a derived count would go stale). Otherwise a batch delete reads the records
-    /// and commits their deletion as a save does.
-    package func allowsSetBasedDeletion(of entityNames: [String]) -> Bool {
+    /// The entities whose records a delete of `entityNames`'s records reaches (themselves, and through
+    /// `cascade` rules the destinations with their subentities, again and again), in the order first
+    /// reached; nil when a name is unknown.
+    package func cascadeClosure(of entityNames: [String]) -> [EntityDescription]? {
+        var closure: [EntityDescription] = []
+        var seen: Set<String> = []
+        var queue: [EntityDescription] = []
         for name in entityNames {
-            guard let entity = entity(named: name) else { return false }
+            guard let entity = entity(named: name) else { return nil }
+            queue.append(entity)
+        }
+        while let entity = queue.first {
+            queue.removeFirst()
+            guard seen.insert(entity.name).inserted else { continue }
+            closure.append(entity)
+            for (slot, property) in entity.properties.enumerated() {
+                guard case .relationship(let r) = property, !r.isTransient, r.deleteRule == .cascade else { continue }
+                queue += entity.destination(ofSlot: slot).entity.selfAndDescendants
+            }
+        }
+        return closure
+    }
+
+    /// Whether the records of these entities (an entity and its subentities) can be deleted set-based,
+    /// with the records their `cascade` rules reach: no relationship of those is one-to-one (the other
+    /// record's own column would change), and where a related record stays (`nullify`, `noAction`) its
+    /// relationship has no minimum or maximum count and is not required (losing a member must not
+    /// need a check) and its entity derives no attribute (a derived count would go stale). `cascade`
+    /// adds the related records to the delete and `deny` refuses the whole batch when one exists, both
+    /// in SQL. Otherwise a batch delete reads the records and commits their deletion as a save does.
+    package func allowsSetBasedDeletion(of entityNames: [String]) -> Bool {
+        guard let closure = cascadeClosure(of: entityNames) else { return false }
+        for entity in closure {
             for (slot, property) in entity.properties.enumerated() {
                 guard case .relationship(let r) = property, !r.isTransient else { continue }
-                if r.deleteRule == .cascade || r.deleteRule == .deny { return false }
                 let (destination, inverseSlot) = entity.destination(ofSlot: slot)
                 guard let inverseSlot, case .relationship(let inverse) = destination.properties[inverseSlot] else { continue }
                 if !r.isToMany && !inverse.isToMany { return false }
+                if r.deleteRule == .cascade || r.deleteRule == .deny { continue }   // the related records go, or must not exist
                 if inverse.minCount != nil || inverse.maxCount != nil || !inverse.isOptional { return false }
                 if destination.selfAndDescendants.contains(where: { !$0.derivations.isEmpty }) { return false }
             }
         }
         return true
+    }
+}
+
+/// The steps of a set-based delete with its cascades and denials (shared by the SQL stores): the
+/// matching records' keys are put in a temporary table of doomed records (table name, key); each
+/// `cascade` relationship's statement adds the records it reaches, run in rounds until a round adds
+/// none (cycles end: the table only grows); each `deny` relationship's query lists the records that
+/// would keep pointing at a doomed one (any row refuses the batch); then each table's
+/// `SetBasedDeletionPlan` deletes its doomed rows and clears what pointed at them.
+package struct SetBasedDeletionSteps {
+    /// The temporary table's name as statements write it (`temp."modelgen.doomed"`, `pg_temp."modelgen.doomed"`).
+    package let doomed: String
+    /// Statements that add the records the cascade rules reach from the doomed ones (run in rounds).
+    package var cascades: [String] = []
+    /// Queries returning (doomed record's key, its entity code, related record's key, its entity code)
+    /// for each link a `deny` rule forbids, with the relationship's name.
+    package var denials: [(sql: String, relationship: String)] = []
+    /// Each table with records to delete, and its plan.
+    package var tables: [(table: String, plan: SetBasedDeletionPlan)] = []
+
+    /// The doomed keys of one table, as a subquery.
+    package func keys(of table: String) -> String { "(" + keysSQL(of: table) + ")" }
+
+    /// The `SELECT` of the doomed keys of one table.
+    package func keysSQL(of table: String) -> String {
+        "SELECT \"k\" FROM \(doomed) WHERE \"t\" = \(SQLiteSchemaPlanner.literal(table))"
+    }
+
+    /// The `INSERT` of the matching records' keys (`matchingKeys`, a `SELECT` of one key column) into the doomed table.
+    package func gatherSQL(_ matchingKeys: String) -> String {
+        "INSERT INTO \(doomed) (\"t\", \"k\") SELECT \(SQLiteSchemaPlanner.literal(tables[0].table)), matched.\"Z_PK\" FROM (\(matchingKeys)) AS matched"
+    }
+
+    /// Whether one `DELETE` of the matching keys is the whole batch: nothing cascades or denies, and
+    /// nothing else changes (the keys need no gathering).
+    package var isSingleDelete: Bool {
+        cascades.isEmpty && denials.isEmpty && tables.count == 1 && tables[0].plan.statements.isEmpty
+    }
+
+    /// The steps for deleting records of `entityNames` (one root table). `insertIgnoring` makes an
+    /// insert of a select's rows that skips rows already there (`INSERT OR IGNORE …`, `… ON CONFLICT DO NOTHING`).
+    package init(model: ManagedObjectModel, layout: SQLiteLayout, entityNames: [String], doomed: String,
+                 insertIgnoring: (_ select: String) -> String) throws {
+        self.doomed = doomed
+        guard let closure = model.cascadeClosure(of: entityNames) else { return }
+        let q = SQLiteSchemaPlanner.quote
+        var entitiesByTable: [(table: String, names: [String])] = []
+        for entity in closure {
+            let stored = try layout.entity(entity.name)
+            if let index = entitiesByTable.firstIndex(where: { $0.table == stored.table }) {
+                entitiesByTable[index].names.append(entity.name)
+            } else {
+                entitiesByTable.append((stored.table, [entity.name]))
+            }
+            for (slot, storage) in stored.storage.enumerated() {
+                guard case .relationship(let r) = entity.properties[slot], !r.isTransient,
+                      r.deleteRule == .cascade || r.deleteRule == .deny else { continue }
+                let destinationTable = try layout.entity(entity.destination(ofSlot: slot).entity.name).table
+                let mine = keys(of: stored.table), theirs = keys(of: destinationTable)
+                let literal = SQLiteSchemaPlanner.literal(destinationTable)
+                switch (storage, r.deleteRule) {
+                case (.toOne(let column), .cascade):
+                    cascades.append(insertIgnoring("SELECT \(literal), \(q(column)) FROM \(q(stored.table)) WHERE \"Z_PK\" IN \(mine) AND \(q(column)) IS NOT NULL"))
+                case (.toOne(let column), _):
+                    denials.append(("SELECT CAST(\"Z_PK\" AS BIGINT), CAST(\"Z_ENT\" AS BIGINT), CAST(\(q(column)) AS BIGINT), CAST(\(q(column + ".entity")) AS BIGINT) "
+                                    + "FROM \(q(stored.table)) WHERE \"Z_PK\" IN \(mine) AND \(q(column)) IS NOT NULL AND \(q(column)) NOT IN \(theirs)", r.name))
+                case (.toManyByInverse(let table, let column, _), .cascade):
+                    cascades.append(insertIgnoring("SELECT \(literal), \"Z_PK\" FROM \(q(table)) WHERE \(q(column)) IN \(mine)"))
+                case (.toManyByInverse(let table, let column, _), _):
+                    denials.append(("SELECT CAST(\(q(column)) AS BIGINT), CAST(\(q(column + ".entity")) AS BIGINT), CAST(\"Z_PK\" AS BIGINT), CAST(\"Z_ENT\" AS BIGINT) "
+                                    + "FROM \(q(table)) WHERE \(q(column)) IN \(mine) AND \"Z_PK\" NOT IN \(theirs)", r.name))
+                case (.toManyByJoin(let join), .cascade):
+                    cascades.append(insertIgnoring("SELECT \(literal), \(join.target) FROM \(join.t) WHERE \(join.source) IN \(mine)"))
+                case (.toManyByJoin(let join), _):
+                    denials.append(("SELECT CAST(j.\(join.source) AS BIGINT), CAST(o.\"Z_ENT\" AS BIGINT), CAST(j.\(join.target) AS BIGINT), CAST(j.\(join.targetEntity) AS BIGINT) "
+                                    + "FROM \(join.t) AS j JOIN \(q(stored.table)) AS o ON o.\"Z_PK\" = j.\(join.source) "
+                                    + "WHERE j.\(join.source) IN \(mine) AND j.\(join.target) NOT IN \(theirs)", r.name))
+                default:
+                    continue
+                }
+            }
+        }
+        tables = try entitiesByTable.map { table, names in
+            (table, try SetBasedDeletionPlan(layout: layout, entityNames: names, matched: keys(of: table)))
+        }
+    }
+
+    /// The validation error for the rows the denial queries returned: each doomed record with the
+    /// records still related to it, as a record-by-record delete words it.
+    package static func denied(_ links: [(deleted: ObjectID, relationship: String, related: ObjectID)]) -> ValidationError {
+        var grouped: [(id: ObjectID, relationship: String, related: [ObjectID])] = []
+        for link in links.sorted(by: { ($0.deleted.key, $0.deleted.entityName, $0.relationship, $0.related.key) < ($1.deleted.key, $1.deleted.entityName, $1.relationship, $1.related.key) }) {
+            if let last = grouped.last, last.id == link.deleted, last.relationship == link.relationship {
+                grouped[grouped.count - 1].related.append(link.related)
+            } else {
+                grouped.append((link.deleted, link.relationship, [link.related]))
+            }
+        }
+        return ValidationError(grouped.map { .init(objectID: $0.id, key: $0.relationship, message: "delete denied: still related to \($0.related.map(\.description).joined(separator: ", "))") })
     }
 }
 

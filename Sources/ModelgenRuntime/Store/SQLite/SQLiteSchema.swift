@@ -590,6 +590,11 @@ package struct SQLiteSchemaPlanner {
         return "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
+    /// `text` as a SQL string literal (a `'` in it doubled).
+    package static func literal(_ text: String) -> String {
+        "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
+    }
+
     static func sqlType(_ type: AttributeType) -> String {
         switch type {
         case .bool, .int16, .int32, .int64: return "INTEGER"

@@ -5,37 +5,61 @@ import Foundation
 /// changed with one statement over them, in one write transaction with a history row.
 extension SQLiteStore {
     public func deleteMatching(_ query: StoreQuery, author: String) throws -> ChangeSet? {
-        guard model.allowsSetBasedDeletion(of: query.entityNames) else { return nil }
-        let entities = try query.entityNames.map { try layout.entity($0) }
+        guard model.allowsSetBasedDeletion(of: query.entityNames), let closure = model.cascadeClosure(of: query.entityNames) else { return nil }
         // Externally stored binaries are files to remove: the record-at-a-time path knows them.
-        if entities.contains(where: { $0.columnKinds.contains { if case .attribute(_, true) = $0 { return true } else { return false } } }) { return nil }
+        for entity in try closure.map({ try layout.entity($0.name) }) {
+            if entity.columnKinds.contains(where: { if case .attribute(_, true) = $0 { return true } else { return false } }) { return nil }
+        }
         guard let keys = try? SQLQueryTranslator(layout: layout, query: query, dialect: SQLiteDialect()).matchingKeys() else { return nil }
-        let plan = try SetBasedDeletionPlan(layout: layout, entityNames: query.entityNames, matched: "(SELECT \"k\" FROM temp.\"modelgen.matched\")")
+        let steps = try SetBasedDeletionSteps(model: model, layout: layout, entityNames: query.entityNames, doomed: "temp.\"modelgen.doomed\"") {
+            "INSERT OR IGNORE INTO temp.\"modelgen.doomed\" (\"t\", \"k\") " + $0
+        }
+        // The keys are gathered first when other tables need them after the rows are gone.
+        let gathered = !steps.isSingleDelete
         return try pool.writeTransaction { connection in
-            // The keys are gathered first when other tables need them after the rows are gone.
-            let gathered = !plan.statements.isEmpty
+            defer { if gathered { try? connection.execute("DELETE FROM temp.\"modelgen.doomed\"") } }
             if gathered {
-                try connection.execute("CREATE TEMP TABLE IF NOT EXISTS \"modelgen.matched\" (\"k\" INTEGER PRIMARY KEY); DELETE FROM temp.\"modelgen.matched\"")
-                let gather = try connection.statement("INSERT INTO temp.\"modelgen.matched\" \(keys.text)")
+                try connection.execute("CREATE TEMP TABLE IF NOT EXISTS \"modelgen.doomed\" (\"t\" TEXT, \"k\" INTEGER, PRIMARY KEY (\"t\", \"k\")); DELETE FROM temp.\"modelgen.doomed\"")
+                let gather = try connection.statement(steps.gatherSQL(keys.text))
                 gather.bind(keys.bindings.map(SQLiteDialect.value))
                 try gather.execute()
             }
-            var changes = ChangeSet()
-            let delete = try connection.statement(plan.deleteSQL(keys: gathered ? "SELECT \"k\" FROM temp.\"modelgen.matched\"" : keys.text))
-            if !gathered { delete.bind(keys.bindings.map(SQLiteDialect.value)) }
-            while try delete.step() {
-                plan.record(deletedRow: { delete.isNull(Int32($0)) ? nil : delete.int64(Int32($0)) }, names: layout.namesByCode, into: &changes)
-            }
-            delete.reset()
-            for (sql, inverse) in plan.statements {
-                let statement = try connection.statement(sql)
-                while try statement.step() {
-                    guard let inverse, let related = layout.namesByCode[statement.int64(1)] else { continue }
-                    changes.updated[ObjectID(entityName: related, key: statement.int64(0)), default: []].insert(inverse)
+            // Cascades, in rounds until one adds no record.
+            while !steps.cascades.isEmpty {
+                var added = 0
+                for sql in steps.cascades {
+                    try connection.execute(sql)
+                    added += connection.changes
                 }
-                statement.reset()
+                if added == 0 { break }
             }
-            if gathered { try connection.execute("DELETE FROM temp.\"modelgen.matched\"") }
+            var denied: [(deleted: ObjectID, relationship: String, related: ObjectID)] = []
+            for (sql, relationship) in steps.denials {
+                let select = try connection.statement(sql)
+                while try select.step() {
+                    guard let deleted = layout.namesByCode[select.int64(1)], let related = layout.namesByCode[select.int64(3)] else { continue }
+                    denied.append((ObjectID(entityName: deleted, key: select.int64(0)), relationship, ObjectID(entityName: related, key: select.int64(2))))
+                }
+                select.reset()
+            }
+            if !denied.isEmpty { throw SetBasedDeletionSteps.denied(denied) }
+            var changes = ChangeSet()
+            for (_, plan) in steps.tables {
+                let delete = try connection.statement(plan.deleteSQL(keys: gathered ? steps.keysSQL(of: plan.table) : keys.text))
+                if !gathered { delete.bind(keys.bindings.map(SQLiteDialect.value)) }
+                while try delete.step() {
+                    plan.record(deletedRow: { delete.isNull(Int32($0)) ? nil : delete.int64(Int32($0)) }, names: layout.namesByCode, into: &changes)
+                }
+                delete.reset()
+                for (sql, inverse) in plan.statements {
+                    let statement = try connection.statement(sql)
+                    while try statement.step() {
+                        guard let inverse, let related = layout.namesByCode[statement.int64(1)] else { continue }
+                        changes.updated[ObjectID(entityName: related, key: statement.int64(0)), default: []].insert(inverse)
+                    }
+                    statement.reset()
+                }
+            }
             SetBasedDeletionPlan.finish(&changes)
             if !changes.isEmpty { try writeHistory(changes, author: author, connection) }
             return changes
