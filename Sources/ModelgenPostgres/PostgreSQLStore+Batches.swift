@@ -10,28 +10,56 @@ extension PostgreSQLStore {
     public func deleteMatching(_ query: StoreQuery, author: String) throws -> ChangeSet? {
         guard model.allowsSetBasedDeletion(of: query.entityNames),
               let keys = try? SQLQueryTranslator(layout: layout, query: query, dialect: PostgreSQLDialect()).matchingKeys() else { return nil }
-        let matched = "(SELECT \"k\" FROM pg_temp.\"modelgen.matched\")"
-        let plan = try SetBasedDeletionPlan(layout: layout, entityNames: query.entityNames, matched: matched)
+        let doomed = "pg_temp.\"modelgen.doomed\""
+        let steps = try SetBasedDeletionSteps(model: model, layout: layout, entityNames: query.entityNames, doomed: doomed) {
+            "INSERT INTO \(doomed) (\"t\", \"k\") " + $0 + " ON CONFLICT DO NOTHING"
+        }
+        // The keys are gathered first when other tables need them after the rows are gone.
+        let gathered = !steps.isSingleDelete
         return try transaction { connection, pending in
-            let gathered = !plan.statements.isEmpty
             if gathered {
-                try connection.execute("CREATE TEMP TABLE IF NOT EXISTS \"modelgen.matched\" (\"k\" BIGINT PRIMARY KEY) ON COMMIT DELETE ROWS")
+                try connection.execute("CREATE TEMP TABLE IF NOT EXISTS \"modelgen.doomed\" (\"t\" TEXT, \"k\" BIGINT, PRIMARY KEY (\"t\", \"k\")) ON COMMIT DELETE ROWS")
                 // In a migration stage, earlier batches of the stage's transaction left their keys.
-                if stage != nil { try connection.execute("DELETE FROM pg_temp.\"modelgen.matched\"") }
-                _ = try connection.rows("INSERT INTO pg_temp.\"modelgen.matched\" \(keys.text)", try PostgreSQLDialect.bindings(keys.bindings))
+                if stage != nil { try connection.execute("DELETE FROM \(doomed)") }
+                _ = try connection.rows(steps.gatherSQL(keys.text), try PostgreSQLDialect.bindings(keys.bindings))
             }
-            var changes = ChangeSet()
-            let deleted = try connection.rows(plan.deleteSQL(keys: gathered ? "SELECT \"k\" FROM pg_temp.\"modelgen.matched\"" : keys.text),
-                                              gathered ? PostgresBindings() : try PostgreSQLDialect.bindings(keys.bindings))
-            for row in deleted {
-                let cells = row.makeRandomAccess()
-                plan.record(deletedRow: { try? cells[$0].decode(Int64?.self) }, names: layout.namesByCode, into: &changes)
+            // Cascades, in rounds until one adds no record.
+            while !steps.cascades.isEmpty {
+                var added = 0
+                for sql in steps.cascades {
+                    do {
+                        added += try connection.query(PostgresQuery(unsafeSQL: sql), logger: quietLogger).wait().metadata.rows ?? 0
+                    } catch {
+                        throw PostgreSQLSQL.storeError(error, statement: sql)
+                    }
+                }
+                if added == 0 { break }
             }
-            for (sql, inverse) in plan.statements {
+            var denied: [(deleted: ObjectID, relationship: String, related: ObjectID)] = []
+            for (sql, relationship) in steps.denials {
                 for row in try connection.rows(sql) {
                     let cells = row.makeRandomAccess()
-                    guard let inverse, let related = layout.namesByCode[try cells[1].decode(Int64.self)] else { continue }
-                    changes.updated[ObjectID(entityName: related, key: try cells[0].decode(Int64.self)), default: []].insert(inverse)
+                    guard let deleted = layout.namesByCode[try cells[1].decode(Int64.self)],
+                          let related = layout.namesByCode[try cells[3].decode(Int64.self)] else { continue }
+                    denied.append((ObjectID(entityName: deleted, key: try cells[0].decode(Int64.self)), relationship,
+                                   ObjectID(entityName: related, key: try cells[2].decode(Int64.self))))
+                }
+            }
+            if !denied.isEmpty { throw SetBasedDeletionSteps.denied(denied) }
+            var changes = ChangeSet()
+            for (_, plan) in steps.tables {
+                let deleted = try connection.rows(plan.deleteSQL(keys: gathered ? steps.keysSQL(of: plan.table) : keys.text),
+                                                  gathered ? PostgresBindings() : try PostgreSQLDialect.bindings(keys.bindings))
+                for row in deleted {
+                    let cells = row.makeRandomAccess()
+                    plan.record(deletedRow: { try? cells[$0].decode(Int64?.self) }, names: layout.namesByCode, into: &changes)
+                }
+                for (sql, inverse) in plan.statements {
+                    for row in try connection.rows(sql) {
+                        let cells = row.makeRandomAccess()
+                        guard let inverse, let related = layout.namesByCode[try cells[1].decode(Int64.self)] else { continue }
+                        changes.updated[ObjectID(entityName: related, key: try cells[0].decode(Int64.self)), default: []].insert(inverse)
+                    }
                 }
             }
             SetBasedDeletionPlan.finish(&changes)

@@ -93,3 +93,91 @@ import Testing
     }
 }
 #endif
+
+#if PostgreSQL
+/// Clubs whose people (required club) and events go with them, people's tickets with them, and a
+/// sponsor cycle: a batch delete cascades and denies in SQL on SQLite and PostgreSQL, as the in-memory
+/// store's record-by-record delete does.
+let clubsModel = try! ManagedObjectModel(name: "Clubs", entities: [
+    EntityDescription("Club", class: ManagedObject.self, attributes: [AttributeDescription("name", .string)], relationships: [
+        RelationshipDescription("people", destination: "Person", inverse: "club", toMany: true, deleteRule: .cascade),
+        RelationshipDescription("events", destination: "Event", inverse: "club", toMany: true, deleteRule: .cascade),
+    ]),
+    EntityDescription("Person", class: ManagedObject.self, attributes: [AttributeDescription("name", .string)], relationships: [
+        RelationshipDescription("club", destination: "Club", inverse: "people", optional: false),
+        RelationshipDescription("tickets", destination: "Ticket", inverse: "holder", toMany: true, deleteRule: .cascade),
+        RelationshipDescription("sponsor", destination: "Person", inverse: "sponsored", deleteRule: .cascade),
+        RelationshipDescription("sponsored", destination: "Person", inverse: "sponsor", toMany: true),
+    ]),
+    EntityDescription("Event", class: ManagedObject.self, attributes: [AttributeDescription("title", .string)], relationships: [
+        RelationshipDescription("club", destination: "Club", inverse: "events"),
+        RelationshipDescription("tickets", destination: "Ticket", inverse: "event", toMany: true, deleteRule: .deny),
+    ]),
+    EntityDescription("Ticket", class: ManagedObject.self, attributes: [AttributeDescription("seat", .int64)], relationships: [
+        RelationshipDescription("holder", destination: "Person", inverse: "tickets", optional: false),
+        RelationshipDescription("event", destination: "Event", inverse: "tickets"),
+    ]),
+])
+
+@Suite struct CascadingBatchDeleteStoreTests {
+    /// Three clubs of three people (C0's and C1's in sponsor cycles), an event each, a ticket per
+    /// person for their club's event, and C2's first person holding one for C1's event too.
+    func clubs(_ kind: StoreKind) throws -> ManagedContainer {
+        let (store, _) = try kind.makeStore(model: clubsModel)
+        let container = ManagedContainer(model: clubsModel, store: store)
+        let context = container.newContext()
+        func make(_ entity: String, _ values: [String: Any?]) throws -> ManagedObject {
+            let object = try context.insertObject(entityName: entity)
+            for (key, value) in values { try object.setValue(value, forKey: key) }
+            return object
+        }
+        var events: [ManagedObject] = [], firsts: [ManagedObject] = []
+        for c in 0..<3 {
+            let club = try make("Club", ["name": "C\(c)"])
+            let event = try make("Event", ["title": "E\(c)", "club": club])
+            let people = try (0..<3).map { try make("Person", ["name": "P\(c).\($0)", "club": club]) }
+            for (n, person) in people.enumerated() {
+                _ = try make("Ticket", ["seat": Int64(c * 10 + n), "holder": person, "event": event])
+                if c < 2 { try person.setValue(people[(n + 2) % 3], forKey: "sponsor") }
+            }
+            events.append(event)
+            firsts.append(people[0])
+        }
+        _ = try make("Ticket", ["seat": Int64(99), "holder": firsts[2], "event": events[1]])
+        try context.save()
+        return container
+    }
+
+    func snapshot(_ container: ManagedContainer) throws -> [String] {
+        let context = container.newContext()
+        var lines: [String] = []
+        for (entity, key) in [("Club", "name"), ("Person", "name"), ("Event", "title"), ("Ticket", "seat")] {
+            lines += try context.fetch(FetchRequest<ManagedObject>(entityName: entity, sortDescriptors: [SortDescriptor(key)])).map {
+                "\(entity) \(try $0.value(forKey: key)!)"
+            }
+        }
+        return lines
+    }
+
+    @Test(arguments: availableKinds)
+    func cascadesAndDenialsAgreeOnEveryStore(_ kind: StoreKind) throws {
+        let container = try clubs(kind)
+        let context = container.newContext()
+        let before = try snapshot(container)
+        // C1's event still has C2's ticket: refused, naming it, nothing changed.
+        #expect(throws: ValidationError.self, "\(kind)") {
+            try context.batchDelete(try FetchRequest<ManagedObject>(entityName: "Club", predicate: "name == 'C1'"))
+        }
+        #expect(try snapshot(container) == before, "\(kind)")
+        // C0: its people (a cycle), their tickets, its event.
+        let changes = try context.batchDelete(try FetchRequest<ManagedObject>(entityName: "Club", predicate: "name == 'C0'"))
+        #expect(changes.deleted.map(\.entityName).sorted() == ["Club", "Event"] + Array(repeating: "Person", count: 3) + Array(repeating: "Ticket", count: 3), "\(kind)")
+        #expect(try snapshot(container) == before.filter { !$0.hasPrefix("Club C0") && !$0.hasPrefix("Person P0.") && !$0.hasPrefix("Event E0") && !["Ticket 0", "Ticket 1", "Ticket 2"].contains($0) }, "\(kind)")
+        if kind != .inMemory { #expect(try container.history().last?.changes == changes, "\(kind)") }
+        // C1 and C2 together: the ticket the deny rule guarded goes with its holder.
+        let rest = try context.batchDelete(try FetchRequest<ManagedObject>(entityName: "Club", predicate: "name IN {'C1', 'C2'}"))
+        #expect(rest.deleted.count == 2 + 6 + 2 + 7, "\(kind)")
+        #expect(try snapshot(container).isEmpty, "\(kind)")
+    }
+}
+#endif

@@ -86,7 +86,7 @@ import Testing
         let child = context.newChildContext()
         let childAuthor = try child.existingObject(with: authors[3].objectID, as: Author.self)
         #expect(childAuthor.posts.count == 10)
-        Post(context: child, title: "From the child", author: childAuthor)
+        _ = Post(context: child, title: "From the child", author: childAuthor)
         try child.save()
         #expect(authors[3].posts.count == 11)
         try context.save()

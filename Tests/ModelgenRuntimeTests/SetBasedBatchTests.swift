@@ -173,7 +173,7 @@ final class LendingLoan: ManagedObject {
         let early = try LiveResults(try FetchRequest<LendingLoan>(entityName: "Loan", predicate: "day < 5", sortDescriptors: [SortDescriptor("day")]), in: main)
         let member = try #require(try main.fetch(try FetchRequest<LendingMember>(entityName: "Member", predicate: "name == 'M1'")).first)
         #expect(member.loans.count == 10 && early.objects.count == 5)
-        try await container.performBackgroundTask { context in
+        _ = try await container.performBackgroundTask { context in
             try context.batchDelete(try FetchRequest<LendingLoan>(entityName: "Loan", predicate: "day IN {1, 2, 5}"))
         }
         for _ in 0..<200 where early.objects.count != 3 { try await Task.sleep(for: .milliseconds(10)) }
