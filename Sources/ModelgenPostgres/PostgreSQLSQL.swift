@@ -116,8 +116,8 @@ enum PostgreSQLSQL {
         case .double(let value): return value.isFinite ? " DEFAULT \(value)" : ""
         case .decimal(let value): return " DEFAULT \(value)"
         case .date(let value): return " DEFAULT \(value.timeIntervalSinceReferenceDate)"
-        case .string(let value): return " DEFAULT '\(value.replacingOccurrences(of: "'", with: "''"))'"
-        case .url(let value): return " DEFAULT '\(value.absoluteString.replacingOccurrences(of: "'", with: "''"))'"
+        case .string(let value): return " DEFAULT " + SQLiteSchemaPlanner.literal(value)
+        case .url(let value): return " DEFAULT " + SQLiteSchemaPlanner.literal(value.absoluteString)
         case .uuid(let value): return " DEFAULT '\(value.uuidString)'"
         case .data(let value): return " DEFAULT '\\x\(value.map { String(format: "%02x", $0) }.joined())'"
         default: return ""

@@ -46,16 +46,7 @@ final class LendingLoan: ManagedObject {
 
     /// 4 members, 20 books on 3 shelves (two each), `loans` loans on days 0..<loans.
     func library(_ kind: String, loans: Int = 40, counter: StatementCounter? = nil) throws -> (ManagedContainer, URL?) {
-        let url = kind == "sqlite" ? FileManager.default.temporaryDirectory.appendingPathComponent("lending-\(UUID().uuidString).sqlite") : nil
-        let store: any PersistentStore
-        if let url {
-            var configuration = SQLiteConfiguration()
-            configuration.statementCounter = counter
-            store = try SQLiteStore(url: url, model: Self.model, configuration: configuration)
-        } else {
-            store = InMemoryStore(model: Self.model)
-        }
-        let container = ManagedContainer(model: Self.model, store: store)
+        let (container, url) = try emptyContainer(kind, model: Self.model, counter: counter)
         let context = container.newContext()
         let members = (0..<4).map { index in LendingMember(context: context).with { $0.name = "M\(index)" } }
         let shelves = (0..<3).map { index in LendingShelf(context: context).with { $0.label = "S\(index)" } }
@@ -180,6 +171,21 @@ final class LendingLoan: ManagedObject {
         #expect(early.objects.map(\.day) == [0, 3, 4])
         #expect(member.loans.count == 8)   // days 1 and 5 left M1's loans
     }
+}
+
+/// An empty container of `model` over a new SQLite file (`kind == "sqlite"`, its statements counted by
+/// `counter`; the file's URL returned for removal) or the in-memory store.
+func emptyContainer(_ kind: String, model: ManagedObjectModel, counter: StatementCounter? = nil) throws -> (ManagedContainer, URL?) {
+    let url = kind == "sqlite" ? FileManager.default.temporaryDirectory.appendingPathComponent("\(model.name)-\(UUID().uuidString).sqlite") : nil
+    let store: any PersistentStore
+    if let url {
+        var configuration = SQLiteConfiguration()
+        configuration.statementCounter = counter
+        store = try SQLiteStore(url: url, model: model, configuration: configuration)
+    } else {
+        store = InMemoryStore(model: model)
+    }
+    return (ManagedContainer(model: model, store: store), url)
 }
 
 extension ManagedObject {

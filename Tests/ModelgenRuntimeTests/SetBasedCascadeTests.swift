@@ -44,16 +44,7 @@ import Testing
     /// person for their own club's event, and P2.0 holding a ticket for C1's event; hobbies on clubs,
     /// crafts on people.
     func clubs(_ kind: String, people: Int = 4, counter: StatementCounter? = nil) throws -> (ManagedContainer, URL?) {
-        let url = kind == "sqlite" ? FileManager.default.temporaryDirectory.appendingPathComponent("clubs-\(UUID().uuidString).sqlite") : nil
-        let store: any PersistentStore
-        if let url {
-            var configuration = SQLiteConfiguration()
-            configuration.statementCounter = counter
-            store = try SQLiteStore(url: url, model: Self.model, configuration: configuration)
-        } else {
-            store = InMemoryStore(model: Self.model)
-        }
-        let container = ManagedContainer(model: Self.model, store: store)
+        let (container, url) = try emptyContainer(kind, model: Self.model, counter: counter)
         let context = container.newContext()
         func make(_ entity: String, _ values: [String: Any?]) throws -> ManagedObject {
             let object = try context.insertObject(entityName: entity)

@@ -610,7 +610,7 @@ package struct SQLiteSchemaPlanner {
         case .null: return ""
         case .integer(let v): return " DEFAULT \(v)"
         case .real(let v): return " DEFAULT \(v)"
-        case .text(let v): return " DEFAULT '\(v.replacingOccurrences(of: "'", with: "''"))'"
+        case .text(let v): return " DEFAULT " + literal(v)
         case .blob(let v): return " DEFAULT X'\(v.map { String(format: "%02X", $0) }.joined())'"
         }
     }
