@@ -177,4 +177,43 @@ import Testing
         }
         #expect(counts[0] == counts[1], "statements for 4 and 200 people: \(counts)")
     }
+
+    /// A subentity inherits its parent's deny rule: the denial names each refused record once.
+    @Test func aSubentitysInheritedDenyIsReportedOnce() throws {
+        let model = try ManagedObjectModel(name: "Galas", entities: [
+            EntityDescription("Host", class: ManagedObject.self, attributes: [AttributeDescription("name", .string)], relationships: [
+                RelationshipDescription("events", destination: "Event", inverse: "host", toMany: true, deleteRule: .cascade)]),
+            EntityDescription("Event", class: ManagedObject.self, attributes: [AttributeDescription("title", .string)], relationships: [
+                RelationshipDescription("host", destination: "Host", inverse: "events"),
+                RelationshipDescription("guests", destination: "Guest", inverse: "event", toMany: true, deleteRule: .deny)]),
+            EntityDescription("Gala", class: ManagedObject.self, parent: "Event", attributes: [AttributeDescription("dress", .string)], relationships: []),
+            EntityDescription("Guest", class: ManagedObject.self, attributes: [AttributeDescription("name", .string)], relationships: [
+                RelationshipDescription("event", destination: "Event", inverse: "guests")]),
+        ])
+        #expect(model.allowsSetBasedDeletion(of: ["Host"]))
+        var failures: [[String]] = []
+        for kind in ["in-memory", "sqlite"] {
+            let (container, url) = try emptyContainer(kind, model: model)
+            defer { url.map { try? FileManager.default.removeItem(at: $0) } }
+            let context = container.newContext()
+            let host = try context.insertObject(entityName: "Host")
+            try host.setValue("H", forKey: "name")
+            let gala = try context.insertObject(entityName: "Gala")
+            try gala.setValue("Ball", forKey: "title"); try gala.setValue("black tie", forKey: "dress"); try gala.setValue(host, forKey: "host")
+            let plain = try context.insertObject(entityName: "Event")
+            try plain.setValue("Tea", forKey: "title"); try plain.setValue(host, forKey: "host")
+            let guest = try context.insertObject(entityName: "Guest")
+            try guest.setValue("G", forKey: "name"); try guest.setValue(gala, forKey: "event")
+            try context.save()
+            do {
+                try context.batchDelete(FetchRequest<ManagedObject>(entityName: "Host"))
+                Issue.record("\(kind): the delete went through")
+            } catch let error as ValidationError {
+                failures.append(error.failures.map { "\($0.objectID.entityName) \($0.key ?? ""): \($0.message.replacingOccurrences(of: #"/p\d+"#, with: "", options: .regularExpression))" })
+            }
+            #expect(try container.newContext().count(for: FetchRequest<ManagedObject>(entityName: "Event")) == 2, "\(kind)")
+        }
+        #expect(failures.count == 2 && failures[0] == failures[1])
+        #expect(failures.first == ["Gala guests: delete denied: still related to Guest"])
+    }
 }

@@ -129,6 +129,10 @@ package struct SetBasedDeletionSteps {
                 }
             }
         }
+        // An entity and its subentities share the relationships they inherit: each statement once.
+        var seen: Set<String> = []
+        cascades = cascades.filter { seen.insert($0).inserted }
+        denials = denials.filter { seen.insert($0.sql).inserted }
         tables = try entitiesByTable.map { table, names in
             (table, try SetBasedDeletionPlan(layout: layout, entityNames: names, matched: keys(of: table)))
         }
