@@ -230,8 +230,9 @@ let libraryReportSQL = "SELECT w.name, CAST(sum(b.pages) AS BIGINT) FROM book b 
 /// Asks the four questions of the runtime on `container` and of `floor`, in turns within each round,
 /// answers checked equal, and prints the medians with their ratio.
 @MainActor func runLibraryQuestions(_ container: ManagedContainer, _ floor: any LibraryFloor, _ data: LibraryData, rounds: Int,
-                                    store: String, floorName: String) throws {
+                                    store: String, floorName: String, afterFill: () throws -> Void = {}) throws {
     try fillLibraryStore(container, data)
+    try afterFill()
     let day = Date(timeIntervalSinceReferenceDate: 30 * 86_400)
     let cleanupDay = Date(timeIntervalSinceReferenceDate: 2 * 86_400)
     let cleaned = (0..<data.loans).filter { data.returned($0).map { $0 < cleanupDay } ?? false }
