@@ -1,6 +1,7 @@
 #if PostgreSQL
 import Foundation
 import PostgresNIO
+import ModelgenRuntime
 
 /// A few PostgresNIO connections handed to one caller at a time. The runtime's store interface is
 /// synchronous, so calls wait for NIO's futures on the calling thread (never on an event loop):
@@ -110,11 +111,16 @@ let quietLogger: Logger = {
     return logger
 }()
 
-extension PostgresConnection {
+extension PostgresConnection: SQLStatementRunning {
     /// Runs one statement without bindings.
-    func execute(_ sql: String) throws {
+    package func execute(_ sql: String) throws {
+        _ = try rowsChanged(by: sql)
+    }
+
+    /// Runs one statement without bindings and returns the number of rows it inserted, updated or deleted.
+    func rowsChanged(by sql: String) throws -> Int {
         do {
-            _ = try query(PostgresQuery(unsafeSQL: sql), logger: quietLogger).wait()
+            return try query(PostgresQuery(unsafeSQL: sql), logger: quietLogger).wait().metadata.rows ?? 0
         } catch {
             throw PostgreSQLSQL.storeError(error, statement: sql)
         }
@@ -126,19 +132,6 @@ extension PostgresConnection {
             return try query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: quietLogger).wait().rows
         } catch {
             throw PostgreSQLSQL.storeError(error, statement: sql)
-        }
-    }
-
-    /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
-    func inTransaction<T>(_ body: () throws -> T) throws -> T {
-        try execute("BEGIN")
-        do {
-            let result = try body()
-            try execute("COMMIT")
-            return result
-        } catch {
-            try? execute("ROLLBACK")
-            throw error
         }
     }
 

@@ -49,17 +49,7 @@ enum PostgreSQLCopyText {
 
     /// An integer in decimal digits (written in place: no string made).
     static func appendInteger(_ v: Int64, to buffer: inout ByteBuffer) {
-        var magnitude = v.magnitude
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
-            var start = 20
-            repeat {
-                start -= 1
-                digits[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-                magnitude /= 10
-            } while magnitude > 0
-            if v < 0 { buffer.writeInteger(UInt8(ascii: "-")) }
-            buffer.writeBytes(UnsafeBufferPointer(rebasing: digits[start..<20]))
-        }
+        _ = withDecimalDigits(of: v) { buffer.writeBytes($0) }
     }
 
     /// A double precision value: Swift's shortest text that reads back as the same number (a whole

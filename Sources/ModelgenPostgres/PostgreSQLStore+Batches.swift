@@ -23,46 +23,12 @@ extension PostgreSQLStore {
                 if stage != nil { try connection.execute("DELETE FROM \(doomed)") }
                 _ = try connection.rows(steps.gatherSQL(keys.text), try PostgreSQLDialect.bindings(keys.bindings))
             }
-            // Cascades, in rounds until one adds no record.
-            while !steps.cascades.isEmpty {
-                var added = 0
-                for sql in steps.cascades {
-                    do {
-                        added += try connection.query(PostgresQuery(unsafeSQL: sql), logger: quietLogger).wait().metadata.rows ?? 0
-                    } catch {
-                        throw PostgreSQLSQL.storeError(error, statement: sql)
-                    }
-                }
-                if added == 0 { break }
-            }
-            var denied: [(deleted: ObjectID, relationship: String, related: ObjectID)] = []
-            for (sql, relationship) in steps.denials {
-                for row in try connection.rows(sql) {
-                    let cells = row.makeRandomAccess()
-                    guard let deleted = layout.namesByCode[try cells[1].decode(Int64.self)],
-                          let related = layout.namesByCode[try cells[3].decode(Int64.self)] else { continue }
-                    denied.append((ObjectID(entityName: deleted, key: try cells[0].decode(Int64.self)), relationship,
-                                   ObjectID(entityName: related, key: try cells[2].decode(Int64.self))))
+            let changes = try steps.run(matchingKeys: keys.text, names: layout.namesByCode, execute: { try connection.rowsChanged(by: $0) }) { sql, bindsMatchingKeys, row in
+                for returned in try connection.rows(sql, bindsMatchingKeys ? try PostgreSQLDialect.bindings(keys.bindings) : PostgresBindings()) {
+                    let cells = returned.makeRandomAccess()
+                    try row { (try? cells[$0].decode(Int64?.self)) ?? nil }
                 }
             }
-            if !denied.isEmpty { throw SetBasedDeletionSteps.denied(denied) }
-            var changes = ChangeSet()
-            for (_, plan) in steps.tables {
-                let deleted = try connection.rows(plan.deleteSQL(keys: gathered ? steps.keysSQL(of: plan.table) : keys.text),
-                                                  gathered ? PostgresBindings() : try PostgreSQLDialect.bindings(keys.bindings))
-                for row in deleted {
-                    let cells = row.makeRandomAccess()
-                    plan.record(deletedRow: { try? cells[$0].decode(Int64?.self) }, names: layout.namesByCode, into: &changes)
-                }
-                for (sql, inverse) in plan.statements {
-                    for row in try connection.rows(sql) {
-                        let cells = row.makeRandomAccess()
-                        guard let inverse, let related = layout.namesByCode[try cells[1].decode(Int64.self)] else { continue }
-                        changes.updated[ObjectID(entityName: related, key: try cells[0].decode(Int64.self)), default: []].insert(inverse)
-                    }
-                }
-            }
-            SetBasedDeletionPlan.finish(&changes)
             if !changes.isEmpty { try sendHistory(changes, author: author, connection, into: &pending) }
             return changes
         }

@@ -84,18 +84,8 @@ extension ChangeSet {
             append("{\"entityName\":")
             appendString(id.entityName)
             append(",\"key\":")
-            appendInteger(id.key)
+            withDecimalDigits(of: id.key) { bytes.append(contentsOf: $0) }
             bytes.append(UInt8(ascii: "}"))
-        }
-        func appendInteger(_ value: Int64) {
-            if value < 0 { bytes.append(UInt8(ascii: "-")) }
-            var magnitude = value.magnitude
-            let start = bytes.count
-            repeat {
-                bytes.append(UInt8(ascii: "0") + UInt8(magnitude % 10))
-                magnitude /= 10
-            } while magnitude > 0
-            bytes[start...].reverse()
         }
         append("{\"deleted\":[")
         for (index, id) in deleted.enumerated() {

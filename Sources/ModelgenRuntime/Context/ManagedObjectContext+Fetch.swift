@@ -22,16 +22,16 @@ extension ManagedObjectContext {
         // from `entity.managedClass`): when each is a `Result`, no object needs a checked cast.
         let allResults = entities.allSatisfy { $0.managedClass is Result.Type }
         let result: ArraySlice<ManagedObject>
-        if allResults, let typed = try storeFetchTyped(request, entities: entities) {
+        switch try storeFetch(request, entities: entities, typed: allResults) {
+        case .typed(let typed)?:
             // Loaded as the store read them (one array of results, no second pass).
             if !request.relationshipKeyPathsForPrefetching.isEmpty {
                 try prefetch(request.relationshipKeyPathsForPrefetching, from: typed)
             }
             return typed
-        }
-        if let fromStore = try storeFetch(request, entities: entities) {
+        case .objects(let fromStore)?:
             result = fromStore
-        } else {
+        case nil:
             let sorted = try sort(try matchingObjects(request, entities: entities), by: request.sortDescriptors)
             result = window(sorted, request)
         }
@@ -58,7 +58,7 @@ extension ManagedObjectContext {
            let count = try store.count(query) {
             return count
         }
-        if let fromStore = try storeFetch(request, entities: entities) { return fromStore.count }
+        if case .objects(let fromStore)? = try storeFetch(request, entities: entities, typed: false) { return fromStore.count }
         var count = try matchingObjects(request, entities: entities).count - max(0, request.fetchOffset)
         count = max(0, count)
         if let limit = request.fetchLimit, limit > 0 { count = min(count, limit) }
@@ -171,24 +171,27 @@ extension ManagedObjectContext {
                           fetchLimit: window ? request.fetchLimit : nil, fetchOffset: window ? request.fetchOffset : 0)
     }
 
-    /// The results of a request the store answers whole (no pending changes of its entities to merge,
-    /// objects to load), as `Result`s: the caller has checked that every entity's class is one. Nil when
-    /// the store cannot answer it or pending changes take part (`storeFetch`'s path).
-    private func storeFetchTyped<Result: ManagedObject>(_ request: FetchRequest<Result>, entities: [EntityDescription]) throws -> [Result]? {
-        guard request.resultType == .objects, pendingObjects(of: entities).isEmpty,
-              let query = try storeQuery(request, entities: entities, window: true) else { return nil }
-        var results: [Result] = []
-        guard try storeRows(query, loadNow: true, into: { results.append(unsafeDowncast($0, to: Result.self)) }) else { return nil }
-        return results
+    /// What the store answered: the results as `Result`s, loaded as the rows came (a request the
+    /// store answers whole), or objects merged with the context's unsaved changes.
+    private enum StoreAnswer<Result> {
+        case typed([Result])
+        case objects(ArraySlice<ManagedObject>)
     }
 
-    /// The request run by the store, merged with this context's unsaved changes; nil when the store cannot run it.
-    private func storeFetch<Result: ManagedObject>(_ request: FetchRequest<Result>, entities: [EntityDescription]) throws -> ArraySlice<ManagedObject>? {
+    /// The request run by the store, merged with this context's unsaved changes; nil when the store
+    /// cannot run it. With `typed` (the caller has checked that every entity's class is a `Result`),
+    /// a request for objects that no pending change takes part in is answered as `Result`s.
+    private func storeFetch<Result: ManagedObject>(_ request: FetchRequest<Result>, entities: [EntityDescription], typed: Bool) throws -> StoreAnswer<Result>? {
         let pending = pendingObjects(of: entities)
         guard let query = try storeQuery(request, entities: entities, window: pending.isEmpty) else { return nil }
+        if typed && pending.isEmpty && request.resultType == .objects {
+            var results: [Result] = []
+            guard try storeRows(query, loadNow: true, into: { results.append(unsafeDowncast($0, to: Result.self)) }) else { return nil }
+            return .typed(results)
+        }
         var objects: [ManagedObject] = []
         guard try storeRows(query, loadNow: request.resultType == .objects, into: { objects.append($0) }) else { return nil }
-        if pending.isEmpty { return objects[...] }
+        if pending.isEmpty { return .objects(objects[...]) }
         // Changed objects are judged on their unsaved values; deleted ones leave; inserted ones join.
         let changed = ObjectList(pending)
         objects.removeAll { changed.contains($0) }
@@ -197,7 +200,7 @@ extension ManagedObjectContext {
             let evaluator = PredicateEvaluator(variables: request.variables.mapValues { EvaluatedValue(any: $0) })
             candidates = try candidates.filter { try evaluator.evaluate(predicate, on: $0) }
         }
-        return window(try sort(objects + candidates, by: request.sortDescriptors), request)
+        return .objects(window(try sort(objects + candidates, by: request.sortDescriptors), request))
     }
 
     /// Runs a store query, passing each row's registered object to `body` in order; false when the

@@ -138,6 +138,46 @@ package struct SetBasedDeletionSteps {
         }
     }
 
+    /// Runs the steps after the matching keys are in the doomed table (unless `isSingleDelete`: the
+    /// delete then selects them with `matchingKeys` itself), in the caller's transaction, and returns
+    /// what changed; throws the denial's `ValidationError` before anything is deleted. `execute` runs a
+    /// statement and returns the number of rows it changed; `select` runs a statement (with the
+    /// matching keys' bindings when its second argument says so) and calls its third argument for
+    /// each returned row with a reader of the row's integer columns (nil for NULL).
+    package func run(matchingKeys: String, names: [Int64: String], execute: (String) throws -> Int,
+                     select: (_ sql: String, _ bindsMatchingKeys: Bool, _ row: ((Int) -> Int64?) throws -> Void) throws -> Void) throws -> ChangeSet {
+        // Cascades, in rounds until one adds no record.
+        while !cascades.isEmpty {
+            var added = 0
+            for sql in cascades { added += try execute(sql) }
+            if added == 0 { break }
+        }
+        var denied: [(deleted: ObjectID, relationship: String, related: ObjectID)] = []
+        for (sql, relationship) in denials {
+            try select(sql, false) { column in
+                guard let deleted = column(0), let deletedName = column(1).flatMap({ names[$0] }),
+                      let related = column(2), let relatedName = column(3).flatMap({ names[$0] }) else { return }
+                denied.append((ObjectID(entityName: deletedName, key: deleted), relationship, ObjectID(entityName: relatedName, key: related)))
+            }
+        }
+        if !denied.isEmpty { throw Self.denied(denied) }
+        var changes = ChangeSet()
+        let gathered = !isSingleDelete
+        for (_, plan) in tables {
+            try select(plan.deleteSQL(keys: gathered ? keysSQL(of: plan.table) : matchingKeys), !gathered) { column in
+                plan.record(deletedRow: column, names: names, into: &changes)
+            }
+            for (sql, inverse) in plan.statements {
+                try select(sql, false) { column in
+                    guard let inverse, let key = column(0), let related = column(1).flatMap({ names[$0] }) else { return }
+                    changes.updated[ObjectID(entityName: related, key: key), default: []].insert(inverse)
+                }
+            }
+        }
+        SetBasedDeletionPlan.finish(&changes)
+        return changes
+    }
+
     /// The validation error for the rows the denial queries returned: each doomed record with the
     /// records still related to it, as a record-by-record delete words it.
     package static func denied(_ links: [(deleted: ObjectID, relationship: String, related: ObjectID)]) -> ValidationError {

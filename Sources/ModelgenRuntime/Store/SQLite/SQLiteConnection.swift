@@ -58,7 +58,7 @@ private let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
 /// One SQLite database connection. Not thread-safe by itself: `SQLiteConnectionPool` gives it to one
 /// thread at a time.
-final class SQLiteConnection {
+final class SQLiteConnection: SQLStatementRunning {
     private(set) var handle: OpaquePointer?
     let path: String
     let busyTimeoutMilliseconds: Int32
@@ -119,7 +119,7 @@ final class SQLiteConnection {
     }
 
     /// Runs statements without results (several, separated by semicolons).
-    func execute(_ sql: String) throws {
+    package func execute(_ sql: String) throws {
         var message: UnsafeMutablePointer<CChar>?
         let code = sqlite3_exec(handle, sql, nil, nil, &message)
         if code != SQLITE_OK {
@@ -142,15 +142,7 @@ final class SQLiteConnection {
 
     /// Runs `body` in one write transaction (BEGIN IMMEDIATE … COMMIT); rolls back when it throws.
     func inTransaction<T>(_ body: () throws -> T) throws -> T {
-        try execute("BEGIN IMMEDIATE")
-        do {
-            let result = try body()
-            try execute("COMMIT")
-            return result
-        } catch {
-            try? execute("ROLLBACK")
-            throw error
-        }
+        try inTransaction(begin: "BEGIN IMMEDIATE", body)
     }
 
     /// Runs `body` in a savepoint of the transaction in progress; rolls back to it when `body` throws.

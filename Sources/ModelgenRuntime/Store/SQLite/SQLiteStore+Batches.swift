@@ -24,43 +24,15 @@ extension SQLiteStore {
                 gather.bind(keys.bindings.map(SQLiteDialect.value))
                 try gather.execute()
             }
-            // Cascades, in rounds until one adds no record.
-            while !steps.cascades.isEmpty {
-                var added = 0
-                for sql in steps.cascades {
-                    try connection.execute(sql)
-                    added += connection.changes
-                }
-                if added == 0 { break }
-            }
-            var denied: [(deleted: ObjectID, relationship: String, related: ObjectID)] = []
-            for (sql, relationship) in steps.denials {
-                let select = try connection.statement(sql)
-                while try select.step() {
-                    guard let deleted = layout.namesByCode[select.int64(1)], let related = layout.namesByCode[select.int64(3)] else { continue }
-                    denied.append((ObjectID(entityName: deleted, key: select.int64(0)), relationship, ObjectID(entityName: related, key: select.int64(2))))
-                }
-                select.reset()
-            }
-            if !denied.isEmpty { throw SetBasedDeletionSteps.denied(denied) }
-            var changes = ChangeSet()
-            for (_, plan) in steps.tables {
-                let delete = try connection.statement(plan.deleteSQL(keys: gathered ? steps.keysSQL(of: plan.table) : keys.text))
-                if !gathered { delete.bind(keys.bindings.map(SQLiteDialect.value)) }
-                while try delete.step() {
-                    plan.record(deletedRow: { delete.isNull(Int32($0)) ? nil : delete.int64(Int32($0)) }, names: layout.namesByCode, into: &changes)
-                }
-                delete.reset()
-                for (sql, inverse) in plan.statements {
-                    let statement = try connection.statement(sql)
-                    while try statement.step() {
-                        guard let inverse, let related = layout.namesByCode[statement.int64(1)] else { continue }
-                        changes.updated[ObjectID(entityName: related, key: statement.int64(0)), default: []].insert(inverse)
-                    }
-                    statement.reset()
-                }
-            }
-            SetBasedDeletionPlan.finish(&changes)
+            let changes = try steps.run(matchingKeys: keys.text, names: layout.namesByCode, execute: { sql in
+                try connection.execute(sql)
+                return connection.changes
+            }, select: { sql, bindsMatchingKeys, row in
+                let statement = try connection.statement(sql)
+                if bindsMatchingKeys { statement.bind(keys.bindings.map(SQLiteDialect.value)) }
+                defer { statement.reset() }
+                while try statement.step() { try row { statement.isNull(Int32($0)) ? nil : statement.int64(Int32($0)) } }
+            })
             if !changes.isEmpty { try writeHistory(changes, author: author, connection) }
             return changes
         }
