@@ -83,5 +83,56 @@ import Testing
         #expect((try project(in: check).value(forKey: "members") as? [ManagedObject])?.count == 4, "\(kind)")
         #expect(try (project(in: check).value(forKey: "lead") as? ManagedObject)?.objectID == doomed.objectID, "\(kind)")
     }
+
+    /// Four servers saving 100 tasks each under one shared project at the same time (PostgreSQL loads
+    /// each save's tasks with COPY): every task is kept, in one ordered list, with unique keys; then
+    /// one batch delete of the project cascades to all 400 in SQL, and a second project's tasks stay.
+    @Test(arguments: availableKinds)
+    func fourServersSavingHundredsUnderOneParentLoseNothing(_ kind: StoreKind) async throws {
+        let (store, reopen) = try kind.makeStore()
+        let first = ManagedContainer(model: semanticsModel, store: store)
+        var servers = [first]
+        for _ in 1..<4 { servers.append(ManagedContainer(model: semanticsModel, store: kind == .inMemory ? store : try reopen(semanticsModel))) }
+        let setup = first.newContext()
+        for title in ["Engine", "Loom"] {
+            let project = try setup.insertObject(entityName: "Project")
+            try project.setValue(title, forKey: "title")
+        }
+        try setup.save()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for (number, server) in servers.enumerated() {
+                group.addTask {
+                    try await server.performBackgroundTask { context in
+                        let engine = try #require(try context.fetch(FetchRequest<ManagedObject>(entityName: "Project", predicate: "title == 'Engine'")).first)
+                        for index in 0..<100 {
+                            let task = try context.insertObject(entityName: "Task")
+                            try task.setValue("s\(number)-\(index)", forKey: "summary")
+                            try task.setValue(engine, forKey: "project")
+                        }
+                        try context.save()
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let extra = first.newContext()
+        let loom = try #require(try extra.fetch(FetchRequest<ManagedObject>(entityName: "Project", predicate: "title == 'Loom'")).first)
+        let kept = try extra.insertObject(entityName: "Task")
+        try kept.setValue("loom", forKey: "summary"); try kept.setValue(loom, forKey: "project")
+        try extra.save()
+
+        let reader = first.newContext()
+        let engine = try #require(try reader.fetch(FetchRequest<ManagedObject>(entityName: "Project", predicate: "title == 'Engine'")).first)
+        let tasks = try #require(try engine.value(forKey: "tasks") as? [ManagedObject])
+        #expect(tasks.count == 400, "\(kind)")
+        #expect(Set(try tasks.map { try $0.value(forKey: "summary") as! String }).count == 400, "\(kind)")
+        #expect(Set(tasks.map(\.objectID)).count == 400, "\(kind)")
+        if kind != .inMemory { #expect(try first.history().filter { $0.changes.inserted.count == 100 }.count == 4, "\(kind)") }
+
+        let changes = try reader.batchDelete(try FetchRequest<ManagedObject>(entityName: "Project", predicate: "title == 'Engine'"))
+        #expect(changes.deleted.filter { $0.entityName == "Task" }.count == 400, "\(kind)")
+        let after = first.newContext()
+        #expect(try after.fetch(FetchRequest<ManagedObject>(entityName: "Task")).map { try $0.value(forKey: "summary") as! String } == ["loom"], "\(kind)")
+    }
 }
 #endif
