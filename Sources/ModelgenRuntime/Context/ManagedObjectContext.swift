@@ -29,12 +29,15 @@ public final class ManagedObjectContext {
     /// Bumped when an undo group ends, and by save, rollback, undo, redo and reset:
     /// an object registers its next change once per epoch.
     @exclusivity(unchecked) @usableFromInline var _epoch: UInt64 = 1
-    var registered: [ObjectID: ManagedObject] = [:]
+    // The registry and the change lists are touched once or twice per object by every fetch and save;
+    // the runtime's own code never overlaps its accesses to them, so dynamic exclusivity checks
+    // (swift_beginAccess, a thread-local access set) would only cost time.
+    @exclusivity(unchecked) var registered: [ObjectID: ManagedObject] = [:]
     /// The entity `object(with:)` looked up last.
     private var lastEntityOfObject: EntityDescription?
-    var inserted = ObjectList()
-    var updated = ObjectList()
-    var deleted = ObjectList()
+    @exclusivity(unchecked) var inserted = ObjectList()
+    @exclusivity(unchecked) var updated = ObjectList()
+    @exclusivity(unchecked) var deleted = ObjectList()
     var undoStack: [UndoGroup] = []
     var redoStack: [UndoGroup] = []
     var openGroup: UndoGroup?
