@@ -41,11 +41,18 @@ extension ManagedObjectContext {
     }
 
     /// Uniqueness constraints (own and inherited) across the store and this context's pending changes.
-    func uniquenessConflicts(_ candidates: [ManagedObject]) throws -> [UniquenessConflict] {
+    func uniquenessConflicts(_ inserted: [ManagedObject], _ changed: [ManagedObject]) throws -> [UniquenessConflict] {
         var conflicts: [UniquenessConflict] = []
         var checked: Set<String> = []
-        for object in candidates {
-            var entity: EntityDescription? = object.entity
+        // Each entity once (objects of one entity come in runs), then each constraint it declares or inherits once.
+        var entities: [EntityDescription] = []
+        for objects in [inserted, changed] {
+            for object in objects where entities.last !== object.entity && !entities.contains(where: { $0 === object.entity }) {
+                entities.append(object.entity)
+            }
+        }
+        for candidate in entities {
+            var entity: EntityDescription? = candidate
             while let current = entity {
                 for constraint in current.uniquenessConstraints where checked.insert("\(current.name):\(constraint)").inserted {
                     conflicts += try collisions(of: constraint, declaredBy: current)

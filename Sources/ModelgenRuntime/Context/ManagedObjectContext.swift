@@ -133,7 +133,7 @@ public final class ManagedObjectContext {
         object._isRegistered = true
         object._isInserted = true
         registered[object.objectID] = object
-        inserted.append(object)
+        inserted.appendNew(object)   // a new object: never in the list
         object._trackedEpoch = _epoch
         if !object._hasAwokenFromInsert {
             object._hasAwokenFromInsert = true
@@ -151,7 +151,7 @@ public final class ManagedObjectContext {
         recordUndoImage(of: object)
         if !object._isInserted && !object._isDeleted && !object._isUpdated && object._isRegistered {
             object._isUpdated = true
-            updated.append(object)
+            updated.appendNew(object)   // not flagged updated: not in the list
         }
         if !object._isInserted && object.committedSlots == nil {
             object.committedSlots = object._slots.array

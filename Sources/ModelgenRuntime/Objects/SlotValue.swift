@@ -95,6 +95,9 @@ public struct ObjectList: Sequence {
     /// The objects, in insertion order.
     public private(set) var objects: [ManagedObject] = []
     private var members: Set<ObjectKey>?
+    /// How many objects at the end `appendNew(_:)` added without putting them in `members` (the set
+    /// catches up at the next membership question that may change the list).
+    private var unhashedTail = 0
     /// The length from which membership is looked up in a hash set.
     private static let hashedFrom = 16
 
@@ -115,8 +118,32 @@ public struct ObjectList: Sequence {
 
     /// True when the object is in the list (a hash lookup, or a scan of a short list).
     public func contains(_ object: ManagedObject) -> Bool {
-        if let members { return members.contains(ObjectKey(object)) }
+        if let members {
+            return members.contains(ObjectKey(object)) || objects.suffix(unhashedTail).contains { $0 === object }
+        }
         return objects.contains { $0 === object }
+    }
+
+    /// Adds at the end an object the caller knows is not in the list (a context's list of inserted or
+    /// changed objects, which the object's own flags mirror): no membership test, and no hash-set
+    /// insert until the list is asked to add or remove by membership. A save of 100,000 new objects
+    /// then never builds the set (each insert hashed a cold object address: a cache miss).
+    mutating func appendNew(_ object: ManagedObject) {
+        objects.append(object)
+        if members != nil { unhashedTail += 1 }
+    }
+
+    /// Puts the objects `appendNew(_:)` added in the hash set (building it once the list is long).
+    private mutating func catchUpMembers() {
+        if members != nil {
+            guard unhashedTail > 0 else { return }
+            for member in objects.suffix(unhashedTail) { members!.insert(ObjectKey(member)) }
+        } else if objects.count + 1 >= Self.hashedFrom {
+            var set = Set<ObjectKey>(minimumCapacity: objects.count * 2)
+            for member in objects { set.insert(ObjectKey(member)) }
+            members = set
+        }
+        unhashedTail = 0
     }
 
     /// Adds at the end; false when already present.
@@ -138,6 +165,7 @@ public struct ObjectList: Sequence {
     /// Removes; false when absent.
     @discardableResult
     public mutating func remove(_ object: ManagedObject) -> Bool {
+        catchUpMembers()
         if members != nil {
             guard members!.remove(ObjectKey(object)) != nil else { return false }
         } else if !objects.contains(where: { $0 === object }) {
@@ -149,15 +177,9 @@ public struct ObjectList: Sequence {
 
     /// Records a new member (before it joins `objects`); false when already present.
     private mutating func insertMember(_ object: ManagedObject) -> Bool {
+        catchUpMembers()
         if members != nil { return members!.insert(ObjectKey(object)).inserted }
-        if objects.contains(where: { $0 === object }) { return false }
-        if objects.count + 1 >= Self.hashedFrom {
-            var set = Set<ObjectKey>(minimumCapacity: objects.count * 2)
-            for member in objects { set.insert(ObjectKey(member)) }
-            set.insert(ObjectKey(object))
-            members = set
-        }
-        return true
+        return !objects.contains(where: { $0 === object })
     }
 
     func elementsIdentical(to other: ObjectList) -> Bool {
