@@ -16,6 +16,8 @@ extension PostgreSQLStore {
         }
         // The keys are gathered first when other tables need them after the rows are gone.
         let gathered = !steps.isSingleDelete
+        // A delete of one table alone states its condition (a subquery of keys only when there is a window).
+        let condition = gathered ? nil : try? SQLQueryTranslator(layout: layout, query: query, dialect: PostgreSQLDialect()).matchingCondition()
         return try transaction { connection, pending in
             if gathered {
                 try connection.execute("CREATE TEMP TABLE IF NOT EXISTS \"modelgen.doomed\" (\"t\" TEXT, \"k\" BIGINT, PRIMARY KEY (\"t\", \"k\")) ON COMMIT DELETE ROWS")
@@ -23,7 +25,7 @@ extension PostgreSQLStore {
                 if stage != nil { try connection.execute("DELETE FROM \(doomed)") }
                 _ = try connection.rows(steps.gatherSQL(keys.text), try PostgreSQLDialect.bindings(keys.bindings))
             }
-            let changes = try steps.run(matchingKeys: keys.text, names: layout.namesByCode, execute: { try connection.rowsChanged(by: $0) }) { sql, bindsMatchingKeys, row in
+            let changes = try steps.run(matchingKeys: keys.text, matchingCondition: condition?.text, names: layout.namesByCode, execute: { try connection.rowsChanged(by: $0) }) { sql, bindsMatchingKeys, row in
                 for returned in try connection.rows(sql, bindsMatchingKeys ? try PostgreSQLDialect.bindings(keys.bindings) : PostgresBindings()) {
                     let cells = returned.makeRandomAccess()
                     try row { (try? cells[$0].decode(Int64?.self)) ?? nil }

@@ -181,6 +181,16 @@ package final class SQLQueryTranslator {
         return SQL(text: text, bindings: bindings)
     }
 
+    /// The condition the matching records of the query's table meet, over the alias `t0`, for a
+    /// statement on that table alone (`DELETE FROM table AS t0 WHERE …`, no subquery of keys); nil when
+    /// the query has a window (limit or offset), which only a subquery of keys can apply. Its bindings
+    /// are `matchingKeys()`'s.
+    package func matchingCondition() throws -> SQL? {
+        if query.fetchLimit ?? 0 > 0 || query.fetchOffset > 0 { return nil }
+        let clause = try whereClause(try layout.entity(query.entityName))
+        return SQL(text: clause, bindings: bindings)
+    }
+
     package func count() throws -> SQL {
         let entity = try layout.entity(query.entityName)
         let inner = "SELECT 1 FROM \(Self.quote(entity.table)) t0 WHERE \(try whereClause(entity))" + limitClause()

@@ -139,12 +139,13 @@ package struct SetBasedDeletionSteps {
     }
 
     /// Runs the steps after the matching keys are in the doomed table (unless `isSingleDelete`: the
-    /// delete then selects them with `matchingKeys` itself), in the caller's transaction, and returns
+    /// delete then selects them with `matchingCondition`, or with `matchingKeys` when the query has a
+    /// window; both take the same bindings), in the caller's transaction, and returns
     /// what changed; throws the denial's `ValidationError` before anything is deleted. `execute` runs a
     /// statement and returns the number of rows it changed; `select` runs a statement (with the
     /// matching keys' bindings when its second argument says so) and calls its third argument for
     /// each returned row with a reader of the row's integer columns (nil for NULL).
-    package func run(matchingKeys: String, names: [Int64: String], execute: (String) throws -> Int,
+    package func run(matchingKeys: String, matchingCondition: String?, names: [Int64: String], execute: (String) throws -> Int,
                      select: (_ sql: String, _ bindsMatchingKeys: Bool, _ row: ((Int) -> Int64?) throws -> Void) throws -> Void) throws -> ChangeSet {
         // Cascades, in rounds until one adds no record.
         while !cascades.isEmpty {
@@ -164,7 +165,9 @@ package struct SetBasedDeletionSteps {
         var changes = ChangeSet()
         let gathered = !isSingleDelete
         for (_, plan) in tables {
-            try select(plan.deleteSQL(keys: gathered ? keysSQL(of: plan.table) : matchingKeys), !gathered) { column in
+            let sql = gathered ? plan.deleteSQL(keys: keysSQL(of: plan.table))
+                : matchingCondition.map(plan.deleteSQL(condition:)) ?? plan.deleteSQL(keys: matchingKeys)
+            try select(sql, !gathered) { column in
                 plan.record(deletedRow: column, names: names, into: &changes)
             }
             for (sql, inverse) in plan.statements {
@@ -211,9 +214,19 @@ package struct SetBasedDeletionPlan {
 
     /// The `DELETE` of the rows whose keys `keys` selects (a subquery), returning what `lost` reads.
     package func deleteSQL(keys: String) -> String {
+        "DELETE FROM \(SQLiteSchemaPlanner.quote(table)) WHERE \"Z_PK\" IN (\(keys)) RETURNING \(returning)"
+    }
+
+    /// The `DELETE` of the rows that meet `condition` (over the alias `t0`), returning what `lost` reads:
+    /// one pass over the table, where a subquery of keys made PostgreSQL plan a semi-join (the
+    /// library's clean-up: 0.49 ms of execution against the plain statement's 0.14).
+    package func deleteSQL(condition: String) -> String {
+        "DELETE FROM \(SQLiteSchemaPlanner.quote(table)) AS t0 WHERE \(condition) RETURNING \(returning)"
+    }
+
+    private var returning: String {
         let q = SQLiteSchemaPlanner.quote
-        let returning = (["\"Z_PK\"", "\"Z_ENT\""] + returnedColumns.map(q)).map { "CAST(\($0) AS BIGINT)" }.joined(separator: ", ")
-        return "DELETE FROM \(q(table)) WHERE \"Z_PK\" IN (\(keys)) RETURNING \(returning)"
+        return (["\"Z_PK\"", "\"Z_ENT\""] + returnedColumns.map(q)).map { "CAST(\($0) AS BIGINT)" }.joined(separator: ", ")
     }
 
     /// The plan for the records of `entityNames` (one root table); `matched` is the subquery of the

@@ -16,6 +16,8 @@ extension SQLiteStore {
         }
         // The keys are gathered first when other tables need them after the rows are gone.
         let gathered = !steps.isSingleDelete
+        // A delete of one table alone states its condition (a subquery of keys only when there is a window).
+        let condition = gathered ? nil : try? SQLQueryTranslator(layout: layout, query: query, dialect: SQLiteDialect()).matchingCondition()
         return try pool.writeTransaction { connection in
             defer { if gathered { try? connection.execute("DELETE FROM temp.\"modelgen.doomed\"") } }
             if gathered {
@@ -24,7 +26,7 @@ extension SQLiteStore {
                 gather.bind(keys.bindings.map(SQLiteDialect.value))
                 try gather.execute()
             }
-            let changes = try steps.run(matchingKeys: keys.text, names: layout.namesByCode, execute: { sql in
+            let changes = try steps.run(matchingKeys: keys.text, matchingCondition: condition?.text, names: layout.namesByCode, execute: { sql in
                 try connection.execute(sql)
                 return connection.changes
             }, select: { sql, bindsMatchingKeys, row in
