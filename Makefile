@@ -40,7 +40,10 @@ examples: deps-postgres
 # Unit, golden and CLI tests, then the shared invalid-model corpus against the built binary.
 test: deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	@# The tests' temporary files (stores, crash-test databases, generated packages) go to a directory of
+	@# their own, removed afterwards whatever the outcome: repeated runs no longer fill /tmp. (Others may
+	@# enter it: a test runs its helper as nobody.)
+	@scratch=$$(mktemp -d -t modelgen-tests.XXXXXX); chmod 755 "$$scratch"; TMPDIR=$$scratch $(SWIFT) test --skip-build; status=$$?; rm -rf "$$scratch"; exit $$status
 	@# DOC_COVERAGE=0 skips it (scripts/test-fresh-clone.sh: CI's first make test already checked it, and it builds NIO).
 	@if [ "$${DOC_COVERAGE:-1}" != 0 ]; then $(MAKE) --no-print-directory doc-coverage; fi
 	@if [ -d "$(SHARED)/models/invalid" ]; then \
@@ -64,9 +67,10 @@ test-postgres: deps
 		exec $(SWIFT) test --skip-build --traits PostgreSQL --scratch-path .build-postgres --filter ModelgenPostgresTests; \
 	fi; \
 	[ $$status = 0 ] || exit 1; \
-	trap 'scripts/postgres-server.sh stop' EXIT; \
+	scratch=$$(mktemp -d -t modelgen-tests.XXXXXX); chmod 755 "$$scratch"; \
+	trap 'scripts/postgres-server.sh stop; rm -rf "'"$$scratch"'"' EXIT; \
 	echo "PostgreSQL test server: $$url"; \
-	MODELGEN_POSTGRES_URL=$$url MODELGEN_POSTGRES_CA=$$(scripts/postgres-server.sh ca) \
+	MODELGEN_POSTGRES_URL=$$url MODELGEN_POSTGRES_CA=$$(scripts/postgres-server.sh ca) TMPDIR=$$scratch \
 		$(SWIFT) test --skip-build --traits PostgreSQL --scratch-path .build-postgres --filter ModelgenPostgresTests
 
 # The concurrency stress (importer actors, a second process, live results on the main context) built
