@@ -66,6 +66,17 @@ final class LendingLoan: ManagedObject {
         return (container, url)
     }
 
+    /// What `body` gives on a fresh library in the in-memory store, then in SQLite (each with a
+    /// statement counter, which only SQLite's statements move).
+    func onBothStores(_ body: (_ kind: String, _ container: ManagedContainer, _ counter: StatementCounter) throws -> [String]) throws -> [[String]] {
+        try ["in-memory", "sqlite"].map { kind in
+            let counter = StatementCounter()
+            let (container, url) = try library(kind, counter: counter)
+            defer { url.map { try? FileManager.default.removeItem(at: $0) } }
+            return try body(kind, container, counter)
+        }
+    }
+
     /// What a context sees of the library, as text: each member's and book's loans by day, each shelf's books.
     func snapshot(_ container: ManagedContainer) throws -> [String] {
         let context = container.newContext()
@@ -123,11 +134,7 @@ final class LendingLoan: ManagedObject {
     /// a window: a condition through relationships, and a window of the loans in day order, give what
     /// the in-memory store gives.
     @Test func aConditionAndAWindowDeleteWhatTheInMemoryStoreDeletes() throws {
-        var results: [[String]] = []
-        for kind in ["in-memory", "sqlite"] {
-            let counter = StatementCounter()
-            let (container, url) = try library(kind, counter: counter)
-            defer { url.map { try? FileManager.default.removeItem(at: $0) } }
+        let results = try onBothStores { kind, container, counter in
             let context = container.newContext()
             let before = counter.count + counter.writes
             // A condition through two to-one relationships (subqueries of other tables).
@@ -139,9 +146,9 @@ final class LendingLoan: ManagedObject {
             if kind == "sqlite" {   // each a DELETE … RETURNING and a history row: run by statements, not object by object
                 #expect(counter.count + counter.writes - before == 4)
             }
-            results.append(describe(held, container) + describe(windowed, container) + (try snapshot(container)))
             #expect(held.deleted.count == 7, "\(kind): \(held.deleted)")   // M2's days 2, 6, …, 18; B3's and B13's days 3 and 13
             #expect(windowed.deleted.count == 5, "\(kind): \(windowed.deleted)")
+            return describe(held, container) + describe(windowed, container) + (try snapshot(container))
         }
         #expect(results[0] == results[1])
     }
@@ -164,11 +171,7 @@ final class LendingLoan: ManagedObject {
     }
 
     @Test func aBatchUpdateIsOneStatementWithTheSameOutcomeAsObjects() throws {
-        var results: [[String]] = []
-        for kind in ["in-memory", "sqlite"] {
-            let counter = StatementCounter()
-            let (container, url) = try library(kind, counter: counter)
-            defer { url.map { try? FileManager.default.removeItem(at: $0) } }
+        let results = try onBothStores { kind, container, counter in
             let context = container.newContext()
             let held = try #require(try context.fetch(try FetchRequest<LendingLoan>(entityName: "Loan", predicate: "day == 5")).first)
             let before = counter.writes
@@ -179,7 +182,7 @@ final class LendingLoan: ManagedObject {
             }
             #expect(changes.updated.count == 9 && changes.updated.values.allSatisfy { $0 == ["day"] })
             #expect(held.day == 100)   // the context's own object shows the new value
-            results.append(describe(changes, container) + (try snapshot(container)))
+            return describe(changes, container) + (try snapshot(container))
         }
         #expect(results[0] == results[1])
     }
