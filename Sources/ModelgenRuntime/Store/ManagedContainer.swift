@@ -185,7 +185,10 @@ public final class ManagedContainer: Sendable {
                 if let signals {
                     group.addTask { for await _ in signals { look.yield() } }
                 }
-                var lastCounter = (try? self?.store.externalChangeCounter()) ?? nil
+                // No counter yet: the first look reads the history after `startToken` whatever the counter
+                // says. (Read here, when the task first runs, the counter could already count a save made
+                // after `startToken` was read, which would then wait for the next save to be heard.)
+                var lastCounter: Int64? = nil
                 var lastToken = startToken
                 for await _ in looks {
                     guard let self else { break }

@@ -1,0 +1,84 @@
+#if PostgreSQL
+import Foundation
+import ModelgenPostgres
+import ModelgenRuntime
+import Testing
+
+/// Makers that made and repaired parts, shelves that hold them, and bolts (a subentity of parts, in
+/// the parts' table): a batch delete of parts is one `DELETE … RETURNING` on the SQL stores, whose
+/// returned rows make the change set (a maker named by two relationships, shelves, both entities'
+/// records), which the history row records and other containers hear of.
+let workshopModel = try! ManagedObjectModel(name: "Workshop", entities: [
+    EntityDescription("Maker", class: ManagedObject.self, attributes: [AttributeDescription("name", .string)], relationships: [
+        RelationshipDescription("made", destination: "Part", inverse: "maker", toMany: true),
+        RelationshipDescription("repaired", destination: "Part", inverse: "repairer", toMany: true),
+    ]),
+    EntityDescription("Shelf", class: ManagedObject.self, attributes: [AttributeDescription("label", .string)], relationships: [
+        RelationshipDescription("items", destination: "Part", inverse: "shelf", toMany: true),
+    ]),
+    EntityDescription("Part", class: ManagedObject.self, attributes: [AttributeDescription("name", .string)], relationships: [
+        RelationshipDescription("maker", destination: "Maker", inverse: "made"),
+        RelationshipDescription("repairer", destination: "Maker", inverse: "repaired"),
+        RelationshipDescription("shelf", destination: "Shelf", inverse: "items"),
+    ]),
+    EntityDescription("Bolt", class: ManagedObject.self, parent: "Part", attributes: [AttributeDescription("size", .int64)]),
+])
+
+@Suite struct BatchDeleteHistoryTests {
+    /// Two makers and two shelves; parts x0…x5 and bolts xb0…xb2 (the x ones go) and y0, y1 (they stay).
+    func workshop(_ kind: StoreKind) throws -> (ManagedContainer, reopen: @Sendable (ManagedObjectModel) throws -> any PersistentStore) {
+        let (store, reopen) = try kind.makeStore(model: workshopModel)
+        let container = ManagedContainer(model: workshopModel, store: store)
+        let context = container.newContext()
+        func make(_ entity: String, _ values: [String: Any?]) throws -> ManagedObject {
+            let object = try context.insertObject(entityName: entity)
+            for (key, value) in values { try object.setValue(value, forKey: key) }
+            return object
+        }
+        let makers = try ["Ann", "Bea"].map { try make("Maker", ["name": $0]) }
+        let shelves = try ["S1", "S2"].map { try make("Shelf", ["label": $0]) }
+        for index in 0..<6 {
+            // x0 has no maker, repairer or shelf; Ann made x1…x5 and repaired x2 (two names for Ann).
+            _ = try make("Part", ["name": "x\(index)", "maker": index == 0 ? nil : makers[0],
+                                  "repairer": index == 2 ? makers[0] : nil, "shelf": index == 0 ? nil : shelves[index % 2]])
+        }
+        for index in 0..<3 { _ = try make("Bolt", ["name": "xb\(index)", "size": Int64(index), "repairer": makers[1]]) }
+        for index in 0..<2 { _ = try make("Part", ["name": "y\(index)", "maker": makers[1], "shelf": shelves[0]]) }
+        try context.save()
+        return (container, reopen)
+    }
+
+    @MainActor @Test(arguments: availableKinds)
+    func aDeleteOfOneTablesRowsWritesTheHistoryTheChangeSetSays(_ kind: StoreKind) async throws {
+        let (container, reopen) = try workshop(kind)
+        // Another container on the same store (another process on SQLite and PostgreSQL) hears of it.
+        let other = kind == .inMemory ? container : ManagedContainer(model: workshopModel, store: try reopen(workshopModel))
+        let watched = try LiveResults(FetchRequest<ManagedObject>(entityName: "Part", sortDescriptors: [SortDescriptor("name")]), in: other.mainContext)
+        #expect(watched.objects.count == 11, "\(kind)")
+        let context = container.newContext()
+        let tokens = kind == .inMemory ? [] : try container.history().map(\.token)
+
+        let changes = try context.batchDelete(try FetchRequest<ManagedObject>(entityName: "Part", predicate: "name BEGINSWITH 'x'"))
+        #expect(changes.deleted.count == 9, "\(kind): \(changes.deleted)")
+        #expect(Set(changes.deleted.map(\.entityName)) == ["Part", "Bolt"], "\(kind)")
+        let byName = try Dictionary(uniqueKeysWithValues: context.fetch(FetchRequest<ManagedObject>(entityName: "Maker")).map {
+            (try $0.value(forKey: "name") as! String, $0.objectID)
+        })
+        #expect(changes.updated[byName["Ann"]!] == ["made", "repaired"], "\(kind): \(changes.updated)")
+        #expect(changes.updated[byName["Bea"]!] == ["repaired"], "\(kind): \(changes.updated)")
+        #expect(changes.updated.filter { $0.key.entityName == "Shelf" }.map(\.value) == [["items"], ["items"]], "\(kind)")
+        if kind != .inMemory {
+            let written = try container.history().filter { !tokens.contains($0.token) }
+            #expect(written.map(\.changes) == [changes], "\(kind)")
+        }
+        // Nothing matches: nothing is deleted, and no history row is written.
+        let none = try context.batchDelete(try FetchRequest<ManagedObject>(entityName: "Part", predicate: "name == 'nothing'"))
+        #expect(none.isEmpty, "\(kind)")
+        if kind != .inMemory { #expect(try container.history().filter { !tokens.contains($0.token) }.count == 1, "\(kind)") }
+
+        for _ in 0..<300 where watched.objects.count != 2 { try await Task.sleep(for: .milliseconds(10)) }
+        let left = try watched.objects.map { try $0.value(forKey: "name") as! String }
+        #expect(left == ["y0", "y1"], "\(kind)")
+    }
+}
+#endif
