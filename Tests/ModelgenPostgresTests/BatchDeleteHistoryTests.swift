@@ -30,11 +30,7 @@ let workshopModel = try! ManagedObjectModel(name: "Workshop", entities: [
         let (store, reopen) = try kind.makeStore(model: workshopModel)
         let container = ManagedContainer(model: workshopModel, store: store)
         let context = container.newContext()
-        func make(_ entity: String, _ values: [String: Any?]) throws -> ManagedObject {
-            let object = try context.insertObject(entityName: entity)
-            for (key, value) in values { try object.setValue(value, forKey: key) }
-            return object
-        }
+        let make = context.make
         let makers = try ["Ann", "Bea"].map { try make("Maker", ["name": $0]) }
         let shelves = try ["S1", "S2"].map { try make("Shelf", ["label": $0]) }
         for index in 0..<6 {

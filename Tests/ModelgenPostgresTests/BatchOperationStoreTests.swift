@@ -126,11 +126,7 @@ let clubsModel = try! ManagedObjectModel(name: "Clubs", entities: [
         let (store, _) = try kind.makeStore(model: clubsModel)
         let container = ManagedContainer(model: clubsModel, store: store)
         let context = container.newContext()
-        func make(_ entity: String, _ values: [String: Any?]) throws -> ManagedObject {
-            let object = try context.insertObject(entityName: entity)
-            for (key, value) in values { try object.setValue(value, forKey: key) }
-            return object
-        }
+        let make = context.make
         var events: [ManagedObject] = [], firsts: [ManagedObject] = []
         for c in 0..<3 {
             let club = try make("Club", ["name": "C\(c)"])

@@ -89,6 +89,15 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
     enum SkipReason: Error { case noServer }
 }
 
+extension ManagedObjectContext {
+    /// Inserts an object of `entity` with `values` set by key (test data without classes).
+    func make(_ entity: String, _ values: [String: Any?]) throws -> ManagedObject {
+        let object = try insertObject(entityName: entity)
+        for (key, value) in values { try object.setValue(value, forKey: key) }
+        return object
+    }
+}
+
 /// The store kinds that can run here (PostgreSQL only with a server).
 let availableKinds: [StoreKind] = StoreKind.postgresURL == nil ? [.inMemory, .sqlite] : StoreKind.allCases
 
