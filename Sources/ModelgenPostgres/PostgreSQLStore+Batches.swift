@@ -9,15 +9,14 @@ import PostgresNIO
 extension PostgreSQLStore {
     public func deleteMatching(_ query: StoreQuery, author: String) throws -> ChangeSet? {
         guard model.allowsSetBasedDeletion(of: query.entityNames),
-              let keys = try? SQLQueryTranslator(layout: layout, query: query, dialect: PostgreSQLDialect()).matchingKeys() else { return nil }
+              let matching = try? SQLQueryTranslator(layout: layout, query: query, dialect: PostgreSQLDialect()).matching() else { return nil }
+        let keys = matching.keys
         let doomed = "pg_temp.\"modelgen.doomed\""
         let steps = try SetBasedDeletionSteps(model: model, layout: layout, entityNames: query.entityNames, doomed: doomed) {
             "INSERT INTO \(doomed) (\"t\", \"k\") " + $0 + " ON CONFLICT DO NOTHING"
         }
         // The keys are gathered first when other tables need them after the rows are gone.
         let gathered = !steps.isSingleDelete
-        // A delete of one table alone states its condition (a subquery of keys only when there is a window).
-        let condition = gathered ? nil : try? SQLQueryTranslator(layout: layout, query: query, dialect: PostgreSQLDialect()).matchingCondition()
         return try transaction { connection, pending in
             if gathered {
                 try connection.execute("CREATE TEMP TABLE IF NOT EXISTS \"modelgen.doomed\" (\"t\" TEXT, \"k\" BIGINT, PRIMARY KEY (\"t\", \"k\")) ON COMMIT DELETE ROWS")
@@ -25,8 +24,8 @@ extension PostgreSQLStore {
                 if stage != nil { try connection.execute("DELETE FROM \(doomed)") }
                 _ = try connection.rows(steps.gatherSQL(keys.text), try PostgreSQLDialect.bindings(keys.bindings))
             }
-            let changes = try steps.run(matchingKeys: keys.text, matchingCondition: condition?.text, names: layout.namesByCode, execute: { try connection.rowsChanged(by: $0) }) { sql, bindsMatchingKeys, row in
-                for returned in try connection.rows(sql, bindsMatchingKeys ? try PostgreSQLDialect.bindings(keys.bindings) : PostgresBindings()) {
+            let changes = try steps.run(matching: matching, names: layout.namesByCode, execute: { try connection.rowsChanged(by: $0) }) { sql, bindsMatching, row in
+                for returned in try connection.rows(sql, bindsMatching ? try PostgreSQLDialect.bindings(keys.bindings) : PostgresBindings()) {
                     let cells = returned.makeRandomAccess()
                     try row { (try? cells[$0].decode(Int64?.self)) ?? nil }
                 }
@@ -38,7 +37,7 @@ extension PostgreSQLStore {
 
     public func updateMatching(_ query: StoreQuery, set values: [Int: StoreValue], author: String) throws -> ChangeSet? {
         let entities = try query.entityNames.map { try entity($0).layout }
-        guard !values.isEmpty, let keys = try? SQLQueryTranslator(layout: layout, query: query, dialect: PostgreSQLDialect()).matchingKeys() else { return nil }
+        guard !values.isEmpty, let keys = try? SQLQueryTranslator(layout: layout, query: query, dialect: PostgreSQLDialect()).matching().keys else { return nil }
         var bindings = try PostgreSQLDialect.bindings(keys.bindings)
         var assignments: [String] = []
         var names: Set<String> = []

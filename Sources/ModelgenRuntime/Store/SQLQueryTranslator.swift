@@ -172,23 +172,24 @@ package final class SQLQueryTranslator {
         return (SQL(text: text, bindings: bindings), outputs)
     }
 
-    /// The keys of the matching records, for a statement over them (`… WHERE "Z_PK" IN (keys)`): no
-    /// order, the window applied.
-    package func matchingKeys() throws -> SQL {
-        let entity = try layout.entity(query.entityName)
-        var text = "SELECT t0.\"Z_PK\" FROM \(Self.quote(entity.table)) t0 WHERE \(try whereClause(entity))"
-        if query.fetchLimit ?? 0 > 0 || query.fetchOffset > 0 { text += " ORDER BY t0.\"Z_PK\"" + limitClause() }
-        return SQL(text: text, bindings: bindings)
+    /// The records a query matches, for statements over them, from one translation of its
+    /// predicate (both forms take the same bindings).
+    package struct Matching {
+        /// Their keys (`SELECT t0."Z_PK" …`: no order, the window applied), for a statement over them
+        /// (`… WHERE "Z_PK" IN (keys)`).
+        package var keys: SQL
+        /// What they meet, over the alias `t0`, for a statement on their table alone (`DELETE FROM
+        /// table AS t0 WHERE …`); nil when the query has a window (limit or offset), which only the keys apply.
+        package var condition: String?
     }
 
-    /// The condition the matching records of the query's table meet, over the alias `t0`, for a
-    /// statement on that table alone (`DELETE FROM table AS t0 WHERE …`, no subquery of keys); nil when
-    /// the query has a window (limit or offset), which only a subquery of keys can apply. Its bindings
-    /// are `matchingKeys()`'s.
-    package func matchingCondition() throws -> SQL? {
-        if query.fetchLimit ?? 0 > 0 || query.fetchOffset > 0 { return nil }
-        let clause = try whereClause(try layout.entity(query.entityName))
-        return SQL(text: clause, bindings: bindings)
+    package func matching() throws -> Matching {
+        let entity = try layout.entity(query.entityName)
+        let clause = try whereClause(entity)
+        let windowed = query.fetchLimit ?? 0 > 0 || query.fetchOffset > 0
+        var keys = "SELECT t0.\"Z_PK\" FROM \(Self.quote(entity.table)) t0 WHERE \(clause)"
+        if windowed { keys += " ORDER BY t0.\"Z_PK\"" + limitClause() }
+        return Matching(keys: SQL(text: keys, bindings: bindings), condition: windowed ? nil : clause)
     }
 
     package func count() throws -> SQL {

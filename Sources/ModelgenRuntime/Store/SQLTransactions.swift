@@ -7,15 +7,17 @@ package protocol SQLStatementRunning {
 
 extension SQLStatementRunning {
     /// Runs `body` in a transaction opened by `begin` (`BEGIN`, SQLite's `BEGIN IMMEDIATE` for a
-    /// write): committed when it returns, rolled back when it throws.
-    package func inTransaction<T>(begin: String = "BEGIN", _ body: () throws -> T) throws -> T {
+    /// write, or a `SAVEPOINT`): ended by `commit` when it returns, by the `rollback` statements
+    /// when it throws.
+    package func inTransaction<T>(begin: String = "BEGIN", commit: String = "COMMIT", rollback: [String] = ["ROLLBACK"],
+                                  _ body: () throws -> T) throws -> T {
         try execute(begin)
         do {
             let result = try body()
-            try execute("COMMIT")
+            try execute(commit)
             return result
         } catch {
-            try? execute("ROLLBACK")
+            for statement in rollback { try? execute(statement) }
             throw error
         }
     }

@@ -139,14 +139,14 @@ package struct SetBasedDeletionSteps {
     }
 
     /// Runs the steps after the matching keys are in the doomed table (unless `isSingleDelete`: the
-    /// delete then selects them with `matchingCondition`, or with `matchingKeys` when the query has a
-    /// window; both take the same bindings), in the caller's transaction, and returns
+    /// delete then selects them itself, with `matching`'s condition, or its keys when the query has a
+    /// window), in the caller's transaction, and returns
     /// what changed; throws the denial's `ValidationError` before anything is deleted. `execute` runs a
     /// statement and returns the number of rows it changed; `select` runs a statement (with the
-    /// matching keys' bindings when its second argument says so) and calls its third argument for
+    /// matching records' bindings when its second argument says so) and calls its third argument for
     /// each returned row with a reader of the row's integer columns (nil for NULL).
-    package func run(matchingKeys: String, matchingCondition: String?, names: [Int64: String], execute: (String) throws -> Int,
-                     select: (_ sql: String, _ bindsMatchingKeys: Bool, _ row: ((Int) -> Int64?) throws -> Void) throws -> Void) throws -> ChangeSet {
+    package func run(matching: SQLQueryTranslator.Matching, names: [Int64: String], execute: (String) throws -> Int,
+                     select: (_ sql: String, _ bindsMatching: Bool, _ row: ((Int) -> Int64?) throws -> Void) throws -> Void) throws -> ChangeSet {
         // Cascades, in rounds until one adds no record.
         while !cascades.isEmpty {
             var added = 0
@@ -166,7 +166,7 @@ package struct SetBasedDeletionSteps {
         let gathered = !isSingleDelete
         for (_, plan) in tables {
             let sql = gathered ? plan.deleteSQL(keys: keysSQL(of: plan.table))
-                : matchingCondition.map(plan.deleteSQL(condition:)) ?? plan.deleteSQL(keys: matchingKeys)
+                : matching.condition.map(plan.deleteSQL(condition:)) ?? plan.deleteSQL(keys: matching.keys.text)
             try select(sql, !gathered) { column in
                 plan.record(deletedRow: column, names: names, into: &changes)
             }

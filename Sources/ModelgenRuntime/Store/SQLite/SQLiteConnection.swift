@@ -147,16 +147,8 @@ final class SQLiteConnection: SQLStatementRunning {
 
     /// Runs `body` in a savepoint of the transaction in progress; rolls back to it when `body` throws.
     func inSavepoint<T>(_ body: () throws -> T) throws -> T {
-        try execute("SAVEPOINT \"modelgen.save\"")
-        do {
-            let result = try body()
-            try execute("RELEASE \"modelgen.save\"")
-            return result
-        } catch {
-            try? execute("ROLLBACK TO \"modelgen.save\"")
-            try? execute("RELEASE \"modelgen.save\"")
-            throw error
-        }
+        try inTransaction(begin: "SAVEPOINT \"modelgen.save\"", commit: "RELEASE \"modelgen.save\"",
+                          rollback: ["ROLLBACK TO \"modelgen.save\"", "RELEASE \"modelgen.save\""], body)
     }
 
     /// The error of a failed call: `.busy` when another connection's lock outlasted the busy timeout,

@@ -139,15 +139,7 @@ final class SQLiteConnectionPool: @unchecked Sendable {
         let (connection, readNumber) = try acquireReader()
         defer { releaseReader(connection, readNumber: readNumber) }
         guard snapshot else { return try body(connection) }
-        try connection.execute("BEGIN DEFERRED")
-        do {
-            let result = try body(connection)
-            try connection.execute("COMMIT")
-            return result
-        } catch {
-            try? connection.execute("ROLLBACK")
-            throw error
-        }
+        return try connection.inTransaction(begin: "BEGIN DEFERRED") { try body(connection) }
     }
 
     private func acquireReader() throws -> (SQLiteConnection, Int) {

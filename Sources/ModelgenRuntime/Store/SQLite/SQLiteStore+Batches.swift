@@ -10,14 +10,13 @@ extension SQLiteStore {
         for entity in try closure.map({ try layout.entity($0.name) }) {
             if entity.columnKinds.contains(where: { if case .attribute(_, true) = $0 { return true } else { return false } }) { return nil }
         }
-        guard let keys = try? SQLQueryTranslator(layout: layout, query: query, dialect: SQLiteDialect()).matchingKeys() else { return nil }
+        guard let matching = try? SQLQueryTranslator(layout: layout, query: query, dialect: SQLiteDialect()).matching() else { return nil }
+        let keys = matching.keys
         let steps = try SetBasedDeletionSteps(model: model, layout: layout, entityNames: query.entityNames, doomed: "temp.\"modelgen.doomed\"") {
             "INSERT OR IGNORE INTO temp.\"modelgen.doomed\" (\"t\", \"k\") " + $0
         }
         // The keys are gathered first when other tables need them after the rows are gone.
         let gathered = !steps.isSingleDelete
-        // A delete of one table alone states its condition (a subquery of keys only when there is a window).
-        let condition = gathered ? nil : try? SQLQueryTranslator(layout: layout, query: query, dialect: SQLiteDialect()).matchingCondition()
         return try pool.writeTransaction { connection in
             defer { if gathered { try? connection.execute("DELETE FROM temp.\"modelgen.doomed\"") } }
             if gathered {
@@ -26,12 +25,12 @@ extension SQLiteStore {
                 gather.bind(keys.bindings.map(SQLiteDialect.value))
                 try gather.execute()
             }
-            let changes = try steps.run(matchingKeys: keys.text, matchingCondition: condition?.text, names: layout.namesByCode, execute: { sql in
+            let changes = try steps.run(matching: matching, names: layout.namesByCode, execute: { sql in
                 try connection.execute(sql)
                 return connection.changes
-            }, select: { sql, bindsMatchingKeys, row in
+            }, select: { sql, bindsMatching, row in
                 let statement = try connection.statement(sql)
-                if bindsMatchingKeys { statement.bind(keys.bindings.map(SQLiteDialect.value)) }
+                if bindsMatching { statement.bind(keys.bindings.map(SQLiteDialect.value)) }
                 defer { statement.reset() }
                 while try statement.step() { try row { statement.isNull(Int32($0)) ? nil : statement.int64(Int32($0)) } }
             })
@@ -51,7 +50,7 @@ extension SQLiteStore {
             if case .double(let number) = value, number.isNaN { return nil }   // refused by the save path, with its message
             assignments.append((column, SQLiteValueCodec.sqlValue(value, type: type), entities[0].description.properties[slot].name))
         }
-        guard !assignments.isEmpty, let keys = try? SQLQueryTranslator(layout: layout, query: query, dialect: SQLiteDialect()).matchingKeys() else { return nil }
+        guard !assignments.isEmpty, let keys = try? SQLQueryTranslator(layout: layout, query: query, dialect: SQLiteDialect()).matching().keys else { return nil }
         let q = SQLiteSchemaPlanner.quote
         // The query's parameters are numbered ?1…?n; the new values follow them.
         let set = assignments.enumerated().map { "\(q($1.column)) = ?\(keys.bindings.count + $0 + 1)" }.joined(separator: ", ")
