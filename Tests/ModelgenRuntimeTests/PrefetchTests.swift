@@ -100,4 +100,34 @@ import Testing
         request.relationshipKeyPathsForPrefetching = ["posts.nothing"]
         #expect(throws: RuntimeError.self) { try context.fetch(request) }
     }
+
+    /// A prefetch reads only what is still a fault (an object already loaded keeps its unsaved change),
+    /// with one query for the rest, and a related record another container deleted meanwhile is named.
+    @Test func prefetchingReadsOnlyFaultsAndNamesARecordThatIsGone() throws {
+        let (container, counter, url) = try blog(posts: 30, postsPerAuthor: 5)
+        defer { try? FileManager.default.removeItem(at: url) }
+        let context = container.newContext(observation: .unobserved)
+        let loaded = try #require(try context.fetch(try FetchRequest<Author>(entityName: "Author", predicate: "lastName == 'Author5'")).first)
+        loaded.lastName = "Changed"
+        let posts = try context.fetch(FetchRequest<Post>(entityName: "Post", sortDescriptors: [SortDescriptor("title")]))
+        #expect(posts.compactMap(\.author).filter(\.isFault).count == 25)
+        let before = counter.count
+        try context.prefetch(["author"], from: posts)
+        #expect(counter.count - before == 1, "one query for the five authors still faults")
+        #expect(posts.allSatisfy { $0.author?.isFault == false })
+        #expect(Set(posts.compactMap { $0.author?.lastName }) == ["Author0", "Changed", "Author10", "Author15", "Author20", "Author25"])
+        #expect(loaded.hasChanges)
+
+        // Another context deletes an author whose fault an earlier context still holds.
+        let early = container.newContext(observation: .unobserved)
+        let earlyPosts = try early.fetch(FetchRequest<Post>(entityName: "Post", sortDescriptors: [SortDescriptor("title")]))
+        let other = container.newContext()
+        let doomed = try #require(try other.fetch(try FetchRequest<Author>(entityName: "Author", predicate: "lastName == 'Author25'")).first)
+        let doomedID = doomed.objectID
+        other.delete(doomed)
+        try other.save()
+        #expect(throws: RuntimeError.objectNotFound(doomedID)) { try early.prefetch(["author"], from: earlyPosts) }
+        // The other authors were loaded all the same.
+        #expect(earlyPosts.compactMap(\.author).filter { !$0.isFault }.count == 25)
+    }
 }

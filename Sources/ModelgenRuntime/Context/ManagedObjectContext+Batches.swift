@@ -65,6 +65,40 @@ extension ManagedObjectContext {
         return objects
     }
 
+    /// Loads the faults among `objects` with one store call (a row already cached is used as it is),
+    /// then runs their `awakeFromFetch`, in order; throws `objectNotFound` for a record that is gone.
+    /// The rows go straight into their objects (found by the registry), not through the row cache.
+    func fulfillFaults(_ objects: [ManagedObject]) throws {
+        var loaded: [ManagedObject] = []
+        defer { awakeFromFetch(loaded) }   // also when a row fails: what was loaded is awake
+        var missing: [ObjectID] = []
+        for object in objects where object._isFault {
+            // A fault let go of (no longer registered) loads alone, as it would when first used.
+            guard object._isRegistered, object._context === self else { try fulfillFault(object); continue }
+            if !faultBatches.isEmpty { faultBatches[object.objectID] = nil }
+            if !rowCache.isEmpty, let row = rowCache.removeValue(forKey: object.objectID) {
+                try loadFetched(row, intoFault: object)
+                loaded.append(object)
+            } else {
+                missing.append(object.objectID)
+            }
+        }
+        guard !missing.isEmpty else { return }
+        // To-many relationships the rows leave out load when first used (`loadFetched(_:intoFault:)`),
+        // except those of entities that cannot wait for them: read now, one query per relationship.
+        var rows = try store.rows(for: missing)
+        try fillToMany(&rows, only: { $0.lazyToManyMask == 0 })
+        for row in rows {
+            // A registered fault is the one object of its ID in this context.
+            guard let object = registered[row.id], object._isFault else { continue }
+            try loadFetched(row, intoFault: object)
+            loaded.append(object)
+        }
+        if rows.count < missing.count, let gone = objects.first(where: \._isFault) {
+            throw RuntimeError.objectNotFound(gone.objectID)
+        }
+    }
+
     /// Reads the rows of those of `ids` that are registered faults without a cached row, in one store call.
     func loadRows(of ids: [ObjectID]) throws {
         let missing = ids.filter { id in

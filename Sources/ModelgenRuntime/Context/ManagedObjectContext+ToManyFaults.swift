@@ -77,7 +77,16 @@ extension ManagedObjectContext {
         guard slot < 32 else { return }
         let bit = UInt32(1) << UInt32(slot)
         var byEntity: [String: [ManagedObject]] = [:]
-        for object in objects where object._pendingToMany & bit != 0 { byEntity[object.entity.name, default: []].append(object) }
+        var run: (entity: EntityDescription, objects: [ManagedObject])?   // objects of one entity come in runs
+        for object in objects where object._pendingToMany & bit != 0 {
+            if let current = run?.entity, current === object.entity {
+                run!.objects.append(object)
+                continue
+            }
+            if let finished = run { byEntity[finished.entity.name, default: []] += finished.objects }
+            run = (object.entity, [object])
+        }
+        if let finished = run { byEntity[finished.entity.name, default: []] += finished.objects }
         for (_, pending) in byEntity.sorted(by: { $0.key < $1.key }) {
             let ids = pending.map(\.objectID)
             let members = ids.count == 1 ? [ids[0]: try store.toManyIDs(of: ids[0], relationship: slot)]

@@ -47,8 +47,7 @@ final class BatchLoader {
         let batchIDs = Array(ids[start..<min(start + batchSize, ids.count)])
         do {
             let batch = batchIDs.map { context.object(with: $0) }
-            try context.loadRows(of: batchIDs)
-            for object in batch { try object.loadIfFault() }
+            try context.fulfillFaults(batch)
             objects = batch
         } catch {
             preconditionFailure("ModelgenRuntime: could not load objects \(start)..<\(start + batchIDs.count) of a batched fetch: \(error)")

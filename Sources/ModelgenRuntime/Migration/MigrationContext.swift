@@ -63,17 +63,15 @@ public final class MigrationContext {
         while done < ids.count {
             let chunk = Array(ids[done..<min(done + batchSize, ids.count)])
             let olds = chunk.map { previous.object(with: $0) }
-            try previous.loadRows(of: chunk)
             let currentIDs = try chunk.map { id -> ObjectID in
                 guard let name = currentNames[id.entityName] else { throw RuntimeError.unknownEntity(id.entityName + " (removed by the new version)") }
                 return ObjectID(entityName: name, key: id.key)
             }
             let news = currentIDs.map { context.object(with: $0) }
-            try context.loadRows(of: currentIDs)
             // Loaded now, together: a to-many relationship one of them needs (a change loads them) is
             // then read for the whole batch with one query, not one per record.
-            for object in olds { try previous.fulfillFault(object) }
-            for object in news { try context.fulfillFault(object) }
+            try previous.fulfillFaults(olds)
+            try context.fulfillFaults(news)
             for (old, new) in zip(olds, news) { try body(old, new) }
             try context.save()
             context.reset()

@@ -64,7 +64,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     final var committedVersion: Int64 = 0
 
     /// Creates an object of an entity (runtime use: generated and user classes inherit it).
-    public required init(entity: EntityDescription, objectID: ObjectID, context: ManagedObjectContext?, isFault: Bool) {
+    public required init(entity: __shared EntityDescription, objectID: ObjectID, context: __shared ManagedObjectContext?, isFault: Bool) {
         self.entity = entity
         self.objectID = objectID
         self._contextRef = context.map { Unmanaged.passUnretained($0) }
