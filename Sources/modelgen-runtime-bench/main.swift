@@ -14,6 +14,8 @@ final class Item: ManagedObject {
     @Managed(slot: 7) var b: Int64
     @Managed(slot: 8) var c: Double
     @Managed(slot: 9) var d: String
+    // As modelgen writes a final class-mode class: no `validateValue(_:forKey:)` of its own.
+    override class var _mayValidateValues: Bool { false }
 }
 
 extension Item {

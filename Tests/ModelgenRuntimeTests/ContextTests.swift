@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import ModelgenRuntime
+@_spi(Generated) @testable import ModelgenRuntime
 
 @Suite struct ValidationTests {
     @Test func allFailuresOfASaveComeInOneErrorAndNothingIsWritten() throws {
@@ -19,6 +19,14 @@ import Testing
         }
         #expect(try container.newContext().count(for: FetchRequest<Author>(entityName: "Author")) == 0)
         #expect(context.hasChanges)   // the context keeps its changes to fix
+    }
+
+    /// Generated final classes skip `validateValue(_:forKey:)` (nothing can override it there), and
+    /// their model constraints still hold (the test above: Post's); a class the user writes keeps the
+    /// hook (the test below: Author's).
+    @Test func onlyClassesThatCanHaveTheHookAreAskedIt() {
+        #expect(Post._mayValidateValues == false && Tag._mayValidateValues == false)
+        #expect(Author._mayValidateValues && Person._mayValidateValues && ManagedObject._mayValidateValues)
     }
 
     @Test func customHooksRunAfterTheModelConstraints() throws {

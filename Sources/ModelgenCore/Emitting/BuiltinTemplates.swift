@@ -41,6 +41,11 @@ extension {{className}} {
 {{/initParameters}}
     }
 {{/hasInitParameters}}
+{{#hasNoValueValidation}}
+
+    /// No `validateValue(_:forKey:)` of its own (a final generated class): saves skip that hook.
+    {{access}}override class var _mayValidateValues: Bool { false }
+{{/hasNoValueValidation}}
 
     /// The property names of {{entityName}} (inherited ones included), for key-value access and predicates.
     {{access}}enum Keys {

@@ -205,6 +205,12 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     open func validateForDelete() throws { try validateDeleteRules() }
     /// Custom validation of one property's value; throw `ValidationError.Failure` (or any error) to refuse it.
     open func validateValue(_ value: Any?, forKey key: String) throws {}
+    /// Whether objects of this class may have a `validateValue(_:forKey:)` of their own: a save calls
+    /// it for every property of every object it validates only when true (the default). A class
+    /// modelgen generates (class mode) whose superclasses it generated too, and that no class can
+    /// inherit from (`final`), answers false: nothing can give it one, since an extension cannot
+    /// override a method. Answer false yourself only for a class that never overrides it.
+    @_spi(Generated) open class var _mayValidateValues: Bool { true }
 
     // MARK: Key-value access
 

@@ -18,6 +18,9 @@ final class Canvas: ModelgenRuntime.ManagedObject {
         self.color = color
     }
 
+    /// No `validateValue(_:forKey:)` of its own (a final generated class): saves skip that hook.
+    override class var _mayValidateValues: Bool { false }
+
     /// The property names of Canvas (inherited ones included), for key-value access and predicates.
     enum Keys {
         static var title: String { "title" }

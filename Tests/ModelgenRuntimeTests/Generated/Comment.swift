@@ -20,6 +20,9 @@ final class Comment: ModelgenRuntime.ManagedObject {
         self.post = post
     }
 
+    /// No `validateValue(_:forKey:)` of its own (a final generated class): saves skip that hook.
+    override class var _mayValidateValues: Bool { false }
+
     /// The property names of Comment (inherited ones included), for key-value access and predicates.
     enum Keys {
         static var text: String { "text" }

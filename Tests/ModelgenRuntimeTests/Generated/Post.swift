@@ -53,6 +53,9 @@ final class Post: ModelgenRuntime.ManagedObject {
         self.author = author
     }
 
+    /// No `validateValue(_:forKey:)` of its own (a final generated class): saves skip that hook.
+    override class var _mayValidateValues: Bool { false }
+
     /// The property names of Post (inherited ones included), for key-value access and predicates.
     enum Keys {
         static var id: String { "id" }

@@ -20,6 +20,9 @@ public final class Comment: ModelgenRuntime.ManagedObject {
         self.post = post
     }
 
+    /// No `validateValue(_:forKey:)` of its own (a final generated class): saves skip that hook.
+    public override class var _mayValidateValues: Bool { false }
+
     /// The property names of Comment (inherited ones included), for key-value access and predicates.
     public enum Keys {
         public static var text: String { "text" }

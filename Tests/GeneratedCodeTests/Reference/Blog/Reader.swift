@@ -20,6 +20,9 @@ public final class Reader: Person {
         removeRelatedObject(value, at: 6)
     }
 
+    /// No `validateValue(_:forKey:)` of its own (a final generated class): saves skip that hook.
+    public override class var _mayValidateValues: Bool { false }
+
     /// The property names of Reader (inherited ones included), for key-value access and predicates.
     public enum Keys {
         public static var firstName: String { "firstName" }

@@ -17,6 +17,9 @@ final class Appointment: ModelgenRuntime.ManagedObject {
         self.day = day
     }
 
+    /// No `validateValue(_:forKey:)` of its own (a final generated class): saves skip that hook.
+    override class var _mayValidateValues: Bool { false }
+
     /// The property names of Appointment (inherited ones included), for key-value access and predicates.
     enum Keys {
         static var day: String { "day" }

@@ -31,6 +31,9 @@ final class Patient: ModelgenRuntime.ManagedObject {
         self.chartNumber = chartNumber
     }
 
+    /// No `validateValue(_:forKey:)` of its own (a final generated class): saves skip that hook.
+    override class var _mayValidateValues: Bool { false }
+
     /// The property names of Patient (inherited ones included), for key-value access and predicates.
     enum Keys {
         static var firstName: String { "firstName" }

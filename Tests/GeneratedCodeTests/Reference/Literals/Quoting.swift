@@ -23,6 +23,9 @@ final class Quoting: ModelgenRuntime.ManagedObject {
     @Managed(slot: 7) var `protocol`: String
     @Managed(slot: 8) var `func`: Double
 
+    /// No `validateValue(_:forKey:)` of its own (a final generated class): saves skip that hook.
+    override class var _mayValidateValues: Bool { false }
+
     /// The property names of Quoting (inherited ones included), for key-value access and predicates.
     enum Keys {
         static var plain: String { "plain" }

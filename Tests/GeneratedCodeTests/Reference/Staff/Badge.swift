@@ -17,6 +17,9 @@ final class Badge: ModelgenRuntime.ManagedObject {
         self.holder = holder
     }
 
+    /// No `validateValue(_:forKey:)` of its own (a final generated class): saves skip that hook.
+    override class var _mayValidateValues: Bool { false }
+
     /// The property names of Badge (inherited ones included), for key-value access and predicates.
     enum Keys {
         static var label: String { "label" }

@@ -10,6 +10,9 @@ final class Contractor: StaffMember {
     @Managed(slot: 4) var agency: String?
     @Managed(slot: 5) var hourlyRate: Double
 
+    /// No `validateValue(_:forKey:)` of its own (a final generated class): saves skip that hook.
+    override class var _mayValidateValues: Bool { false }
+
     /// The property names of Contractor (inherited ones included), for key-value access and predicates.
     enum Keys {
         static var firstName: String { "firstName" }

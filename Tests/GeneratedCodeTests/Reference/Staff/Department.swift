@@ -32,6 +32,9 @@ final class Department: ModelgenRuntime.ManagedObject {
         self.name = name
     }
 
+    /// No `validateValue(_:forKey:)` of its own (a final generated class): saves skip that hook.
+    override class var _mayValidateValues: Bool { false }
+
     /// The property names of Department (inherited ones included), for key-value access and predicates.
     enum Keys {
         static var name: String { "name" }

@@ -47,6 +47,9 @@ final class Employee: StaffMember {
         addRelatedObject(value, at: 10, index: index)
     }
 
+    /// No `validateValue(_:forKey:)` of its own (a final generated class): saves skip that hook.
+    override class var _mayValidateValues: Bool { false }
+
     /// The property names of Employee (inherited ones included), for key-value access and predicates.
     enum Keys {
         static var firstName: String { "firstName" }

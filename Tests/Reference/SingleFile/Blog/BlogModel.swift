@@ -276,6 +276,9 @@ public final class Reader: Person {
         removeRelatedObject(value, at: 6)
     }
 
+    /// No `validateValue(_:forKey:)` of its own (a final generated class): saves skip that hook.
+    public override class var _mayValidateValues: Bool { false }
+
     /// The property names of Reader (inherited ones included), for key-value access and predicates.
     public enum Keys {
         public static var firstName: String { "firstName" }
@@ -338,6 +341,9 @@ public final class Post: ModelgenRuntime.ManagedObject {
         self.author = author
     }
 
+    /// No `validateValue(_:forKey:)` of its own (a final generated class): saves skip that hook.
+    public override class var _mayValidateValues: Bool { false }
+
     /// The property names of Post (inherited ones included), for key-value access and predicates.
     public enum Keys {
         public static var id: String { "id" }
@@ -374,6 +380,9 @@ public final class Comment: ModelgenRuntime.ManagedObject {
         self.post = post
     }
 
+    /// No `validateValue(_:forKey:)` of its own (a final generated class): saves skip that hook.
+    public override class var _mayValidateValues: Bool { false }
+
     /// The property names of Comment (inherited ones included), for key-value access and predicates.
     public enum Keys {
         public static var text: String { "text" }
@@ -405,6 +414,9 @@ public final class Tag: ModelgenRuntime.ManagedObject {
         self.init(context: context)
         self.name = name
     }
+
+    /// No `validateValue(_:forKey:)` of its own (a final generated class): saves skip that hook.
+    public override class var _mayValidateValues: Bool { false }
 
     /// The property names of Tag (inherited ones included), for key-value access and predicates.
     public enum Keys {

@@ -129,6 +129,9 @@ final class Rectangle: Shape {
         self.bounds = bounds
     }
 
+    /// No `validateValue(_:forKey:)` of its own (a final generated class): saves skip that hook.
+    override class var _mayValidateValues: Bool { false }
+
     /// The property names of Rectangle (inherited ones included), for key-value access and predicates.
     enum Keys {
         static var name: String { "name" }
@@ -180,6 +183,9 @@ final class Canvas: ModelgenRuntime.ManagedObject {
         self.init(context: context)
         self.title = title
     }
+
+    /// No `validateValue(_:forKey:)` of its own (a final generated class): saves skip that hook.
+    override class var _mayValidateValues: Bool { false }
 
     /// The property names of Canvas (inherited ones included), for key-value access and predicates.
     enum Keys {

@@ -201,6 +201,9 @@ final class Employee: StaffMember {
         addRelatedObject(value, at: 10, index: index)
     }
 
+    /// No `validateValue(_:forKey:)` of its own (a final generated class): saves skip that hook.
+    override class var _mayValidateValues: Bool { false }
+
     /// The property names of Employee (inherited ones included), for key-value access and predicates.
     enum Keys {
         static var firstName: String { "firstName" }
@@ -225,6 +228,9 @@ typealias EmployeeKeys = Employee.Keys
 final class Contractor: StaffMember {
     @Managed(slot: 4) var agency: String?
     @Managed(slot: 5) var hourlyRate: Double
+
+    /// No `validateValue(_:forKey:)` of its own (a final generated class): saves skip that hook.
+    override class var _mayValidateValues: Bool { false }
 
     /// The property names of Contractor (inherited ones included), for key-value access and predicates.
     enum Keys {
@@ -267,6 +273,9 @@ final class Department: ModelgenRuntime.ManagedObject {
         self.name = name
     }
 
+    /// No `validateValue(_:forKey:)` of its own (a final generated class): saves skip that hook.
+    override class var _mayValidateValues: Bool { false }
+
     /// The property names of Department (inherited ones included), for key-value access and predicates.
     enum Keys {
         static var name: String { "name" }
@@ -289,6 +298,9 @@ final class Badge: ModelgenRuntime.ManagedObject {
         self.label = label
         self.holder = holder
     }
+
+    /// No `validateValue(_:forKey:)` of its own (a final generated class): saves skip that hook.
+    override class var _mayValidateValues: Bool { false }
 
     /// The property names of Badge (inherited ones included), for key-value access and predicates.
     enum Keys {

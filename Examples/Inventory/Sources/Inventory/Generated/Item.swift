@@ -18,6 +18,9 @@ public final class Item: ModelgenRuntime.ManagedObject {
         self.warehouse = warehouse
     }
 
+    /// No `validateValue(_:forKey:)` of its own (a final generated class): saves skip that hook.
+    public override class var _mayValidateValues: Bool { false }
+
     /// The property names of Item (inherited ones included), for key-value access and predicates.
     public enum Keys {
         public static var sku: String { "sku" }
