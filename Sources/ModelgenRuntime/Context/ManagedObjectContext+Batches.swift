@@ -84,10 +84,7 @@ extension ManagedObjectContext {
             }
         }
         guard !missing.isEmpty else { return }
-        // To-many relationships the rows leave out load when first used (`loadFetched(_:intoFault:)`),
-        // except those of entities that cannot wait for them: read now, one query per relationship.
-        var rows = try store.rows(for: missing)
-        try fillToMany(&rows, only: { $0.lazyToManyMask == 0 })
+        let rows = try faultRows(missing)
         for row in rows {
             // A registered fault is the one object of its ID in this context.
             guard let object = registered[row.id], object._isFault else { continue }
@@ -107,11 +104,16 @@ extension ManagedObjectContext {
             return object._isFault && rowCache[id] == nil
         }
         guard !missing.isEmpty else { return }
-        // To-many relationships the rows leave out load when first used (`loadFetched(_:intoFault:)`),
-        // except those of entities that cannot wait for them: read now, one query per relationship.
-        var rows = try store.rows(for: missing)
+        for row in try faultRows(missing) { rowCache[row.id] = row }
+    }
+
+    /// The rows of faults to load, with one store call. To-many relationships the rows leave out load
+    /// when first used (`loadFetched(_:intoFault:)`), except those of entities that cannot wait for
+    /// them: read now, one query per relationship.
+    private func faultRows(_ ids: [ObjectID]) throws -> [StoreRow] {
+        var rows = try store.rows(for: ids)
         try fillToMany(&rows, only: { $0.lazyToManyMask == 0 })
-        for row in rows { rowCache[row.id] = row }
+        return rows
     }
 
     /// Lets go of an object a batch no longer needs, when it has no unsaved changes and nothing but the

@@ -224,17 +224,8 @@ extension ManagedObjectContext {
         var loadedLater: [ManagedObject] = []
         do {
             defer {   // also when a row fails: what was loaded is awake
-                if objects.count > notLoaded.count || !loadedLater.isEmpty {
-                    withoutChangeProcessing {
-                        var skipped = notLoaded.makeIterator()
-                        var nextSkipped = skipped.next()
-                        for (position, object) in objects.enumerated() {
-                            if position == nextSkipped { nextSkipped = skipped.next(); continue }
-                            object.awakeFromFetch()
-                        }
-                        for object in loadedLater { object.awakeFromFetch() }
-                    }
-                }
+                awakeFromFetch(objects, skipping: notLoaded)
+                awakeFromFetch(loadedLater)
             }
             let answered = try store.fetch(query) { row in
                 let object = self.object(with: row.id)

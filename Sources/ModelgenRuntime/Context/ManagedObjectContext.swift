@@ -282,10 +282,18 @@ public final class ManagedObjectContext {
         object._isFault = false
     }
 
-    /// Runs `awakeFromFetch` of freshly loaded objects, in order, with change processing off.
-    func awakeFromFetch(_ objects: [ManagedObject]) {
-        if objects.isEmpty { return }
-        withoutChangeProcessing { for object in objects { object.awakeFromFetch() } }
+    /// Runs `awakeFromFetch` of freshly loaded objects, in order, with change processing off; the
+    /// positions in `skipping` (ascending) are objects that were not loaded.
+    func awakeFromFetch(_ objects: [ManagedObject], skipping: [Int] = []) {
+        if objects.count == skipping.count { return }
+        withoutChangeProcessing {
+            var skipped = skipping.makeIterator()
+            var nextSkipped = skipped.next()
+            for (position, object) in objects.enumerated() {
+                if position == nextSkipped { nextSkipped = skipped.next(); continue }
+                object.awakeFromFetch()
+            }
+        }
     }
 
     func slots(from row: StoreRow, entity: EntityDescription) throws -> [SlotValue] {
