@@ -174,13 +174,13 @@ extension ManagedObjectContext {
             // Temporary IDs in the registry are exactly the inserted objects': the others keep their keys,
             // the inserted ones come in under their permanent IDs, in insertion order (no object is read
             // for its ID: at 100,000 objects those reads are cache misses).
-            var rekeyed = [ObjectID: ManagedObject](minimumCapacity: registered.count)
+            let rekeyed = ObjectRegistry(minimumCapacity: registered.count)
             var temporary = 0
-            for (id, object) in registered {
-                if id.isTemporaryID { temporary += 1 } else { rekeyed[id] = object }
+            registered.forEach { key, object in
+                if key < 0 { temporary += 1 } else { rekeyed.insert(object, for: object.objectID) }
             }
             assert(temporary == insertedObjects.count, "ModelgenRuntime: registered temporary IDs are not the inserted objects")
-            for (object, permanent) in zip(insertedObjects, result.insertedIDs) { rekeyed[permanent] = object }
+            for (object, permanent) in zip(insertedObjects, result.insertedIDs) { rekeyed.insert(object, for: permanent) }
             registered = rekeyed
         }
         for (object, version) in zip(changed, result.updatedVersions) {

@@ -32,7 +32,7 @@ public final class ManagedObjectContext {
     // The registry and the change lists are touched once or twice per object by every fetch and save;
     // the runtime's own code never overlaps its accesses to them, so dynamic exclusivity checks
     // (swift_beginAccess, a thread-local access set) would only cost time.
-    @exclusivity(unchecked) var registered: [ObjectID: ManagedObject] = [:]
+    @exclusivity(unchecked) var registered = ObjectRegistry()
     /// The entity of the last fault made (one of `model`'s entities, which the model keeps alive).
     private var lastEntityOfObject: Unmanaged<EntityDescription>?
     @exclusivity(unchecked) var inserted = ObjectList()
@@ -69,7 +69,7 @@ public final class ManagedObjectContext {
 
     deinit {
         // The objects go away with the context: tell them, and break relationship cycles.
-        for object in registered.values {
+        registered.forEach { _, object in
             object.turnIntoFaultForTeardown()
             object._context = nil
         }
@@ -100,7 +100,7 @@ public final class ManagedObjectContext {
     /// True when a save would write something.
     public var hasChanges: Bool { !inserted.isEmpty || !deleted.isEmpty || !updatedObjects.isEmpty }
     /// Every object the context holds (faults included).
-    public var registeredObjects: [ManagedObject] { Array(registered.values) }
+    public var registeredObjects: [ManagedObject] { registered.objects }
 
     // MARK: Inserting
 
@@ -211,10 +211,8 @@ public final class ManagedObjectContext {
     /// The object for an ID: the registered one, or a fault that loads on first access (not checked against the store).
     public func object(with id: ObjectID) -> ManagedObject {
         // One hash and probe: the registry's entry is found, or made with a new fault, in one access.
-        Self.entry(&registered[id, default: newFault(id)])
+        registered.object(for: id, orMake: newFault)
     }
-
-    @inline(__always) private static func entry(_ object: inout ManagedObject) -> ManagedObject { object }
 
     /// A registered-to-be fault for an ID of this context's model (the caller puts it in the registry).
     private func newFault(_ id: ObjectID) -> ManagedObject {
@@ -376,12 +374,14 @@ public final class ManagedObjectContext {
 
     /// Drops every object and change: all objects turn into faults and leave the context.
     public func reset() {
-        for object in registered.values {
+        // The registry is emptied first: a `didTurnIntoFault` may use the context.
+        let objects = registered
+        registered = ObjectRegistry()
+        objects.forEach { _, object in
             object.turnIntoFault()
             object._context = nil
             object._isRegistered = false
         }
-        registered = [:]
         rowCache = [:]
         faultBatches = [:]
         pendingToMany = [:]

@@ -1,0 +1,87 @@
+import Foundation
+import Testing
+@testable import ModelgenRuntime
+
+/// A context's registry is a hash table of its own (`ObjectRegistry`): checked here against a
+/// `Dictionary` doing the same operations, with IDs of two entities sharing keys, removals that
+/// shift later entries back, growth, and the objects it holds released when they leave.
+@Suite struct ObjectRegistryTests {
+    @Test func answersAsADictionaryThroughInsertsRemovalsAndGrowth() throws {
+        let (_, context) = try makeContext()
+        let entities = ["Author", "Post"].map { context.model.entity(named: $0)! }
+        var generator = SplitMix(seed: 42)
+        let registry = ObjectRegistry()
+        var expected: [ObjectID: ManagedObject] = [:]
+        for step in 0..<40_000 {
+            let entity = entities[Int(generator.next() % 2)]
+            // Keys from a small range (collisions between the entities and within runs of 8), some temporary.
+            let key = Int64(generator.next() % 3_000) - 500
+            let id = ObjectID(entityName: entity.name, key: key)
+            switch generator.next() % 10 {
+            case 0..<5:
+                let object = ManagedObject(entity: entity, objectID: id, context: nil, isFault: true)
+                registry[id] = object
+                expected[id] = object
+            case 5..<8:
+                #expect(registry.removeValue(forKey: id) === expected.removeValue(forKey: id))
+            default:
+                let made = ManagedObject(entity: entity, objectID: id, context: nil, isFault: true)
+                let found = registry.object(for: id) { _ in made }
+                if let existing = expected[id] { #expect(found === existing) } else { #expect(found === made); expected[id] = made }
+            }
+            #expect(registry.count == expected.count)
+            if step % 4_000 == 0 || step == 39_999 {
+                for (id, object) in expected { #expect(registry[id] === object) }
+                var seen = 0
+                registry.forEach { key, object in
+                    seen += 1
+                    #expect(key == object.objectID.key && expected[object.objectID] === object)
+                }
+                #expect(seen == expected.count)
+            }
+        }
+        // IDs never registered, of either entity, are not found.
+        for key in Int64(2_600)..<2_700 {
+            #expect(registry[ObjectID(entityName: "Author", key: key)] == nil)
+        }
+    }
+
+    @Test func holdsItsObjectsUntilTheyLeave() throws {
+        let (_, context) = try makeContext()
+        let entity = context.model.entity(named: "Author")!
+        let registry = ObjectRegistry(minimumCapacity: 4)
+        weak var removed: ManagedObject?
+        weak var replaced: ManagedObject?
+        weak var kept: ManagedObject?
+        do {
+            let a = ManagedObject(entity: entity, objectID: ObjectID(entityName: "Author", key: 1), context: nil, isFault: true)
+            let b = ManagedObject(entity: entity, objectID: ObjectID(entityName: "Author", key: 2), context: nil, isFault: true)
+            let c = ManagedObject(entity: entity, objectID: ObjectID(entityName: "Author", key: 2), context: nil, isFault: true)
+            registry[a.objectID] = a
+            registry[b.objectID] = b
+            registry[c.objectID] = c   // in b's place
+            removed = a; replaced = b; kept = c
+            registry.removeValue(forKey: a.objectID)
+            for key in Int64(10)..<200 {   // grows several times, moving c
+                registry[ObjectID(entityName: "Author", key: key)] =
+                    ManagedObject(entity: entity, objectID: ObjectID(entityName: "Author", key: key), context: nil, isFault: true)
+            }
+        }
+        #expect(removed == nil && replaced == nil)
+        #expect(kept != nil && registry[ObjectID(entityName: "Author", key: 2)] === kept)
+        #expect(registry.count == 191 && registry.objects.count == 191)
+    }
+}
+
+/// A small deterministic generator (SplitMix64), so a failure repeats.
+private struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
