@@ -241,7 +241,7 @@ extension ManagedObjectContext {
                     // To-many relationships the row leaves out load when first used, in batches.
                     try loadFetched(row, intoFault: object)
                 }
-                objects.append(object)
+                objects.append(consume object)   // the object's +1 moves into the array
             }
             guard answered else { return nil }
             // An entity whose to-many relationships cannot wait (slots past 31): one store call per

@@ -181,7 +181,7 @@ extension ManagedObjectContext {
             }
             assert(temporary == insertedObjects.count, "ModelgenRuntime: registered temporary IDs are not the inserted objects")
             for (object, permanent) in zip(insertedObjects, result.insertedIDs) { rekeyed.insert(object, for: permanent) }
-            registered = rekeyed
+            registered.take(from: rekeyed)
         }
         for (object, version) in zip(changed, result.updatedVersions) {
             object._isUpdated = false

@@ -32,7 +32,7 @@ public final class ManagedObjectContext {
     // The registry and the change lists are touched once or twice per object by every fetch and save;
     // the runtime's own code never overlaps its accesses to them, so dynamic exclusivity checks
     // (swift_beginAccess, a thread-local access set) would only cost time.
-    @exclusivity(unchecked) var registered = ObjectRegistry()
+    let registered = ObjectRegistry()
     /// The entity of the last fault made (one of `model`'s entities, which the model keeps alive).
     private var lastEntityOfObject: Unmanaged<EntityDescription>?
     @exclusivity(unchecked) var inserted = ObjectList()
@@ -375,8 +375,8 @@ public final class ManagedObjectContext {
     /// Drops every object and change: all objects turn into faults and leave the context.
     public func reset() {
         // The registry is emptied first: a `didTurnIntoFault` may use the context.
-        let objects = registered
-        registered = ObjectRegistry()
+        let objects = ObjectRegistry()
+        objects.take(from: registered)
         objects.forEach { _, object in
             object.turnIntoFault()
             object._context = nil

@@ -28,7 +28,7 @@ final class ObjectRegistry {
     /// The number of objects registered.
     private(set) var count = 0
     /// The seed of the bucket hash.
-    private let seed: Int
+    private var seed: Int
 
     /// An empty registry with room for `minimumCapacity` objects before it grows.
     init(minimumCapacity: Int = 0) {
@@ -132,6 +132,26 @@ final class ObjectRegistry {
         }
         entries[hole] = Entry(key: 0, object: nil)
         return removed
+    }
+
+    /// Takes every entry of `other`, which is left empty; this registry's own entries leave (released).
+    /// (The context keeps one registry for its lifetime, so that its code reads the reference without
+    /// retaining it; a rebuild or a reset moves contents instead of replacing the registry.)
+    func take(from other: ObjectRegistry) {
+        swap(&entries, &other.entries)
+        swap(&mask, &other.mask)
+        swap(&count, &other.count)
+        swap(&seed, &other.seed)
+        other.removeAll()
+    }
+
+    /// Unregisters every object.
+    func removeAll() {
+        for index in 0...mask { entries[index].object?.release() }
+        entries.deallocate()
+        entries = Self.allocate(8)
+        mask = 7
+        count = 0
     }
 
     /// Makes room for `minimumCapacity` objects in all.
