@@ -241,7 +241,44 @@ final class SQLiteStatement {
         self.handle = handle
     }
 
-    deinit { sqlite3_finalize(handle) }
+    deinit {
+        sqlite3_finalize(handle)
+        textArena?.deallocate()
+    }
+
+    // Text bound with `bindRowText(_:at:)`: copied here and bound SQLITE_STATIC, so SQLite neither
+    // allocates a copy of each value nor frees it when the next row's value replaces it (a save binds
+    // each string of each saved row). SQLite keeps pointing into the arena after a step, until the
+    // parameter is bound again: so the arena is only reused (`beginRow()`) by code that binds every
+    // parameter of the statement for each row, as the store's row writes do.
+    private var textArena: UnsafeMutablePointer<CChar>?
+    private var textArenaUsed = 0
+    private static let textArenaCapacity = 4096
+
+    /// Starts binding a row's values with `bindRowText(_:at:)`: the text bound for the previous row is
+    /// overwritten, so every parameter of the statement must be bound again before the next step.
+    func beginRow() { textArenaUsed = 0 }
+
+    /// Binds text for the current row (see `beginRow()`): through the arena when it has room, else as a
+    /// copy SQLite makes.
+    func bindRowText(_ string: String, at index: Int32) {
+        withSQLiteText(string) { bytes, count in
+            let length = Int(count)
+            guard length <= Self.textArenaCapacity - textArenaUsed else {
+                _ = sqlite3_bind_text(handle, index, bytes, count, transient)
+                return
+            }
+            let arena = textArena ?? {
+                let made = UnsafeMutablePointer<CChar>.allocate(capacity: Self.textArenaCapacity)
+                textArena = made
+                return made
+            }()
+            let start = arena + textArenaUsed
+            start.update(from: bytes, count: length)
+            textArenaUsed += length
+            _ = sqlite3_bind_text(handle, index, start, count, nil)   // nil: SQLITE_STATIC
+        }
+    }
 
     func reset() {
         sqlite3_reset(handle)

@@ -751,6 +751,7 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
         var parameter = first
         var files: [Int: String] = [:]
         let kinds = entity.columnKinds, values = row.values
+        statement.beginRow()   // every parameter is bound for each row (insertRow, updates)
         func bind(_ slot: Int) throws {
             let value = slot < values.count ? values[slot] : .null
             switch kinds[slot] {
@@ -775,6 +776,10 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
                     return
                 case .null:
                     sqlite3_bind_null(statement.handle, parameter)
+                    parameter += 1
+                    return
+                case .string(let v):
+                    statement.bindRowText(v, at: parameter)
                     parameter += 1
                     return
                 default: break
