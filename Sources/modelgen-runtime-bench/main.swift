@@ -286,6 +286,7 @@ if let profiled = ProcessInfo.processInfo.environment["MODELGEN_BENCH_PROFILE"],
         times.append(Double(now() - start) / 1e6)
     }
     print(String(format: "%@: median %.1f ms (the fetch alone %.1f ms)", profiled, median(times), fetchOnly.isEmpty ? 0 : median(fetchOnly)))
+    try? FileManager.default.removeItem(at: directory)   // exit() runs no defer
     exit(0)
 }
 
