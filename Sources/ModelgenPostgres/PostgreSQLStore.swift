@@ -1043,12 +1043,11 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
         try pool.withConnection { connection in
             let rows = try connection.rows("SELECT \"token\", \"author\", \"timestamp\", \"changes\" FROM \"modelgen.history\" WHERE \"token\" > $1 ORDER BY \"token\"",
                                            Self.bindings { $0.append(token) })
-            let decoder = JSONDecoder()
             return try rows.map { row in
                 let cells = row.makeRandomAccess()
                 return HistoryTransaction(token: try cells[0].decode(Int64.self), author: try cells[1].decode(String.self),
                                           timestamp: Date(timeIntervalSinceReferenceDate: try cells[2].decode(Double.self)),
-                                          changes: try decoder.decode(ChangeSet.self, from: try cells[3].decode(Data.self)))
+                                          changes: try ChangeSet(history: try cells[3].decode(Data.self)))
             }
         }
     }

@@ -29,9 +29,8 @@ extension SQLiteStore {
             select.bind([.integer(token)])
             defer { select.reset() }
             var transactions: [HistoryTransaction] = []
-            let decoder = JSONDecoder()
             while try select.step() {
-                let changes = try decoder.decode(ChangeSet.self, from: select.blob(3))
+                let changes = try ChangeSet(history: select.blob(3))
                 transactions.append(HistoryTransaction(token: select.int64(0), author: select.text(1),
                                                        timestamp: Date(timeIntervalSinceReferenceDate: select.double(2)), changes: changes))
             }
