@@ -14,8 +14,9 @@ final class Item: ManagedObject {
     @Managed(slot: 7) var b: Int64
     @Managed(slot: 8) var c: Double
     @Managed(slot: 9) var d: String
-    // As modelgen writes a final class-mode class: no `validateValue(_:forKey:)` of its own.
+    // As modelgen writes a final class-mode class: no `validateValue(_:forKey:)` or `awakeFromFetch()` of its own.
     override class var _mayValidateValues: Bool { false }
+    override class var _awakesFromFetch: Bool { false }
 }
 
 extension Item {

@@ -2,9 +2,10 @@ import Foundation
 @testable import ModelgenCore
 import Testing
 
-/// A generated class says it has no `validateValue(_:forKey:)` of its own (`_mayValidateValues`
-/// false, so saves skip the hook) only when nothing can give it one: a final class-mode class whose
-/// superclasses are all generated (an extension cannot override a method, and nobody can subclass it).
+/// A generated class says it has no `validateValue(_:forKey:)` and no `awakeFromFetch()` of its own
+/// (`_mayValidateValues` and `_awakesFromFetch` false, so saves and fetches skip those hooks) only
+/// when nothing can give it one: a final class-mode class whose superclasses are all generated (an
+/// extension cannot override a method, and nobody can subclass it).
 @Suite struct ValueValidationMarkerTests {
     static let model = """
         model: Marks
@@ -35,7 +36,10 @@ import Testing
         let validated = try #require(check.validated, "\(check.diagnostics.map(\.message))")
         let files = try ModelEmitter().generate(validated, options: GenerationOptions())
         func marked(_ file: String) throws -> Bool {
-            try #require(files.first { $0.name == file }, "no \(file)").contents.contains("override class var _mayValidateValues: Bool { false }")
+            let contents = try #require(files.first { $0.name == file }, "no \(file)").contents
+            let validation = contents.contains("override class var _mayValidateValues: Bool { false }")
+            #expect(validation == contents.contains("override class var _awakesFromFetch: Bool { false }"), "\(file): both markers or neither")
+            return validation
         }
         #expect(try marked("Plain.swift"))
         #expect(try marked("Child.swift"))

@@ -29,6 +29,24 @@ import Testing
         #expect(Author._mayValidateValues && Person._mayValidateValues && ManagedObject._mayValidateValues)
     }
 
+    /// Fetches skip `awakeFromFetch()` of generated final classes (`_awakesFromFetch` false: nothing
+    /// can override it there) and still call it on classes the user writes, in one fetch of both.
+    @Test func fetchesAwakeOnlyObjectsWhoseClassMayHaveTheHook() throws {
+        #expect(Post._awakesFromFetch == false && Reader._awakesFromFetch == false)
+        #expect(Author._awakesFromFetch && Person._awakesFromFetch && ManagedObject._awakesFromFetch)
+        let (container, context) = try makeContext()
+        _ = makeAuthor(context, "Awake")
+        let reader = Reader(context: context)
+        reader.firstName = "Rea"; reader.lastName = "Der"; reader.email = "r@x.y"; reader.createdAt = Date(timeIntervalSinceReferenceDate: 5)
+        try context.save()
+        let other = container.newContext()
+        let people = try other.fetch(FetchRequest<Person>(entityName: "Person", sortDescriptors: [SortDescriptor("lastName")]))
+        #expect(people.map { "\(type(of: $0))" } == ["Author", "Reader"])
+        #expect((people[0] as? Author)?.awakeFromFetchCount == 1)
+        let authorsOnly = try container.newContext().fetch(FetchRequest<Author>(entityName: "Author"))
+        #expect(authorsOnly.map(\.awakeFromFetchCount) == [1])
+    }
+
     @Test func customHooksRunAfterTheModelConstraints() throws {
         let (_, context) = try makeContext()
         let author = makeAuthor(context, "Forbidden")

@@ -41,11 +41,13 @@ extension {{className}} {
 {{/initParameters}}
     }
 {{/hasInitParameters}}
-{{#hasNoValueValidation}}
+{{#isFinalGeneratedClass}}
 
-    /// No `validateValue(_:forKey:)` of its own (a final generated class): saves skip that hook.
+    // A final generated class: nothing can give it a `validateValue(_:forKey:)` or an
+    // `awakeFromFetch()` of its own, so saves and fetches skip those hooks for its objects.
     {{access}}override class var _mayValidateValues: Bool { false }
-{{/hasNoValueValidation}}
+    {{access}}override class var _awakesFromFetch: Bool { false }
+{{/isFinalGeneratedClass}}
 
     /// The property names of {{entityName}} (inherited ones included), for key-value access and predicates.
     {{access}}enum Keys {

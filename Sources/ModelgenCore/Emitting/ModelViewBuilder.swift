@@ -144,14 +144,14 @@ struct ModelViewBuilder {
         if entity.parent != nil && !ownRequired { parameters = [] }
         let superclass = entity.parent.map { className($0.value) } ?? "ModelgenRuntime.ManagedObject"
         // A final class generated here, all of whose superclasses are generated too: no code can give
-        // it a `validateValue(_:forKey:)` of its own (an extension cannot override one).
-        let hasNoValueValidation = mode == .class && !hasSubentities
+        // it a `validateValue(_:forKey:)` or an `awakeFromFetch()` of its own (an extension cannot override one).
+        let isFinalGeneratedClass = mode == .class && !hasSubentities
             && ancestors.allSatisfy { model.codegen(of: model.entities[$0]) == .class }
         return EntityView(
             entityName: entity.name.value, className: entity.swiftClassName, superclassName: superclass,
             classKeyword: hasSubentities ? "class" : "final class", access: access,
             documentation: DocLineView.lines(entity.doc),
-            isClassMode: mode == .class, isExtensionMode: mode == .extension, hasNoValueValidation: hasNoValueValidation,
+            isClassMode: mode == .class, isExtensionMode: mode == .extension, isFinalGeneratedClass: isFinalGeneratedClass,
             properties: properties, toManyProperties: properties.filter(\.isToMany), computedProperties: computed, keys: keys, initParameters: parameters, hasInitParameters: !parameters.isEmpty,
             fileName: mode == .class ? "\(entity.swiftClassName).swift" : "\(entity.swiftClassName)+Generated.swift",
             origin: entity.swiftClassNameLocation)

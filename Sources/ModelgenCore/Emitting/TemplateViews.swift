@@ -169,9 +169,10 @@ struct EntityView: MustacheParent, Sendable {
     var docLines: [String] { DocLineView.written(documentation, indent: "") }
     var isClassMode: Bool
     var isExtensionMode: Bool
-    /// A final class-mode class whose superclasses are generated too: it tells the runtime that it has
-    /// no `validateValue(_:forKey:)` of its own (nothing can give it one), so saves skip that hook.
-    var hasNoValueValidation: Bool
+    /// A final class-mode class whose superclasses are generated too: nothing can override a method of
+    /// it (an extension cannot), so it tells the runtime that it has no `validateValue(_:forKey:)` and
+    /// no `awakeFromFetch()` of its own, and saves and fetches skip those hooks for its objects.
+    var isFinalGeneratedClass: Bool
     /// Properties the entity declares (inherited ones come from the parent's class).
     var properties: [PropertyView]
     /// The to-many relationships among `properties` (their add/remove/insert functions).
@@ -199,7 +200,8 @@ struct EntityView: MustacheParent, Sendable {
         case "docLines": return docLines   // deprecated
         case "isClassMode": return isClassMode
         case "isExtensionMode": return isExtensionMode
-        case "hasNoValueValidation": return hasNoValueValidation
+        case "isFinalGeneratedClass": return isFinalGeneratedClass
+        case "hasNoValueValidation": return isFinalGeneratedClass   // its earlier name
         case "properties": return properties.asObjects
         case "toManyProperties": return toManyProperties.asObjects
         case "computedProperties": return computedProperties.asObjects

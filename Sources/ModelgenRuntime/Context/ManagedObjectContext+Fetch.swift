@@ -191,7 +191,8 @@ extension ManagedObjectContext {
     private func storeFetch<Result: ManagedObject>(_ request: FetchRequest<Result>, entities: [EntityDescription], typed: Bool) throws -> StoreAnswer<Result>? {
         let pending = pendingObjects(of: entities)
         guard let query = try storeQuery(request, entities: entities, window: pending.isEmpty) else { return nil }
-        guard var objects = try storeRows(query, loadNow: request.resultType == .objects) else { return nil }
+        guard var objects = try storeRows(query, loadNow: request.resultType == .objects,
+                                          awakes: entities.contains { $0.awakesFromFetch }) else { return nil }
         if typed && pending.isEmpty && request.resultType == .objects {
             // Every entity's class is a `Result` (the caller checked), and an array of class references
             // has one layout whatever its element class: the standard library itself reuses the buffer
@@ -212,7 +213,7 @@ extension ManagedObjectContext {
     }
 
     /// Runs a store query: each row's registered object, in order; nil when the store cannot answer it.
-    private func storeRows(_ query: StoreQuery, loadNow: Bool) throws -> [ManagedObject]? {
+    private func storeRows(_ query: StoreQuery, loadNow: Bool, awakes: Bool) throws -> [ManagedObject]? {
         // Faults are loaded from their rows as the store reads them for `.objects`, or keep their rows
         // for their first firing. The store must not be called while it streams rows: `awakeFromFetch`
         // (user code) runs once every row is read.
@@ -224,7 +225,9 @@ extension ManagedObjectContext {
         var loadedLater: [ManagedObject] = []
         do {
             defer {   // also when a row fails: what was loaded is awake
-                awakeFromFetch(objects, skipping: notLoaded)
+                // (Unless no entity of the fetch can have an `awakeFromFetch` of its own: then the 100,000
+                // objects of a large fetch of generated classes are not walked a second time for nothing.)
+                if awakes { awakeFromFetch(objects, skipping: notLoaded) }
                 awakeFromFetch(loadedLater)
             }
             let answered = try store.fetch(query) { row in

@@ -281,7 +281,8 @@ public final class ManagedObjectContext {
     }
 
     /// Runs `awakeFromFetch` of freshly loaded objects, in order, with change processing off; the
-    /// positions in `skipping` (ascending) are objects that were not loaded.
+    /// positions in `skipping` (ascending) are objects that were not loaded. Objects whose class cannot
+    /// have one of its own (`_awakesFromFetch`) are passed over.
     func awakeFromFetch(_ objects: [ManagedObject], skipping: [Int] = []) {
         if objects.count == skipping.count { return }
         withoutChangeProcessing {
@@ -289,7 +290,7 @@ public final class ManagedObjectContext {
             var nextSkipped = skipped.next()
             for (position, object) in objects.enumerated() {
                 if position == nextSkipped { nextSkipped = skipped.next(); continue }
-                object.awakeFromFetch()
+                if object.entity.awakesFromFetch { object.awakeFromFetch() }
             }
         }
     }

@@ -92,6 +92,8 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     /// Whether loading a row can fail part way (transformables to decode, raw values to check): then the
     /// row is converted whole before any slot is written.
     @exclusivity(unchecked) internal var needsCheckedLoad = false
+    /// The class's `_awakesFromFetch`: whether a fetch calls `awakeFromFetch()` on its objects.
+    @exclusivity(unchecked) internal var awakesFromFetch = true
     /// Per slot: a stored attribute whose row value and slot value are the same thing (no check, coding
     /// or reference): loaded and saved without looking at its property.
     @exclusivity(unchecked) internal var isPlainStoredAttribute: [Bool] = []

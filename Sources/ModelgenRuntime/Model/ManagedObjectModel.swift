@@ -221,6 +221,7 @@ public final class ManagedObjectModel: @unchecked Sendable {
                 return false
             }
             entity.lazyToManyMask = toManySlots.allSatisfy { $0 < 32 } ? toManySlots.reduce(0) { $0 | 1 << UInt32($1) } : 0
+            entity.awakesFromFetch = entity.managedClass._awakesFromFetch
             entity.needsCheckedLoad = entity.properties.contains { property in
                 if case .attribute(let a) = property { return a.type == .transformable || a.acceptsRawValue != nil }
                 return false

@@ -211,6 +211,11 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// inherit from (`final`), answers false: nothing can give it one, since an extension cannot
     /// override a method. Answer false yourself only for a class that never overrides it.
     @_spi(Generated) open class var _mayValidateValues: Bool { true }
+    /// Whether objects of this class may have an `awakeFromFetch()` of their own: a fetch calls it for
+    /// each object it loads only when true (the default). modelgen's final generated classes answer
+    /// false, as they do `_mayValidateValues`: nothing can give them one. Answer false yourself only
+    /// for a class that never overrides it.
+    @_spi(Generated) open class var _awakesFromFetch: Bool { true }
 
     // MARK: Key-value access
 

@@ -20,8 +20,10 @@ final class Reader: Person {
         removeRelatedObject(value, at: 6)
     }
 
-    /// No `validateValue(_:forKey:)` of its own (a final generated class): saves skip that hook.
+    // A final generated class: nothing can give it a `validateValue(_:forKey:)` or an
+    // `awakeFromFetch()` of its own, so saves and fetches skip those hooks for its objects.
     override class var _mayValidateValues: Bool { false }
+    override class var _awakesFromFetch: Bool { false }
 
     /// The property names of Reader (inherited ones included), for key-value access and predicates.
     enum Keys {

@@ -26,8 +26,10 @@ public final class Tag: ModelgenRuntime.ManagedObject {
         self.name = name
     }
 
-    /// No `validateValue(_:forKey:)` of its own (a final generated class): saves skip that hook.
+    // A final generated class: nothing can give it a `validateValue(_:forKey:)` or an
+    // `awakeFromFetch()` of its own, so saves and fetches skip those hooks for its objects.
     public override class var _mayValidateValues: Bool { false }
+    public override class var _awakesFromFetch: Bool { false }
 
     /// The property names of Tag (inherited ones included), for key-value access and predicates.
     public enum Keys {

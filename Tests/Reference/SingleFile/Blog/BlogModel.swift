@@ -276,8 +276,10 @@ public final class Reader: Person {
         removeRelatedObject(value, at: 6)
     }
 
-    /// No `validateValue(_:forKey:)` of its own (a final generated class): saves skip that hook.
+    // A final generated class: nothing can give it a `validateValue(_:forKey:)` or an
+    // `awakeFromFetch()` of its own, so saves and fetches skip those hooks for its objects.
     public override class var _mayValidateValues: Bool { false }
+    public override class var _awakesFromFetch: Bool { false }
 
     /// The property names of Reader (inherited ones included), for key-value access and predicates.
     public enum Keys {
@@ -341,8 +343,10 @@ public final class Post: ModelgenRuntime.ManagedObject {
         self.author = author
     }
 
-    /// No `validateValue(_:forKey:)` of its own (a final generated class): saves skip that hook.
+    // A final generated class: nothing can give it a `validateValue(_:forKey:)` or an
+    // `awakeFromFetch()` of its own, so saves and fetches skip those hooks for its objects.
     public override class var _mayValidateValues: Bool { false }
+    public override class var _awakesFromFetch: Bool { false }
 
     /// The property names of Post (inherited ones included), for key-value access and predicates.
     public enum Keys {
@@ -380,8 +384,10 @@ public final class Comment: ModelgenRuntime.ManagedObject {
         self.post = post
     }
 
-    /// No `validateValue(_:forKey:)` of its own (a final generated class): saves skip that hook.
+    // A final generated class: nothing can give it a `validateValue(_:forKey:)` or an
+    // `awakeFromFetch()` of its own, so saves and fetches skip those hooks for its objects.
     public override class var _mayValidateValues: Bool { false }
+    public override class var _awakesFromFetch: Bool { false }
 
     /// The property names of Comment (inherited ones included), for key-value access and predicates.
     public enum Keys {
@@ -415,8 +421,10 @@ public final class Tag: ModelgenRuntime.ManagedObject {
         self.name = name
     }
 
-    /// No `validateValue(_:forKey:)` of its own (a final generated class): saves skip that hook.
+    // A final generated class: nothing can give it a `validateValue(_:forKey:)` or an
+    // `awakeFromFetch()` of its own, so saves and fetches skip those hooks for its objects.
     public override class var _mayValidateValues: Bool { false }
+    public override class var _awakesFromFetch: Bool { false }
 
     /// The property names of Tag (inherited ones included), for key-value access and predicates.
     public enum Keys {

@@ -201,8 +201,10 @@ final class Employee: StaffMember {
         addRelatedObject(value, at: 10, index: index)
     }
 
-    /// No `validateValue(_:forKey:)` of its own (a final generated class): saves skip that hook.
+    // A final generated class: nothing can give it a `validateValue(_:forKey:)` or an
+    // `awakeFromFetch()` of its own, so saves and fetches skip those hooks for its objects.
     override class var _mayValidateValues: Bool { false }
+    override class var _awakesFromFetch: Bool { false }
 
     /// The property names of Employee (inherited ones included), for key-value access and predicates.
     enum Keys {
@@ -229,8 +231,10 @@ final class Contractor: StaffMember {
     @Managed(slot: 4) var agency: String?
     @Managed(slot: 5) var hourlyRate: Double
 
-    /// No `validateValue(_:forKey:)` of its own (a final generated class): saves skip that hook.
+    // A final generated class: nothing can give it a `validateValue(_:forKey:)` or an
+    // `awakeFromFetch()` of its own, so saves and fetches skip those hooks for its objects.
     override class var _mayValidateValues: Bool { false }
+    override class var _awakesFromFetch: Bool { false }
 
     /// The property names of Contractor (inherited ones included), for key-value access and predicates.
     enum Keys {
@@ -273,8 +277,10 @@ final class Department: ModelgenRuntime.ManagedObject {
         self.name = name
     }
 
-    /// No `validateValue(_:forKey:)` of its own (a final generated class): saves skip that hook.
+    // A final generated class: nothing can give it a `validateValue(_:forKey:)` or an
+    // `awakeFromFetch()` of its own, so saves and fetches skip those hooks for its objects.
     override class var _mayValidateValues: Bool { false }
+    override class var _awakesFromFetch: Bool { false }
 
     /// The property names of Department (inherited ones included), for key-value access and predicates.
     enum Keys {
@@ -299,8 +305,10 @@ final class Badge: ModelgenRuntime.ManagedObject {
         self.holder = holder
     }
 
-    /// No `validateValue(_:forKey:)` of its own (a final generated class): saves skip that hook.
+    // A final generated class: nothing can give it a `validateValue(_:forKey:)` or an
+    // `awakeFromFetch()` of its own, so saves and fetches skip those hooks for its objects.
     override class var _mayValidateValues: Bool { false }
+    override class var _awakesFromFetch: Bool { false }
 
     /// The property names of Badge (inherited ones included), for key-value access and predicates.
     enum Keys {
