@@ -35,6 +35,8 @@ public final class ManagedObjectContext {
     let registered = ObjectRegistry()
     /// The entity of the last fault made (one of `model`'s entities, which the model keeps alive).
     private var lastEntityOfObject: Unmanaged<EntityDescription>?
+    /// The class `insertableEntity(for:)` answered last, and its entity (the model keeps it alive).
+    private var lastInsertable: (type: ObjectIdentifier, entity: Unmanaged<EntityDescription>)?
     @exclusivity(unchecked) var inserted = ObjectList()
     @exclusivity(unchecked) var updated = ObjectList()
     @exclusivity(unchecked) var deleted = ObjectList()
@@ -110,10 +112,13 @@ public final class ManagedObjectContext {
     }
 
     func insertableEntity(for type: ManagedObject.Type) throws -> EntityDescription {
+        // Objects of one class are usually inserted together: its entity stays at hand.
+        if let last = lastInsertable, last.type == ObjectIdentifier(type) { return last.entity.takeUnretainedValue() }
         guard let entity = model.entity(for: type) else {
             throw RuntimeError.unknownEntity("\(type) is not the class of an entity of model '\(model.name)'")
         }
         if entity.isAbstract { throw RuntimeError.abstractEntity(entity.name) }
+        lastInsertable = (ObjectIdentifier(type), Unmanaged.passUnretained(entity))
         return entity
     }
 
