@@ -22,11 +22,8 @@ import Testing
         #expect(try ChangeSet(history: ChangeSet().historyJSON()) == ChangeSet())
 
         // Pseudo-random change sets: runs broken by gaps, repeats and other entities.
-        var state: UInt64 = 7
-        func next(_ bound: UInt64) -> UInt64 {
-            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            return (state >> 33) % bound
-        }
+        var generator = SeededGenerator(seed: 7)
+        func next(_ bound: UInt64) -> UInt64 { generator.next() % bound }
         for _ in 0..<50 {
             var random = ChangeSet()
             var key: Int64 = Int64(next(1_000)) - 500
@@ -37,7 +34,7 @@ import Testing
             for _ in 0..<Int(next(100)) {
                 random.updated[ObjectID(entityName: next(2) == 0 ? "A" : "C", key: Int64(next(150)))] = next(3) == 0 ? ["p"] : ["p", "q"]
             }
-            random.deleted = random.inserted.shuffled().prefix(Int(next(50))).map { $0 }
+            random.deleted = random.inserted.shuffled(using: &generator).prefix(Int(next(50))).map { $0 }
             #expect(try ChangeSet(history: random.historyJSON()) == random)
         }
     }

@@ -9,7 +9,7 @@ import Testing
     @Test func answersAsADictionaryThroughInsertsRemovalsAndGrowth() throws {
         let (_, context) = try makeContext()
         let entities = ["Author", "Post"].map { context.model.entity(named: $0)! }
-        var generator = SplitMix(seed: 42)
+        var generator = SeededGenerator(seed: 42)
         let registry = ObjectRegistry()
         var expected: [ObjectID: ManagedObject] = [:]
         for step in 0..<40_000 {
@@ -70,18 +70,5 @@ import Testing
         #expect(removed == nil && replaced == nil)
         #expect(kept != nil && registry[ObjectID(entityName: "Author", key: 2)] === kept)
         #expect(registry.count == 191 && registry.objects.count == 191)
-    }
-}
-
-/// A small deterministic generator (SplitMix64), so a failure repeats.
-private struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
