@@ -5,7 +5,7 @@ import Testing
 /// The registry (`ObjectRegistry`) through what an app does to it with thousands of objects in a
 /// SQLite store: a bulk save (rebuilt under permanent IDs), a smaller save among saved objects
 /// (re-keyed one by one), deletes, undo and redo of inserts, a child context's save into its parent,
-/// fetches that meet registered objects, and a reset. After each step every object the context
+/// fetches that meet registered objects, a reset, and a bulk save among fetched objects. After each step every object the context
 /// holds is the one `object(with:)` answers for its ID, and nothing else is registered.
 @Suite struct RegistryChurnTests {
     /// Every registered object is found under its own ID, and exactly `expected` are registered.
@@ -67,5 +67,12 @@ import Testing
         let again = try context.fetch(FetchRequest<Author>(entityName: "Author"))
         #expect(again.count == authors.count && Set(again.map(\.objectID)) == Set(authors.map(\.objectID)))
         expectConsistent(context, again, "fetched after reset")
+
+        // More new objects than registered ones: the save rebuilds the registry, carrying the fetched
+        // objects over by their keys and adding the new ones under their permanent IDs.
+        let bulk = (0..<5_000).map { makeAuthor(context, "Second\($0)") }
+        try context.save()
+        expectConsistent(context, again + bulk, "a second bulk save among fetched objects")
+        #expect(try container.newContext().count(for: FetchRequest<Author>(entityName: "Author")) == again.count + 5_000)
     }
 }

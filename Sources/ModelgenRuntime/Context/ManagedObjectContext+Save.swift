@@ -177,7 +177,7 @@ extension ManagedObjectContext {
             let rekeyed = ObjectRegistry(minimumCapacity: registered.count)
             var temporary = 0
             registered.forEach { key, object in
-                if key < 0 { temporary += 1 } else { rekeyed.insert(object, for: object.objectID) }
+                if key < 0 { temporary += 1 } else { rekeyed.insertTaken(object, key: key) }
             }
             assert(temporary == insertedObjects.count, "ModelgenRuntime: registered temporary IDs are not the inserted objects")
             for (object, permanent) in zip(insertedObjects, result.insertedIDs) { rekeyed.insert(object, for: permanent) }

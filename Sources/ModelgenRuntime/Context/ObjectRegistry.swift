@@ -96,6 +96,21 @@ final class ObjectRegistry {
         entries[index] = Entry(key: id.key, object: new)
     }
 
+    /// Registers `object` under `key` without looking for an object already there: for entries taken
+    /// from another registry, whose IDs are all different (no object is read).
+    func insertTaken(_ object: ManagedObject, key: Int64) {
+        growIfFull()
+        place(Entry(key: key, object: Unmanaged.passRetained(object)))
+        count += 1
+    }
+
+    /// Puts an entry whose ID no other entry has into the first empty bucket of its probe.
+    @inline(__always) private func place(_ entry: Entry) {
+        var index = bucket(entry.key)
+        while entries[index].object != nil { index = (index + 1) & mask }
+        entries[index] = entry
+    }
+
     /// The object registered under `id`, or the one `make` gives, registered under it (one probe for both).
     /// `make` must not touch the registry.
     @inline(__always)
@@ -170,13 +185,7 @@ final class ObjectRegistry {
         let old = entries, oldCapacity = mask + 1
         entries = Self.allocate(capacity)
         mask = capacity - 1
-        for position in 0..<oldCapacity {
-            let entry = old[position]
-            guard entry.object != nil else { continue }
-            var index = bucket(entry.key)
-            while entries[index].object != nil { index = (index + 1) & mask }
-            entries[index] = entry
-        }
+        for position in 0..<oldCapacity where old[position].object != nil { place(old[position]) }
         old.deallocate()
     }
 
