@@ -115,15 +115,14 @@ private struct HistoryRecord: Decodable {
 
         init(from decoder: any Decoder) throws {
             var fields = try decoder.unkeyedContainer()
+            try self.init(&fields)
+        }
+
+        /// The run's three fields, from an array that may go on (an updated run's names follow).
+        init(_ fields: inout any UnkeyedDecodingContainer) throws {
             entity = try fields.decode(String.self)
             start = try fields.decode(Int64.self)
             count = try fields.decode(Int64.self)
-        }
-
-        init(entity: String, start: Int64, count: Int64) {
-            self.entity = entity
-            self.start = start
-            self.count = count
         }
 
         func ids() throws -> [ObjectID] {
@@ -141,12 +140,12 @@ private struct HistoryRecord: Decodable {
 
         init(from decoder: any Decoder) throws {
             var fields = try decoder.unkeyedContainer()
-            run = Run(entity: try fields.decode(String.self), start: try fields.decode(Int64.self), count: try fields.decode(Int64.self))
+            run = try Run(&fields)
             names = try fields.decode([String].self)
         }
     }
 
-    let format: Int
+    // (`"format"` is not read: the row's first bytes said which format it is.)
     let deleted: [Run]
     let inserted: [Run]
     let updated: [UpdatedRun]

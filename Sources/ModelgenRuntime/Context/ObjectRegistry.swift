@@ -33,7 +33,7 @@ final class ObjectRegistry {
     /// An empty registry with room for `minimumCapacity` objects before it grows.
     init(minimumCapacity: Int = 0) {
         var capacity = 8
-        while capacity / 2 < minimumCapacity { capacity *= 2 }
+        while capacity / 2 < minimumCapacity { capacity *= 2 }   // at most half full
         entries = Self.allocate(capacity)
         mask = capacity - 1
         // Per table, from its first storage's address: a table filled in another's bucket order (a save's
@@ -41,7 +41,10 @@ final class ObjectRegistry {
         seed = Int(bitPattern: entries)
     }
 
-    deinit {
+    deinit { releaseEntries() }
+
+    /// Lets go of every object and of the table.
+    private func releaseEntries() {
         for index in 0...mask { entries[index].object?.release() }
         entries.deallocate()
     }
@@ -51,8 +54,6 @@ final class ObjectRegistry {
         entries.initialize(repeating: Entry(key: 0, object: nil), count: capacity)
         return entries
     }
-
-    var isEmpty: Bool { count == 0 }
 
     @inline(__always) private func bucket(_ key: Int64) -> Int {
         let bits = UInt64(bitPattern: key)
@@ -162,18 +163,10 @@ final class ObjectRegistry {
 
     /// Unregisters every object.
     func removeAll() {
-        for index in 0...mask { entries[index].object?.release() }
-        entries.deallocate()
+        releaseEntries()
         entries = Self.allocate(8)
         mask = 7
         count = 0
-    }
-
-    /// Makes room for `minimumCapacity` objects in all.
-    func reserveCapacity(_ minimumCapacity: Int) {
-        var capacity = mask + 1
-        while capacity / 2 < minimumCapacity { capacity *= 2 }
-        if capacity > mask + 1 { resize(to: capacity) }
     }
 
     @inline(__always) private func growIfFull() {

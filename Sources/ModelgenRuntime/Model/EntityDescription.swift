@@ -94,6 +94,8 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     @exclusivity(unchecked) internal var needsCheckedLoad = false
     /// The class's `_awakesFromFetch`: whether a fetch calls `awakeFromFetch()` on its objects.
     @exclusivity(unchecked) internal var awakesFromFetch = true
+    /// The class's `_mayValidateValues`: whether a save calls `validateValue(_:forKey:)` for its objects.
+    @exclusivity(unchecked) internal var mayValidateValues = true
     /// Per slot: a stored attribute whose row value and slot value are the same thing (no check, coding
     /// or reference): loaded and saved without looking at its property.
     @exclusivity(unchecked) internal var isPlainStoredAttribute: [Bool] = []

@@ -222,6 +222,7 @@ public final class ManagedObjectModel: @unchecked Sendable {
             }
             entity.lazyToManyMask = toManySlots.allSatisfy { $0 < 32 } ? toManySlots.reduce(0) { $0 | 1 << UInt32($1) } : 0
             entity.awakesFromFetch = entity.managedClass._awakesFromFetch
+            entity.mayValidateValues = entity.managedClass._mayValidateValues
             entity.needsCheckedLoad = entity.properties.contains { property in
                 if case .attribute(let a) = property { return a.type == .transformable || a.acceptsRawValue != nil }
                 return false

@@ -51,7 +51,7 @@ extension ManagedObject {
         var failures: [ValidationError.Failure] = []
         let slots = _slots
         // Each value boxed into an `Any?` for a hook nothing overrode costs a tenth of a large save.
-        let callsValidateValue = type(of: self)._mayValidateValues
+        let callsValidateValue = entity.mayValidateValues
         for (slot, step) in entity.validationSteps.enumerated() {
             let value = slots[slot]
             switch step.check {
