@@ -255,6 +255,7 @@ public final class ManagedObjectModel: @unchecked Sendable {
                                                        owner: "fetch request template '\(template.name)'")
         }
         parsedTemplates = templates
+        for entity in entities { try entity.checkManagedProperties() }
 
         // The version hash covers what a store keeps: entities, stored properties and their types (and
         // the version hash modifiers, which say the data changed where the layout did not).

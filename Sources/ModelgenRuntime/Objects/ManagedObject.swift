@@ -17,10 +17,14 @@ open class ManagedObject: Hashable, CustomStringConvertible {
 
     // The hot fields are only touched by the runtime's own accessors, which never overlap;
     // dynamic exclusivity checks (swift_beginAccess) would cost more than the access itself.
-    /// One `SlotValue` per slot (scalar slots hold `.null` here; their values live in `_cells`).
+    /// One place per slot: a `SlotValue`, or for a scalar slot its `ScalarCell` (see `_cell(_:)`).
     @usableFromInline final let _base: UnsafeMutablePointer<SlotValue>
-    /// One plain cell per slot, used by scalar slots (integers, floating point, bools, dates).
-    @usableFromInline final let _cells: UnsafeMutablePointer<ScalarCell>
+    /// The plain cell of a scalar slot (integers, floating point, bools, dates): it lives in the slot's
+    /// own place in `_base`, which such a slot never holds a `SlotValue` in.
+    @inlinable @inline(__always)
+    final func _cell(_ slot: Int) -> UnsafeMutablePointer<ScalarCell> {
+        UnsafeMutableRawPointer(_base + slot).assumingMemoryBound(to: ScalarCell.self)
+    }
     /// The number of slots (32 bits, so that `_pendingToMany` shares its word).
     @usableFromInline final let _slotCount: Int32
     /// To-many relationships not loaded yet, one bit per slot (slots 0–31): a fetched object's to-many
@@ -72,38 +76,38 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         self._observesReads = context?.observationMode != .unobserved
         let slotCount = entity.properties.count
         _slotCount = Int32(slotCount)
-        // One allocation holds both: the slot values, then the cells (one malloc and free per object, not two).
+        // One place per slot: a `SlotValue`, or a scalar slot's cell (one malloc and free per object).
         let count = max(slotCount, 1)
-        let cellsOffset = Self.cellsOffset(count)
         // malloc, not `allocate(byteCount:alignment:)`: that takes the aligned-allocation path
         // (posix_memalign on Linux, slower) even for 8-byte alignment; malloc's 16 bytes suffice.
         assert(max(MemoryLayout<SlotValue>.alignment, MemoryLayout<ScalarCell>.alignment) <= 16)
-        guard let raw = malloc(cellsOffset + count * MemoryLayout<ScalarCell>.stride) else {
+        assert(MemoryLayout<ScalarCell>.size <= MemoryLayout<SlotValue>.stride)
+        guard let raw = malloc(count * MemoryLayout<SlotValue>.stride) else {
             fatalError("ModelgenRuntime: out of memory for the values of a \(entity.name)")
         }
-        _base = raw.bindMemory(to: SlotValue.self, capacity: count)
-        _base.initialize(repeating: .null, count: slotCount)
-        _cells = (raw + cellsOffset).bindMemory(to: ScalarCell.self, capacity: count)
-        _cells.initialize(repeating: ScalarCell(bits: 0, isNull: true), count: slotCount)
+        _base = raw.assumingMemoryBound(to: SlotValue.self)
+        let kinds = entity.scalarKinds
+        for slot in 0..<slotCount {
+            let place = raw + slot * MemoryLayout<SlotValue>.stride
+            if kinds[slot] == ScalarKind.boxed.rawValue {
+                place.initializeMemory(as: SlotValue.self, to: .null)
+            } else {
+                place.initializeMemory(as: ScalarCell.self, to: ScalarCell(bits: 0, isNull: true))
+            }
+        }
         if !isFault { _replaceSlots(with: entity.initialSlots) }
-    }
-
-    /// Where the cells start in the storage of `count` slots.
-    private static func cellsOffset(_ count: Int) -> Int {
-        let end = count * MemoryLayout<SlotValue>.stride
-        let alignment = MemoryLayout<ScalarCell>.alignment
-        return (end + alignment - 1) / alignment * alignment
     }
 
     deinit {
         _observationRef?.release()
-        _base.deinitialize(count: _count)
-        free(_base)   // the cells share the allocation
+        let kinds = entity.scalarKinds
+        for slot in 0..<_count where kinds[slot] == ScalarKind.boxed.rawValue { (_base + slot).deinitialize(count: 1) }
+        free(_base)   // a cell needs no deinitialization
     }
 
     /// The slots as `SlotValue`s, read and written one at a time (scalar slots are converted from their cells).
     @inlinable
-    final var _slots: SlotAccess { SlotAccess(base: _base, cells: _cells, kinds: entity.scalarKinds, count: _count) }
+    final var _slots: SlotAccess { SlotAccess(base: _base, kinds: entity.scalarKinds, count: _count) }
 
     /// Replaces every slot (loading a fault, undo, rollback); an empty array clears them (a fault's storage).
     /// Observers hear of the slots whose values differ (not of clearing a fault's storage: a fault's
@@ -552,15 +556,18 @@ public enum ScalarKind: UInt8 {
 @usableFromInline
 struct SlotAccess {
     @usableFromInline let base: UnsafeMutablePointer<SlotValue>
-    @usableFromInline let cells: UnsafeMutablePointer<ScalarCell>
     @usableFromInline let kinds: UnsafeMutablePointer<UInt8>
     @usableFromInline let count: Int
 
-    @inlinable init(base: UnsafeMutablePointer<SlotValue>, cells: UnsafeMutablePointer<ScalarCell>, kinds: UnsafeMutablePointer<UInt8>, count: Int) {
+    @inlinable init(base: UnsafeMutablePointer<SlotValue>, kinds: UnsafeMutablePointer<UInt8>, count: Int) {
         self.base = base
-        self.cells = cells
         self.kinds = kinds
         self.count = count
+    }
+
+    /// A scalar slot's cell, in the slot's place (see `ManagedObject._cell(_:)`).
+    @inlinable @inline(__always) func cell(_ slot: Int) -> UnsafeMutablePointer<ScalarCell> {
+        UnsafeMutableRawPointer(base + slot).assumingMemoryBound(to: ScalarCell.self)
     }
 
     @usableFromInline subscript(slot: Int) -> SlotValue {
@@ -568,7 +575,7 @@ struct SlotAccess {
             precondition(slot >= 0 && slot < count, "slot \(slot) out of range")
             let kind = ScalarKind(rawValue: kinds[slot]) ?? .boxed
             if kind == .boxed { return base[slot] }
-            let cell = cells[slot]
+            let cell = self.cell(slot).pointee
             if cell.isNull { return .null }
             switch kind {
             case .int: return .int(Int64(bitPattern: cell.bits))
@@ -586,11 +593,11 @@ struct SlotAccess {
                 return
             }
             switch newValue {
-            case .null: cells[slot] = ScalarCell(bits: 0, isNull: true)
-            case .int(let v): cells[slot] = ScalarCell(bits: UInt64(bitPattern: v), isNull: false)
-            case .double(let v): cells[slot] = ScalarCell(bits: v.bitPattern, isNull: false)
-            case .bool(let v): cells[slot] = ScalarCell(bits: v ? 1 : 0, isNull: false)
-            case .date(let v): cells[slot] = ScalarCell(bits: v.timeIntervalSinceReferenceDate.bitPattern, isNull: false)
+            case .null: cell(slot).pointee = ScalarCell(bits: 0, isNull: true)
+            case .int(let v): cell(slot).pointee = ScalarCell(bits: UInt64(bitPattern: v), isNull: false)
+            case .double(let v): cell(slot).pointee = ScalarCell(bits: v.bitPattern, isNull: false)
+            case .bool(let v): cell(slot).pointee = ScalarCell(bits: v ? 1 : 0, isNull: false)
+            case .date(let v): cell(slot).pointee = ScalarCell(bits: v.timeIntervalSinceReferenceDate.bitPattern, isNull: false)
             default: preconditionFailure("ModelgenRuntime: \(newValue) does not fit a scalar slot")
             }
         }

@@ -68,17 +68,17 @@ public protocol ManagedScalarValue: ManagedValue {
 
 extension ManagedScalarValue {
     @inlinable public static func _read(from object: ManagedObject, slot: Int) -> Self {
-        Self(_bits: object._cells[slot].bits)
+        Self(_bits: object._cell(slot).pointee.bits)
     }
     @inlinable public static func _write(_ value: Self, to object: ManagedObject, slot: Int) {
-        object._cells[slot] = ScalarCell(bits: value._bits, isNull: false)
+        object._cell(slot).pointee = ScalarCell(bits: value._bits, isNull: false)
     }
     @inlinable public static func _readOptional(from object: ManagedObject, slot: Int) -> Self? {
-        let cell = object._cells[slot]
+        let cell = object._cell(slot).pointee
         return cell.isNull ? nil : Self(_bits: cell.bits)
     }
     @inlinable public static func _writeOptional(_ value: Self?, to object: ManagedObject, slot: Int) {
-        object._cells[slot] = value.map { ScalarCell(bits: $0._bits, isNull: false) } ?? ScalarCell(bits: 0, isNull: true)
+        object._cell(slot).pointee = value.map { ScalarCell(bits: $0._bits, isNull: false) } ?? ScalarCell(bits: 0, isNull: true)
     }
 }
 

@@ -1,0 +1,88 @@
+import Foundation
+import Testing
+@testable import ModelgenRuntime
+
+/// Scalar slots keep their cell in the slot's own place (`ManagedObject._cell(_:)`), so a class whose
+/// `@Managed` types or slots disagree with the model would read memory as the wrong type: the model
+/// refuses it when built. Values of every kind, side by side, survive writes, nil, saves and fetches.
+@Suite struct SlotStorageTests {
+    final class Mixed: ManagedObject {
+        @Managed(slot: 0) var name: String
+        @Managed(slot: 1) var quantity: Int64
+        @Managed(slot: 2) var note: String?
+        @Managed(slot: 3) var due: Date?
+        @Managed(slot: 4) var ratio: Double
+        @Managed(slot: 5) var done: Bool
+        @Managed(slot: 6) var tag: String
+        @Managed(slot: 7) var small: Int16?
+    }
+    final class IntOnText: ManagedObject { @Managed(slot: 0) var title: Int64 }
+    final class TextOnInt: ManagedObject { @Managed(slot: 0) var pages: String }
+    final class OptionalDateOnText: ManagedObject { @Managed(slot: 0) var title: Date? }
+    final class PastTheEnd: ManagedObject { @Managed(slot: 2) var extra: String }
+    class Titled: ManagedObject { @Managed(slot: 0) var title: String? }
+    final class Novel: Titled { @Managed(slot: 1) var pages: Int64 }
+
+    static func model() throws -> ManagedObjectModel {
+        try ManagedObjectModel(name: "Slots", entities: [
+            EntityDescription("Mixed", class: Mixed.self, attributes: [
+                AttributeDescription("name", .string), AttributeDescription("quantity", .int64),
+                AttributeDescription("note", .string, optional: true), AttributeDescription("due", .date, optional: true),
+                AttributeDescription("ratio", .double), AttributeDescription("done", .bool),
+                AttributeDescription("tag", .string), AttributeDescription("small", .int16, optional: true),
+            ]),
+        ])
+    }
+
+    @Test func everyKindOfSlotKeepsItsValue() throws {
+        let container = try ManagedContainer(model: try Self.model(), store: .inMemory)
+        let context = container.newContext()
+        var expected: [(String, Int64, String?, Date?, Double, Bool, String, Int16?)] = []
+        for i in 0..<300 {
+            let object = Mixed(context: context)
+            let row = ("name \(i) " + String(repeating: "x", count: i % 40), Int64(i) * -7, i % 3 == 0 ? nil : "note \(i)",
+                       i % 4 == 0 ? nil : Date(timeIntervalSinceReferenceDate: Double(i) * 3_600), Double(i) / 8, i % 2 == 0,
+                       "tag\(i)", i % 5 == 0 ? nil : Int16(i - 150))
+            object.name = row.0; object.quantity = row.1; object.note = row.2; object.due = row.3
+            object.ratio = row.4; object.done = row.5; object.tag = row.6; object.small = row.7
+            expected.append(row)
+        }
+        try context.save()
+        let reader = container.newContext()
+        let fetched = try reader.fetch(FetchRequest<Mixed>(entityName: "Mixed", sortDescriptors: [SortDescriptor("quantity", ascending: false)]))
+        #expect(fetched.count == 300)
+        for (object, row) in zip(fetched, expected) {
+            #expect(object.name == row.0 && object.quantity == row.1 && object.note == row.2 && object.due == row.3)
+            #expect(object.ratio == row.4 && object.done == row.5 && object.tag == row.6 && object.small == row.7)
+        }
+        // Key-value access sees the same values as the typed properties, and writes through them.
+        let first = fetched[0]
+        #expect(try first.value(forKey: "quantity") as? Int64 == 0 && first.value(forKey: "note") == nil)
+        try first.setValue(Int64(41), forKey: "quantity")
+        try first.setValue(nil, forKey: "due")
+        #expect(first.quantity == 41 && first.due == nil && first.name == expected[0].0)
+    }
+
+    @Test func aClassWhoseTypesDisagreeWithTheModelIsRefused() throws {
+        func model<T: ManagedObject>(_ type: T.Type, _ attribute: AttributeDescription) throws -> ManagedObjectModel {
+            try ManagedObjectModel(name: "M", entities: [EntityDescription("Book", class: type, attributes: [attribute])])
+        }
+        #expect(throws: RuntimeError.invalidModel("IntOnText.title is declared Int64 in slot 0, which holds 'Book.title', an attribute of type string: the class does not match the model (regenerate it, or fix its type or slot)")) {
+            try model(IntOnText.self, AttributeDescription("title", .string))
+        }
+        #expect(throws: RuntimeError.invalidModel("TextOnInt.pages is declared String in slot 0, which holds 'Book.pages', an attribute of type int64: the class does not match the model (regenerate it, or fix its type or slot)")) {
+            try model(TextOnInt.self, AttributeDescription("pages", .int64))
+        }
+        #expect(throws: RuntimeError.invalidModel("OptionalDateOnText.title is declared Optional<Date> in slot 0, which holds 'Book.title', an attribute of type string: the class does not match the model (regenerate it, or fix its type or slot)")) {
+            try model(OptionalDateOnText.self, AttributeDescription("title", .string))
+        }
+        #expect(throws: RuntimeError.invalidModel("PastTheEnd.extra is @Managed(slot: 2), but 'Book' has 1 slots (regenerate the class, or fix its slot numbers)")) {
+            try model(PastTheEnd.self, AttributeDescription("title", .string))
+        }
+        // An optional string on a string slot, and a subclass's own and inherited properties on a subentity, are fine.
+        _ = try ManagedObjectModel(name: "M", entities: [
+            EntityDescription("Book", class: Titled.self, attributes: [AttributeDescription("title", .string, optional: true)]),
+            EntityDescription("Novel", class: Novel.self, parent: "Book", attributes: [AttributeDescription("pages", .int64)]),
+        ])
+    }
+}
