@@ -22,7 +22,7 @@ public final class ManagedObjectContext {
     /// What to do when a save meets a newer save of the same records.
     public var mergePolicy: MergePolicy = .error
     /// Whether changes are recorded for `undo()` (on by default).
-    public var isUndoEnabled = true
+    @exclusivity(unchecked) public var isUndoEnabled = true
     /// Whether this context's objects register reads with observation tracking (see `ObservationMode`).
     public let observationMode: ObservationMode
 
@@ -34,15 +34,15 @@ public final class ManagedObjectContext {
     // (swift_beginAccess, a thread-local access set) would only cost time.
     let registered = ObjectRegistry()
     /// The entity of the last fault made (one of `model`'s entities, which the model keeps alive).
-    private var lastEntityOfObject: Unmanaged<EntityDescription>?
+    @exclusivity(unchecked) private var lastEntityOfObject: Unmanaged<EntityDescription>?
     /// The class `insertableEntity(for:)` answered last, and its entity (the model keeps it alive).
-    private var lastInsertable: (type: ObjectIdentifier, entity: Unmanaged<EntityDescription>)?
+    @exclusivity(unchecked) private var lastInsertable: (type: ObjectIdentifier, entity: Unmanaged<EntityDescription>)?
     @exclusivity(unchecked) var inserted = ObjectList()
     @exclusivity(unchecked) var updated = ObjectList()
     @exclusivity(unchecked) var deleted = ObjectList()
     var undoStack: [UndoGroup] = []
     var redoStack: [UndoGroup] = []
-    var openGroup: UndoGroup?
+    @exclusivity(unchecked) var openGroup: UndoGroup?
     var changeProcessingSuspended = 0
     /// Rows a fetch brought for objects still faults: their faults fire from here without another query.
     var rowCache: [ObjectID: StoreRow] = [:]

@@ -22,8 +22,9 @@ struct ObjectImage {
 /// The objects one undo group changed, each with its state before the group's first change to it.
 /// Images are copy-on-write copies of the slot arrays, so recording costs one copy per object per group.
 final class UndoGroup {
-    private(set) var images: [ObjectImage] = []
-    private var recorded: Set<ObjectIdentifier> = []
+    // Recorded once per changed object; `record` is the only writer and touches nothing else.
+    @exclusivity(unchecked) private(set) var images: [ObjectImage] = []
+    @exclusivity(unchecked) private var recorded: Set<ObjectIdentifier> = []
 
     var isEmpty: Bool { images.isEmpty }
 
