@@ -245,6 +245,8 @@ package struct SQLiteLayout {
 struct EntityLookup {
     let layout: SQLiteLayout
     private var last: SQLiteLayout.Entity?
+    /// `last`, unretained (the layout keeps its entities), for the per-row lookup by code.
+    private var lastByCode: Unmanaged<SQLiteLayout.Entity>?
 
     init(layout: SQLiteLayout) { self.layout = layout }
 
@@ -258,11 +260,13 @@ struct EntityLookup {
     }
 
     /// The entity of a stored entity code (a row's `Z_ENT`); nil for a code the model does not have.
-    mutating func entity(code: Int64) -> SQLiteLayout.Entity? {
-        if let last, last.code == code { return last }
+    /// Unretained: a fetch's rows come in runs of one entity, and a retain and a release of the entity
+    /// per row were a measurable part of decoding it. Valid as long as the layout is.
+    mutating func entity(code: Int64) -> Unmanaged<SQLiteLayout.Entity>? {
+        if let lastByCode, lastByCode._withUnsafeGuaranteedRef({ $0.code == code }) { return lastByCode }
         guard let name = layout.namesByCode[code], let entity = layout.entities[name] else { return nil }
-        last = entity
-        return entity
+        lastByCode = Unmanaged.passUnretained(entity)
+        return lastByCode
     }
 }
 

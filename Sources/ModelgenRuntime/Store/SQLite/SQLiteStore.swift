@@ -339,32 +339,36 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
     /// Decodes the current row into `row`, reusing its values' storage.
     func decodeRow(_ select: SQLiteStatement, columnOffset: Int32, into row: inout StoreRow, entities: inout EntityLookup) throws {
         let code = select.int64(columnOffset + 1)
-        guard let entity = entities.entity(code: code) else { throw unknownEntityCode(code) }
-        let name = entity.description.name
-        // Overwrite the previous row's values in place (same entity: same count), releasing each old one.
-        if row.values.count != entity.storage.count { row.values = Array(repeating: .null, count: entity.storage.count) }
-        try row.values.withUnsafeMutableBufferPointer { values in
-            for (slot, kind) in entity.columnKinds.enumerated() {
-                let column = columnOffset + entity.selectIndex[slot]
-                switch kind {
-                case .attribute(let type, let external):
-                    if external, !select.isNull(column), case .text(let file) = select.value(column) {
-                        values[slot] = .data(try readExternal(file))
-                    } else {
-                        values[slot] = SQLiteValueCodec.storeValue(select, column, type: type)
+        guard let found = entities.entity(code: code) else { throw unknownEntityCode(code) }
+        try found._withUnsafeGuaranteedRef { entity in
+            // Overwrite the previous row's values in place (same entity: same count), releasing each old one.
+            if row.values.count != entity.storage.count { row.values = Array(repeating: .null, count: entity.storage.count) }
+            try row.values.withUnsafeMutableBufferPointer { values in
+                for (slot, kind) in entity.columnKinds.enumerated() {
+                    let column = columnOffset + entity.selectIndex[slot]
+                    switch kind {
+                    case .attribute(let type, let external):
+                        if external, !select.isNull(column), case .text(let file) = select.value(column) {
+                            values[slot] = .data(try readExternal(file))
+                        } else {
+                            values[slot] = SQLiteValueCodec.storeValue(select, column, type: type)
+                        }
+                    case .toOne:
+                        if select.isNull(column) {
+                            values[slot] = .reference(nil)
+                        } else {
+                            values[slot] = .reference(ObjectID(entityName: layout.namesByCode[select.int64(column + 1)] ?? "", key: select.int64(column)))
+                        }
+                    case .none, .toMany:
+                        values[slot] = .null
                     }
-                case .toOne:
-                    if select.isNull(column) {
-                        values[slot] = .reference(nil)
-                    } else {
-                        values[slot] = .reference(ObjectID(entityName: layout.namesByCode[select.int64(column + 1)] ?? "", key: select.int64(column)))
-                    }
-                case .none, .toMany:
-                    values[slot] = .null
                 }
             }
+            let key = select.int64(columnOffset)
+            // The previous row's entity name stays when it is the same (a run of one entity's rows).
+            row.id = row.id.entityName == entity.description.name ? ObjectID(entityName: row.id.entityName, key: key)
+                : ObjectID(entityName: entity.description.name, key: key)
         }
-        row.id = ObjectID(entityName: name, key: select.int64(columnOffset))
         row.version = select.int64(columnOffset + 2)
         row.hasToManyValues = false
     }
