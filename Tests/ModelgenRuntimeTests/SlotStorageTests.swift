@@ -20,6 +20,14 @@ import Testing
     final class TextOnInt: ManagedObject { @Managed(slot: 0) var pages: String }
     final class OptionalDateOnText: ManagedObject { @Managed(slot: 0) var title: Date? }
     final class PastTheEnd: ManagedObject { @Managed(slot: 2) var extra: String }
+    enum Shade: String, ManagedRawValue { case light, dark }
+    enum Rank: Int64, ManagedRawValue { case low = 1, high = 2 }
+    final class TextEnumOnInt: ManagedObject { @Managed(slot: 0) var shade: Shade }
+    final class IntEnumOnText: ManagedObject { @Managed(slot: 0) var rank: Rank? }
+    final class Ranked: ManagedObject {
+        @Managed(slot: 0) var rank: Rank
+        @Managed(slot: 1) var shade: Shade?
+    }
     class Titled: ManagedObject { @Managed(slot: 0) var title: String? }
     final class Novel: Titled { @Managed(slot: 1) var pages: Int64 }
 
@@ -79,6 +87,25 @@ import Testing
         #expect(throws: RuntimeError.invalidModel("PastTheEnd.extra is @Managed(slot: 2), but 'Book' has 1 slots (regenerate the class, or fix its slot numbers)")) {
             try model(PastTheEnd.self, AttributeDescription("title", .string))
         }
+        #expect(throws: RuntimeError.invalidModel("TextEnumOnInt.shade is declared Shade in slot 0, which holds 'Book.shade', an attribute of type int64: the class does not match the model (regenerate it, or fix its type or slot)")) {
+            try model(TextEnumOnInt.self, AttributeDescription("shade", .int64))
+        }
+        #expect(throws: RuntimeError.invalidModel("IntEnumOnText.rank is declared Optional<Rank> in slot 0, which holds 'Book.rank', an attribute of type string: the class does not match the model (regenerate it, or fix its type or slot)")) {
+            try model(IntEnumOnText.self, AttributeDescription("rank", .string, optional: true))
+        }
+        // Enums on the slots of their raw values work: written, saved, fetched.
+        let rankedModel = try ManagedObjectModel(name: "R", entities: [
+            EntityDescription("Ranked", class: Ranked.self, attributes: [AttributeDescription("rank", .int64), AttributeDescription("shade", .string, optional: true)]),
+        ])
+        let container = try ManagedContainer(model: rankedModel, store: .inMemory)
+        let context = container.newContext()
+        let ranked = Ranked(context: context)
+        ranked.rank = .high
+        ranked.shade = .dark
+        try context.save()
+        let reader = container.newContext()
+        let fetched = try reader.fetch(FetchRequest<Ranked>(entityName: "Ranked"))
+        #expect(fetched.map(\.rank) == [.high] && fetched.map(\.shade) == [.dark])
         // An optional string on a string slot, and a subclass's own and inherited properties on a subentity, are fine.
         _ = try ManagedObjectModel(name: "M", entities: [
             EntityDescription("Book", class: Titled.self, attributes: [AttributeDescription("title", .string, optional: true)]),

@@ -39,14 +39,23 @@ extension EntityDescription {
                     throw RuntimeError.invalidModel("\(managedClass).\(label) is @Managed(slot: \(slot)), but '\(name)' has \(properties.count) slots (regenerate the class, or fix its slot numbers)")
                 }
                 let boxed = scalarKinds[slot] == ScalarKind.boxed.rawValue
-                let unwrapped = (valueType as? any OptionalManagedValueReflection.Type)?.wrappedType ?? valueType
-                let usesCell = unwrapped is any ManagedScalarValue.Type
-                if (usesCell && boxed) || (valueType == String.self && !boxed) {
+                let wrapped = (valueType as? any OptionalManagedValueReflection.Type)?.wrappedType
+                // An enum reads and writes its raw value's way.
+                let stored = Self.rawValueType(of: wrapped ?? valueType) ?? wrapped ?? valueType
+                let usesCell = stored is any ManagedScalarValue.Type
+                let readsSlotValueInPlace = stored == String.self && wrapped == nil   // (a `String?` reads through the slot's kind)
+                if (usesCell && boxed) || (readsSlotValueInPlace && !boxed) {
                     throw RuntimeError.invalidModel("\(managedClass).\(label) is declared \(valueType) in slot \(slot), which holds '\(name).\(properties[slot].name)', \(Self.slotDescription(properties[slot])): the class does not match the model (regenerate it, or fix its type or slot)")
                 }
             }
             mirror = current.superclassMirror
         }
+    }
+
+    /// The raw value type of a `RawRepresentable` type (an enum property is stored as its raw value).
+    private static func rawValueType(of type: Any.Type) -> Any.Type? {
+        func raw<T: RawRepresentable>(_: T.Type) -> Any.Type { T.RawValue.self }
+        return (type as? any RawRepresentable.Type).map { raw($0) }
     }
 
     private static func slotDescription(_ property: PropertyDescription) -> String {
