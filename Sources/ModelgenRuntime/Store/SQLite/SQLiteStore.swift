@@ -278,24 +278,39 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
     public func toManyIDs(of ids: [ObjectID], relationship slot: Int) throws -> [ObjectID: [ObjectID]] {
         guard let first = ids.first else { return [:] }
         var members = MemberLists(ids)
-        let width = Self.keysPerBatchStatement
-        let placeholders = Array(repeating: "?", count: width).joined(separator: ", ")
-        guard let sql = layout.membersSQL(try layout.entity(first.entityName), slot: slot, owners: "IN (\(placeholders))") else { return members.lists }
-        let keys = members.ownerKeys
+        let entity = try layout.entity(first.entityName)
+        guard layout.membersSQL(entity, slot: slot, owners: "IN (?)") != nil else { return members.lists }
         try reading(snapshot: true) { connection in
-            let select = try connection.statement(sql)
-            for start in stride(from: 0, to: keys.count, by: width) {
-                let chunk = keys[start..<min(start + width, keys.count)]
-                for position in 0..<width {   // a short chunk repeats its last key: one statement for every chunk
-                    sqlite3_bind_int64(select.handle, Int32(position + 1), chunk[chunk.startIndex + min(position, chunk.count - 1)])
-                }
-                while try select.step() {
-                    members.add(ObjectID(entityName: layout.namesByCode[select.int64(2)] ?? "", key: select.int64(1)), toOwnerKey: select.int64(0))
-                }
-                select.reset()
+            try Self.forEachRow(ofKeyLists: members.ownerKeys, connection, sql: { layout.membersSQL(entity, slot: slot, owners: "IN (\($0))")! }) { select in
+                members.add(ObjectID(entityName: layout.namesByCode[select.int64(2)] ?? "", key: select.int64(1)), toOwnerKey: select.int64(0))
             }
         }
         return members.lists
+    }
+
+    /// Runs the statement `sql(placeholders)` over `keys` bound to its `IN (…)` list, in as few
+    /// statements as the connection can bind (one up to 16,384 keys), calling `row` for each result.
+    /// The list's width is a power of two from 64, so a table needs few statement shapes in the
+    /// connection's cache; a shorter list repeats its last key (the same rows).
+    static func forEachRow(ofKeyLists keys: [Int64], _ connection: SQLiteConnection, sql: (String) -> String,
+                           row: (SQLiteStatement) throws -> Void) throws {
+        guard !keys.isEmpty else { return }
+        let limit = min(Int(sqlite3_limit(connection.handle, SQLITE_LIMIT_VARIABLE_NUMBER, -1)), 16_384)
+        var largest = 64
+        while largest * 2 <= limit { largest *= 2 }
+        var start = 0
+        while start < keys.count {
+            let count = min(keys.count - start, largest)
+            var width = 64
+            while width < count { width *= 2 }
+            let select = try connection.statement(sql(Array(repeating: "?", count: width).joined(separator: ", ")))
+            for position in 0..<width {
+                sqlite3_bind_int64(select.handle, Int32(position + 1), keys[start + min(position, count - 1)])
+            }
+            defer { select.reset() }
+            while try select.step() { try row(select) }
+            start += count
+        }
     }
 
     private func toManyIDs(_ connection: SQLiteConnection, id: ObjectID, storage: SQLiteLayout.Storage) throws -> [ObjectID] {
@@ -436,9 +451,6 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
         }
     }
 
-    /// Keys per `IN (…)` list of a batch load; shorter lists repeat their last key, so each table needs one statement.
-    private static let keysPerBatchStatement = 250
-
     public func rows(for ids: [ObjectID]) throws -> [StoreRow] {
         try reading(snapshot: true) { connection in
             var keysByTable: [String: [Int64]] = [:]
@@ -450,21 +462,11 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
             rows.reserveCapacity(ids.count)
             var row = Self.reusableRow()
             var entities = EntityLookup(layout: layout)
-            let width = Self.keysPerBatchStatement
             for (name, keys) in keysByTable.sorted(by: { $0.key < $1.key }) {
                 guard let table = layout.tables[name] else { continue }
-                let placeholders = Array(repeating: "?", count: width).joined(separator: ", ")
-                let select = try connection.statement(table.selectSQL + " WHERE \"Z_PK\" IN (\(placeholders))")
-                for start in stride(from: 0, to: keys.count, by: width) {
-                    let chunk = keys[start..<min(start + width, keys.count)]
-                    for position in 0..<width {
-                        sqlite3_bind_int64(select.handle, Int32(position + 1), chunk[chunk.startIndex + min(position, chunk.count - 1)])
-                    }
-                    while try select.step() {
-                        try decodeRow(select, columnOffset: 0, into: &row, entities: &entities)
-                        rows.append(row)
-                    }
-                    select.reset()
+                try Self.forEachRow(ofKeyLists: keys, connection, sql: { table.selectSQL + " WHERE \"Z_PK\" IN (\($0))" }) { select in
+                    try decodeRow(select, columnOffset: 0, into: &row, entities: &entities)
+                    rows.append(row)
                 }
             }
             return rows
