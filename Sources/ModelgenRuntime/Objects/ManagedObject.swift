@@ -22,9 +22,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// The plain cell of a scalar slot (integers, floating point, bools, dates): it lives in the slot's
     /// own place in `_base`, which such a slot never holds a `SlotValue` in.
     @inlinable @inline(__always)
-    final func _cell(_ slot: Int) -> UnsafeMutablePointer<ScalarCell> {
-        UnsafeMutableRawPointer(_base + slot).assumingMemoryBound(to: ScalarCell.self)
-    }
+    final func _cell(_ slot: Int) -> UnsafeMutablePointer<ScalarCell> { SlotAccess.cell(slot, in: _base) }
     /// The number of slots (32 bits, so that `_pendingToMany` shares its word).
     @usableFromInline final let _slotCount: Int32
     /// To-many relationships not loaded yet, one bit per slot (slots 0–31): a fetched object's to-many
@@ -569,7 +567,11 @@ struct SlotAccess {
     }
 
     /// A scalar slot's cell, in the slot's place (see `ManagedObject._cell(_:)`).
-    @inlinable @inline(__always) func cell(_ slot: Int) -> UnsafeMutablePointer<ScalarCell> {
+    @inlinable @inline(__always) func cell(_ slot: Int) -> UnsafeMutablePointer<ScalarCell> { Self.cell(slot, in: base) }
+
+    /// The cell of scalar slot `slot` of the storage at `base`: the slot's own 24-byte place.
+    @inlinable @inline(__always)
+    static func cell(_ slot: Int, in base: UnsafeMutablePointer<SlotValue>) -> UnsafeMutablePointer<ScalarCell> {
         UnsafeMutableRawPointer(base + slot).assumingMemoryBound(to: ScalarCell.self)
     }
 

@@ -244,17 +244,16 @@ package struct SQLiteLayout {
 /// runs, so most lookups compare one name instead of hashing it.
 struct EntityLookup {
     let layout: SQLiteLayout
-    private var last: SQLiteLayout.Entity?
-    /// `last`, unretained (the layout keeps its entities), for the per-row lookup by code.
-    private var lastByCode: Unmanaged<SQLiteLayout.Entity>?
+    /// The entity looked up last, unretained (the layout keeps its entities).
+    private var last: Unmanaged<SQLiteLayout.Entity>?
 
     init(layout: SQLiteLayout) { self.layout = layout }
 
     subscript(name: String) -> SQLiteLayout.Entity {
         mutating get throws {
-            if let last, last.description.name == name { return last }
+            if let last, last._withUnsafeGuaranteedRef({ $0.description.name == name }) { return last.takeUnretainedValue() }
             let entity = try layout.entity(name)
-            last = entity
+            last = Unmanaged.passUnretained(entity)
             return entity
         }
     }
@@ -263,10 +262,10 @@ struct EntityLookup {
     /// Unretained: a fetch's rows come in runs of one entity, and a retain and a release of the entity
     /// per row were a measurable part of decoding it. Valid as long as the layout is.
     mutating func entity(code: Int64) -> Unmanaged<SQLiteLayout.Entity>? {
-        if let lastByCode, lastByCode._withUnsafeGuaranteedRef({ $0.code == code }) { return lastByCode }
+        if let last, last._withUnsafeGuaranteedRef({ $0.code == code }) { return last }
         guard let name = layout.namesByCode[code], let entity = layout.entities[name] else { return nil }
-        lastByCode = Unmanaged.passUnretained(entity)
-        return lastByCode
+        last = Unmanaged.passUnretained(entity)
+        return last
     }
 }
 

@@ -379,10 +379,7 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
                     }
                 }
             }
-            let key = select.int64(columnOffset)
-            // The previous row's entity name stays when it is the same (a run of one entity's rows).
-            row.id = row.id.entityName == entity.description.name ? ObjectID(entityName: row.id.entityName, key: key)
-                : ObjectID(entityName: entity.description.name, key: key)
+            row.id = ObjectID(entityName: entity.description.name, key: select.int64(columnOffset))
         }
         row.version = select.int64(columnOffset + 2)
         row.hasToManyValues = false
