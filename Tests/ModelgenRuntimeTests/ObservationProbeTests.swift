@@ -14,6 +14,21 @@ import Testing
         #expect(!ObservationProbe.isTracking())
     }
 
+    /// The probe an object's read uses (its entity's registrar and key path) agrees, nested tracking too.
+    @Test func theEntitysProbeSeesTracking() throws {
+        let container = try ManagedContainer(model: BlogModel.model, store: .inMemory)
+        let tag = Tag(context: container.newContext())
+        #expect(!tag.entity.isTracking(reading: tag))
+        var inside = false, nested = false, afterNested = false
+        withObservationTracking {
+            inside = tag.entity.isTracking(reading: tag)
+            withObservationTracking { nested = tag.entity.isTracking(reading: tag) } onChange: {}
+            afterNested = tag.entity.isTracking(reading: tag)
+        } onChange: {}
+        #expect(inside && nested && afterNested)
+        #expect(!tag.entity.isTracking(reading: tag))
+    }
+
     @Test func anObjectGetsItsRegistrarOnlyWhenReadUnderTracking() throws {
         let container = try ManagedContainer(model: BlogModel.model, store: .inMemory)
         let context = container.newContext()

@@ -1,3 +1,4 @@
+import Observation
 import ModelgenPredicate
 
 /// A property in an entity's slot layout: an attribute or a relationship.
@@ -80,6 +81,11 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     }
     /// The same key paths, unretained (the array keeps them): the read path uses them without reference counting.
     @exclusivity(unchecked) internal var observationKeyPathRefs: UnsafeMutablePointer<Unmanaged<KeyPath<ManagedObject, Int>>> = .allocate(capacity: 1)
+    /// The tracking probe's registrar and key path (see `ObservationProbe`), here so an object's read
+    /// reaches them through its entity without a global's lazy-initialisation check.
+    internal let probeRegistrar = ObservationRegistrar()
+    /// (Held as `Unmanaged`, released by `deinit`: the read path uses it without reference counting.)
+    nonisolated(unsafe) internal let probeKeyPathRef: Unmanaged<KeyPath<ManagedObject, Int>> = .passRetained(ObservationProbe.keyPath)
     /// Each slot's value in a newly inserted object (defaults; empty to-many lists).
     @exclusivity(unchecked) internal var initialSlots: [SlotValue] = []
     /// Whether the entity has to-many relationships that are stored (fetched rows may leave them out).
@@ -143,6 +149,7 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     deinit {
         scalarKinds.deallocate()
         observationKeyPathRefs.deallocate()
+        probeKeyPathRef.release()
     }
 
     /// The key paths a computed property depends on (Core Data's `keyPathsForValuesAffectingValue(forKey:)`),

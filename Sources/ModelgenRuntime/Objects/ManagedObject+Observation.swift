@@ -36,7 +36,7 @@ extension ManagedObject {
     @usableFromInline @inline(never)
     final func _observeAccess(_ slot: Int) {
         if _observationRef == nil {
-            guard ObservationProbe.isTracking() else { return }
+            guard entity.isTracking(reading: self) else { return }
             // First read under tracking: from now on this object has a registrar.
             _observationRef = Unmanaged.passRetained(ObjectObservation())
             _isObserved = true
@@ -126,21 +126,43 @@ extension ManagedObject {
 /// registrar, never a missed observation). Costs about 2 ns over a bare `ObservationRegistrar.access`;
 /// `ObservationProbeTests.probeSeesTracking` fails if a toolchain stops hashing recorded key paths.
 enum ObservationProbe {
+    /// Whether tracking is on, probed through a registrar of the probe's own.
     static func isTracking() -> Bool {
         let subject = ProbeSubject.shared
         let before = probeHashes.load(ordering: .relaxed)
         subject.registrar.access(subject, keyPath: subject.keyPath)
         return probeHashes.load(ordering: .relaxed) != before
     }
+
+    /// The probe's key path on managed objects (each entity keeps one for its objects' reads).
+    static var keyPath: KeyPath<ManagedObject, Int> { \ManagedObject.[_trackingProbe: ProbeKey()] }
 }
 
 private let probeHashes = Atomic<Int>(0)
 
-private struct ProbeKey: Hashable, Sendable {
+/// The component of the probe's key paths: it counts its hashes (Observation hashes the key paths it records).
+struct ProbeKey: Hashable, Sendable {
     static func == (a: ProbeKey, b: ProbeKey) -> Bool { true }
     func hash(into hasher: inout Hasher) {
         probeHashes.add(1, ordering: .relaxed)
     }
+}
+
+extension EntityDescription {
+    /// Whether tracking is on (`ObservationProbe`), probed with the entity's own registrar and key path,
+    /// which an object's read reaches through its entity: no lazy global to check, no copy of the
+    /// registrar, no reference counting.
+    @inline(__always)
+    final func isTracking(reading object: ManagedObject) -> Bool {
+        let before = probeHashes.load(ordering: .relaxed)
+        probeKeyPathRef._withUnsafeGuaranteedRef { probeRegistrar.access(object, keyPath: $0) }
+        return probeHashes.load(ordering: .relaxed) != before
+    }
+}
+
+extension ManagedObject {
+    /// The subscript the tracking probe's key path names (nothing reads its value).
+    final subscript(_trackingProbe key: ProbeKey) -> Int { 0 }
 }
 
 private final class ProbeSubject: Observable, Sendable {
