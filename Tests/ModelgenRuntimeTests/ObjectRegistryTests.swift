@@ -71,4 +71,48 @@ import Testing
         #expect(kept != nil && registry[ObjectID(entityName: "Author", key: 2)] === kept)
         #expect(registry.count == 191 && registry.objects.count == 191)
     }
+    /// `drain` hands each object over once, then lets go of it: the registry is empty after.
+    @Test func drainHandsOverEachObjectThenLetsGo() throws {
+        let (_, context) = try makeContext()
+        let entity = context.model.entity(named: "Author")!
+        let registry = ObjectRegistry()
+        weak var first: ManagedObject?
+        var held: ManagedObject?
+        do {
+            for key in Int64(1)...300 {
+                let object = ManagedObject(entity: entity, objectID: ObjectID(entityName: "Author", key: key), context: nil, isFault: true)
+                registry[object.objectID] = object
+                if key == 1 { first = object }
+                if key == 2 { held = object }
+            }
+        }
+        var handed: [Int64] = []
+        registry.drain { handed.append($0.objectID.key) }
+        #expect(handed.sorted() == Array(1...300))
+        #expect(registry.count == 0 && registry.objects.isEmpty && registry[ObjectID(entityName: "Author", key: 2)] == nil)
+        #expect(first == nil)                     // nothing else held it
+        #expect(held?.objectID.key == 2)          // still held by the test
+    }
+
+    /// A context that goes away turns its objects into faults (breaking relationship cycles) and frees
+    /// them, except those the program still holds, which stay usable as plain values of their IDs.
+    @Test func aContextGoingAwayFreesItsObjects() throws {
+        let container = try ManagedContainer(model: BlogModel.model, store: .inMemory)
+        weak var author: Author?
+        weak var post: Post?
+        var kept: Tag?
+        do {
+            let context = container.newContext()
+            let a = makeAuthor(context)
+            let p = Post(context: context, title: "cycles", author: a)
+            let tag = Tag(context: context)
+            tag.name = "swift"
+            p.tags.insert(tag)
+            try context.save()
+            author = a; post = p; kept = tag
+            #expect(a.posts.contains(p))         // author <-> post: a cycle of strong references
+        }
+        #expect(author == nil && post == nil)
+        #expect(kept != nil && kept!.isFault)
+    }
 }

@@ -37,4 +37,28 @@ import Testing
         #expect(seen.sorted() == keys.filter { $0 < 50_000 }.sorted())
         #expect(counter.count - before == (count + 16_383) / 16_384)
     }
+
+    /// A connection keeps one prepared statement per text and list width: another statement of the same
+    /// width is another statement (the text is part of the key), and a repeat reuses its own.
+    @Test func statementsOfOneWidthKeepTheirOwnText() throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("keylists-\(UUID().uuidString).sqlite")
+        defer { try? FileManager.default.removeItem(at: url) }
+        let connection = try SQLiteConnection(path: url.path, create: true, configuration: SQLiteConfiguration())
+        try connection.execute("CREATE TABLE a (k INTEGER PRIMARY KEY, v TEXT); CREATE TABLE b (k INTEGER PRIMARY KEY, v TEXT)")
+        try connection.execute("INSERT INTO a VALUES (1, 'a1'), (2, 'a2'); INSERT INTO b VALUES (1, 'b1'), (2, 'b2')")
+        func values(_ table: String, _ keys: [Int64]) throws -> [String] {
+            var values: [String] = []
+            try SQLiteStore.forEachRow(ofKeyLists: keys, connection, sql: { "SELECT v FROM \(table) WHERE k IN (\($0)) ORDER BY k" }) { values.append($0.text(0)) }
+            return values
+        }
+        let first = try connection.statement(shape: "SELECT v FROM a WHERE k IN () ORDER BY k", keyListWidth: 64) { "SELECT v FROM a WHERE k IN (\($0)) ORDER BY k" }
+        #expect(try values("a", [1, 2]) == ["a1", "a2"])
+        #expect(try values("b", [2, 1]) == ["b1", "b2"])
+        #expect(try values("a", [2]) == ["a2"])
+        let again = try connection.statement(shape: "SELECT v FROM a WHERE k IN () ORDER BY k", keyListWidth: 64) { _ in
+            Issue.record("a cached statement was prepared again")
+            return ""
+        }
+        #expect(first === again)
+    }
 }

@@ -71,7 +71,7 @@ public final class ManagedObjectContext {
 
     deinit {
         // The objects go away with the context: tell them, and break relationship cycles.
-        registered.forEach { _, object in
+        registered.drain { object in
             object.turnIntoFaultForTeardown()
             object._context = nil
         }

@@ -193,6 +193,19 @@ final class ObjectRegistry {
         }
     }
 
+    /// Takes every object out, calling `body` with each just before letting go of it (in no particular
+    /// order): an object nothing else holds is freed while `body` has it in the cache, where a walk
+    /// then a release took two trips through memory. `body` must not change the registry.
+    func drain(_ body: (_ object: ManagedObject) -> Void) {
+        for index in 0...mask {
+            guard let object = entries[index].object else { continue }
+            object._withUnsafeGuaranteedRef { body($0) }
+            entries[index].object = nil
+            object.release()
+        }
+        count = 0
+    }
+
     /// The objects, in no particular order.
     var objects: [ManagedObject] {
         var objects: [ManagedObject] = []

@@ -63,6 +63,9 @@ final class SQLiteConnection: SQLStatementRunning {
     let path: String
     let busyTimeoutMilliseconds: Int32
     private var statements: [String: SQLiteStatement] = [:]
+    /// Statements binding a list of keys (`IN (?, ?, …)`), by their text with the list left out and the
+    /// list's width: a list of thousands of placeholders is neither rebuilt nor hashed to find its statement.
+    private var keyListStatements: [KeyListShape: SQLiteStatement] = [:]
     /// The rows the last statement inserted, updated or deleted (`sqlite3_changes`).
     var changes: Int { Int(sqlite3_changes(handle)) }
     /// Counts the statements this connection runs, when the configuration asks for it.
@@ -115,6 +118,7 @@ final class SQLiteConnection: SQLStatementRunning {
 
     deinit {
         statements.removeAll()
+        keyListStatements.removeAll()
         sqlite3_close_v2(handle)
     }
 
@@ -138,6 +142,25 @@ final class SQLiteConnection: SQLStatementRunning {
         let statement = try SQLiteStatement(connection: self, sql: sql)
         statements[sql] = statement
         return statement
+    }
+
+    /// The statement `sql(placeholders)` with `width` placeholders in its list, from the cache when
+    /// this connection prepared it before; `shape` is its text with the list left out (the cache's key).
+    func statement(shape: String, keyListWidth width: Int, _ sql: (String) -> String) throws -> SQLiteStatement {
+        let key = KeyListShape(text: shape, width: width)
+        if let cached = keyListStatements[key] {
+            cached.reset()
+            return cached
+        }
+        let statement = try SQLiteStatement(connection: self, sql: sql(Array(repeating: "?", count: width).joined(separator: ", ")))
+        keyListStatements[key] = statement
+        return statement
+    }
+
+    /// What finds a statement binding a list of keys: its text without the list, and the list's width.
+    private struct KeyListShape: Hashable {
+        let text: String
+        let width: Int
     }
 
     /// Runs `body` in one write transaction (BEGIN IMMEDIATE … COMMIT); rolls back when it throws.

@@ -298,12 +298,13 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
         let limit = min(Int(sqlite3_limit(connection.handle, SQLITE_LIMIT_VARIABLE_NUMBER, -1)), 16_384)
         var largest = 64
         while largest * 2 <= limit { largest *= 2 }
+        let shape = sql("")
         var start = 0
         while start < keys.count {
             let count = min(keys.count - start, largest)
             var width = 64
             while width < count { width *= 2 }
-            let select = try connection.statement(sql(Array(repeating: "?", count: width).joined(separator: ", ")))
+            let select = try connection.statement(shape: shape, keyListWidth: width, sql)
             for position in 0..<width {
                 sqlite3_bind_int64(select.handle, Int32(position + 1), keys[start + min(position, count - 1)])
             }
