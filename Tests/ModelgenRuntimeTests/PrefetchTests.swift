@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 import Testing
 @testable import ModelgenRuntime
@@ -129,5 +130,38 @@ import Testing
         #expect(throws: RuntimeError.objectNotFound(doomedID)) { try early.prefetch(["author"], from: earlyPosts) }
         // The other authors were loaded all the same.
         #expect(earlyPosts.compactMap(\.author).filter { !$0.isFault }.count == 25)
+    }
+    /// On SQLite a to-many step reads its links and its members' rows in one statement (a join table's,
+    /// and a relationship kept by its inverse); a member already loaded keeps its unsaved change; a
+    /// member whose record is gone (a link left dangling) is named, as a fault that cannot load.
+    @Test func aToManyStepReadsLinksAndMembersInOneStatement() throws {
+        let (container, counter, url) = try blog(posts: 40)
+        defer { try? FileManager.default.removeItem(at: url) }
+        let context = container.newContext(observation: .unobserved)
+        let changed = try #require(try context.fetch(try FetchRequest<Tag>(entityName: "Tag", predicate: "name == 'b'")).first)
+        changed.name = "bee"
+        let posts = try context.fetch(FetchRequest<Post>(entityName: "Post", sortDescriptors: [SortDescriptor("title")]))
+        var before = counter.count
+        try context.prefetch(["tags"], from: posts)
+        #expect(counter.count - before == 1, "the links and the tags' rows in one statement")
+        before = counter.count
+        #expect(posts.allSatisfy { $0.tags.count == 2 && $0.tags.allSatisfy { !$0.isFault } })
+        #expect(Set(posts.flatMap { $0.tags.map(\.name) }) == ["a", "bee", "c"])
+        #expect(changed.hasChanges && changed.name == "bee")
+        try context.prefetch(["comments"], from: posts)
+        #expect(counter.count - before == 1, "the comments (kept by their inverse) in one statement")
+        #expect(posts.allSatisfy { post in post.comments.count == 1 && post.comments.allSatisfy { !$0.isFault && $0.text == "on \(post.title.dropFirst(5))" } })
+        #expect(counter.count - before == 1, "reading what was prefetched ran statements")
+
+        // A link whose record is gone (written around the store): the prefetch names it.
+        let tagC = try #require(try context.fetch(try FetchRequest<Tag>(entityName: "Tag", predicate: "name == 'c'")).first).objectID
+        var raw: OpaquePointer?
+        #expect(sqlite3_open(url.path, &raw) == SQLITE_OK)
+        #expect(sqlite3_exec(raw, "DELETE FROM \"Tag\" WHERE \"Z_PK\" = \(tagC.key)", nil, nil, nil) == SQLITE_OK)
+        sqlite3_close(raw)
+        let fresh = container.newContext(observation: .unobserved)
+        let freshPosts = try fresh.fetch(FetchRequest<Post>(entityName: "Post", sortDescriptors: [SortDescriptor("title")]))
+        #expect(throws: RuntimeError.objectNotFound(tagC)) { try fresh.prefetch(["tags"], from: freshPosts) }
+        #expect(freshPosts.flatMap(\.tags).filter { !$0.isFault }.count == 80 - freshPosts.filter { $0.tags.contains { $0.objectID == tagC } }.count)
     }
 }

@@ -136,7 +136,7 @@ extension ManagedObjectContext {
                     slots.append(slot)
                 }
                 // A to-many step: the relationship of every object at this level in one query per entity.
-                for slot in Set(slots) { try loadToMany(level, slot: slot) }
+                for slot in Set(slots) { try loadToMany(level, slot: slot, loadingMembers: true) }
                 for (object, slot) in zip(level, slots) {
                     for target in object._slots[slot].relatedObjects where seen.insert(ObjectIdentifier(target)).inserted {
                         next.append(target)

@@ -72,8 +72,10 @@ extension ManagedObjectContext {
     }
 
     /// Loads the to-many relationship at `slot` of those of `objects` that have it pending: one store call
-    /// per entity, whatever the number of objects (prefetching, and a fault's batch).
-    func loadToMany(_ objects: [ManagedObject], slot: Int) throws {
+    /// per entity, whatever the number of objects (prefetching, and a fault's batch). With `loadingMembers`
+    /// (prefetching), members still faults are loaded too, from rows the store read in the same
+    /// statement when it can (else they stay faults for the caller to load).
+    func loadToMany(_ objects: [ManagedObject], slot: Int, loadingMembers: Bool = false) throws {
         guard slot < 32 else { return }
         let bit = UInt32(1) << UInt32(slot)
         var byEntity: [String: [ManagedObject]] = [:]
@@ -89,14 +91,37 @@ extension ManagedObjectContext {
         if let finished = run { byEntity[finished.entity.name, default: []] += finished.objects }
         for (_, pending) in byEntity.sorted(by: { $0.key < $1.key }) {
             let ids = pending.map(\.objectID)
-            let members = ids.count == 1 ? [ids[0]: try store.toManyIDs(of: ids[0], relationship: slot)]
-                : try store.toManyIDs(of: ids, relationship: slot)
+            var memberRows: [StoreRow]?
+            let members: [ObjectID: [ObjectID]]
+            if loadingMembers {
+                (members, memberRows) = try store.toManyMembersWithRows(of: ids, relationship: slot)
+            } else {
+                members = ids.count == 1 ? [ids[0]: try store.toManyIDs(of: ids[0], relationship: slot)]
+                    : try store.toManyIDs(of: ids, relationship: slot)
+            }
             for object in pending where object._pendingToMany & bit != 0 {
                 let list = SlotValue.objects(ObjectList((members[object.objectID] ?? []).map { self.object(with: $0) }))
                 object._slots[slot] = list
                 if object.committedSlots != nil { object.committedSlots![slot] = list }
                 object._pendingToMany &= ~bit
             }
+            if let memberRows { try loadFaults(from: memberRows) }
+        }
+    }
+
+    /// Loads the registered faults `rows` are the rows of (a row may come more than once: the first
+    /// loads), then runs their `awakeFromFetch`. An entity whose to-many relationships cannot wait for
+    /// their first use stays a fault here (its rows lack them): `fulfillFaults` loads it with them.
+    private func loadFaults(from rows: [StoreRow]) throws {
+        var loaded: [ManagedObject] = []
+        defer { awakeFromFetch(loaded) }   // also when a row fails: what was loaded is awake
+        for row in rows {
+            guard let object = registered[row.id], object._isFault,
+                  row.hasToManyValues || !object.entity.hasToManyRelationships || object.entity.lazyToManyMask != 0 else { continue }
+            if !faultBatches.isEmpty { faultBatches[row.id] = nil }
+            if !rowCache.isEmpty { rowCache[row.id] = nil }
+            try loadFetched(row, intoFault: object)
+            loaded.append(object)
         }
     }
 }

@@ -323,6 +323,9 @@ public protocol PersistentStore: AnyObject, Sendable {
     /// The IDs one to-many relationship holds for each of several records of one entity (or of
     /// subentities of one), with as few queries as the store can (see the default in the extension).
     func toManyIDs(of ids: [ObjectID], relationship slot: Int) throws -> [ObjectID: [ObjectID]]
+    /// The same lists with the members' rows, when the store reads both in one statement (prefetching
+    /// uses them; see the default in the extension).
+    func toManyMembersWithRows(of ids: [ObjectID], relationship slot: Int) throws -> (lists: [ObjectID: [ObjectID]], rows: [StoreRow]?)
     /// The IDs of the records matching a query, in its order (see the default in the extension).
     func fetchIDs(_ query: StoreQuery) throws -> ObjectIDList?
     /// The grouped aggregate of the records matching a query (see the default in the extension).
@@ -526,6 +529,14 @@ extension PersistentStore {
         var result: [ObjectID: [ObjectID]] = [:]
         for id in ids { result[id] = try toManyIDs(of: id, relationship: slot) }
         return result
+    }
+
+    /// The members of one to-many relationship of several records (as `toManyIDs(of:relationship:)`)
+    /// and, when the store reads them in the same statement, the members' rows (a member may come more
+    /// than once; a record that is gone has none). Default: the lists alone (`rows` nil), the members'
+    /// rows being read afterwards like any faults'.
+    public func toManyMembersWithRows(of ids: [ObjectID], relationship slot: Int) throws -> (lists: [ObjectID: [ObjectID]], rows: [StoreRow]?) {
+        (try toManyIDs(of: ids, relationship: slot), nil)
     }
 
     /// The IDs a to-many relationship of a record holds, in order. Default: read from the whole row.

@@ -298,6 +298,29 @@ extension SQLiteLayout {
         }
     }
 
+    /// `membersSQL` with each member's whole row (the select list of its table) after the owner's key and
+    /// the member's key and entity code: a relationship kept by its inverse reads the members' table
+    /// alone; one kept in a join table joins its links to the members' table (a left join: a link to a
+    /// record that is gone still names its member, with NULLs for the row). Nil for other storage.
+    package func membersWithRowsSQL(_ entity: Entity, slot: Int, owners: String) -> String? {
+        let q = SQLiteSchemaPlanner.quote
+        let destination = entity.description.destination(ofSlot: slot).entity
+        guard let members = entities[destination.name], let table = tables[members.table] else { return nil }
+        switch entity.storage[slot] {
+        case .toManyByInverse(let destinationTable, let inverse, let order):
+            guard destinationTable == table.name else { return nil }
+            let orderBy = order.map { "\(q($0)), " } ?? ""
+            return "SELECT \(q(inverse)), \"Z_PK\", CAST(\"Z_ENT\" AS BIGINT), \(table.columns.map(q).joined(separator: ", ")) FROM \(q(destinationTable)) "
+                + "WHERE \(q(inverse)) \(owners) ORDER BY \(q(inverse)), \(orderBy)\"Z_PK\""
+        case .toManyByJoin(let join):
+            return "SELECT j.\(join.source), j.\(join.target), j.\(join.targetEntity), \(table.columns.map { "m.\(q($0))" }.joined(separator: ", ")) "
+                + "FROM \(join.t) AS j LEFT JOIN \(q(table.name)) AS m ON m.\"Z_PK\" = j.\(join.target) "
+                + "WHERE j.\(join.source) \(owners) ORDER BY j.\(join.source), j.\(join.position)"
+        default:
+            return nil
+        }
+    }
+
     /// `SELECT count(*)` of the records still pointing at a record through the inverse of its
     /// relationship at `slot` (their to-one column, or their join rows), one `?` for the record's key;
     /// nil without an inverse.

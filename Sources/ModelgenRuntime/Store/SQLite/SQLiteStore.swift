@@ -288,6 +288,29 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
         return members.lists
     }
 
+    /// The member lists and the members' rows in one statement per batch of owners (`membersWithRowsSQL`).
+    public func toManyMembersWithRows(of ids: [ObjectID], relationship slot: Int) throws -> (lists: [ObjectID: [ObjectID]], rows: [StoreRow]?) {
+        guard let first = ids.first else { return ([:], []) }
+        let entity = try layout.entity(first.entityName)
+        guard layout.membersWithRowsSQL(entity, slot: slot, owners: "IN (?)") != nil else { return (try toManyIDs(of: ids, relationship: slot), nil) }
+        var members = MemberLists(ids)
+        var rows: [StoreRow] = []
+        try reading(snapshot: true) { connection in
+            var row = Self.reusableRow()
+            var entities = EntityLookup(layout: layout)
+            try Self.forEachRow(ofKeyLists: members.ownerKeys, connection, sql: { layout.membersWithRowsSQL(entity, slot: slot, owners: "IN (\($0))")! }) { select in
+                if select.isNull(3) {   // a link to a record that is gone: its member, without a row
+                    members.add(ObjectID(entityName: layout.namesByCode[select.int64(2)] ?? "", key: select.int64(1)), toOwnerKey: select.int64(0))
+                } else {
+                    try decodeRow(select, columnOffset: 3, into: &row, entities: &entities)
+                    members.add(row.id, toOwnerKey: select.int64(0))
+                    rows.append(row)
+                }
+            }
+        }
+        return (members.lists, rows)
+    }
+
     /// Runs the statement `sql(placeholders)` over `keys` bound to its `IN (…)` list, in as few
     /// statements as the connection can bind (one up to 16,384 keys), calling `row` for each result.
     /// The list's width is a power of two from 64, so a table needs few statement shapes in the
