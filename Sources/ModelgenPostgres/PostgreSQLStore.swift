@@ -266,6 +266,31 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
         return members.lists
     }
 
+    /// The member lists and the members' rows in one statement (`membersWithRowsSQL`): one round trip
+    /// per to-many step of a prefetch instead of two.
+    public func toManyMembersWithRows(of ids: [ObjectID], relationship slot: Int) throws -> (lists: [ObjectID: [ObjectID]], rows: [StoreRow]?) {
+        guard let first = ids.first else { return ([:], []) }
+        guard let sql = layout.membersWithRowsSQL(try entity(first.entityName).layout, slot: slot, owners: "= ANY($1)",
+                                                  selectList: { self.tables[$0]?.columns }) else {
+            return (try toManyIDs(of: ids, relationship: slot), nil)
+        }
+        var members = MemberLists(ids)
+        let found = try pool.withConnection { connection in try connection.rows(sql, Self.bindings { $0.append(members.ownerKeys) }) }
+        var rows: [StoreRow] = []
+        for found in found {
+            let cells = found.makeRandomAccess()
+            let owner = try cells[0].decode(Int64.self)
+            if try cells[3].decode(Int64?.self) == nil {   // a link to a record that is gone: its member, without a row
+                members.add(ObjectID(entityName: name(ofCode: try cells[2].decode(Int64.self)), key: try cells[1].decode(Int64.self)), toOwnerKey: owner)
+            } else {
+                let row = try decode(found, offset: 3)
+                members.add(row.id, toOwnerKey: owner)
+                rows.append(row)
+            }
+        }
+        return (members.lists, rows)
+    }
+
     private func toManyIDs(_ connection: PostgresConnection, id: ObjectID, storage: SQLiteLayout.Storage) throws -> [ObjectID] {
         let sql: String
         switch storage {
@@ -283,16 +308,18 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
         }
     }
 
-    /// A row of a table's select list: attributes and to-one relationships (to-many left out).
-    private func decode(_ row: PostgresRow) throws -> StoreRow {
+    /// A row of a table's select list (from column `offset`): attributes and to-one relationships (to-many left out).
+    private func decode(_ row: PostgresRow) throws -> StoreRow { try decode(row, offset: 0) }
+
+    private func decode(_ row: PostgresRow, offset: Int) throws -> StoreRow {
         let cells = row.makeRandomAccess()
-        let code = Int64(try cells[1].decode(Int32.self))
+        let code = Int64(try cells[offset + 1].decode(Int32.self))
         guard let name = layout.namesByCode[code], let entity = entities[name] else {
             throw PostgreSQLStoreError.incompatibleModel(schema: configuration.schema, problems: ["a record has entity code \(code), which the model does not have"])
         }
         var values = [StoreValue](repeating: .null, count: entity.layout.storage.count)
         for (slot, storage) in entity.layout.storage.enumerated() {
-            let column = entity.columnIndex[slot]
+            let column = offset + entity.columnIndex[slot]
             switch storage {
             case .attribute(_, let type, _):
                 values[slot] = try PostgreSQLSQL.value(cells[column], type: type)
@@ -306,7 +333,7 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
                 break
             }
         }
-        return StoreRow(id: ObjectID(entityName: name, key: try cells[0].decode(Int64.self)), version: try cells[2].decode(Int64.self),
+        return StoreRow(id: ObjectID(entityName: name, key: try cells[offset].decode(Int64.self)), version: try cells[offset + 2].decode(Int64.self),
                         values: values, hasToManyValues: false)
     }
 

@@ -218,6 +218,36 @@ let availableKinds: [StoreKind] = StoreKind.postgresURL == nil ? [.inMemory, .sq
         #expect(try container.newContext().count(for: FetchRequest<ManagedObject>(entityName: "Task")) == 0, "\(kind)")
     }
 
+    /// Prefetching to-many relationships (a many-to-many pair's join table, inheritance among the
+    /// members, an ordered to-many kept by its inverse) gives the same objects on every store; the SQL
+    /// stores read each step's links and members' rows in one statement (`toManyMembersWithRows`).
+    @Test(arguments: availableKinds)
+    func prefetchingToManyGivesTheSameObjects(_ kind: StoreKind) throws {
+        let (container, ada, bob, project) = try seededCompany(kind)
+        let context = container.newContext()
+        var request = FetchRequest<ManagedObject>(entityName: "Project")
+        request.relationshipKeyPathsForPrefetching = ["members.projects", "tasks"]
+        let projects = try context.fetch(request)
+        #expect(projects.map(\.objectID) == [project], "\(kind)")
+        let members = try projects[0].value(forKey: "members") as! [ManagedObject]
+        #expect(Set(members.map(\.objectID)) == [ada, bob] && members.allSatisfy { !$0.isFault }, "\(kind)")
+        #expect(Set(try members.map { try $0.value(forKey: "name") as! String }) == ["Ada", "Bob"], "\(kind)")
+        #expect(try members.allSatisfy { (try $0.value(forKey: "projects") as! [ManagedObject]).map(\.objectID) == [project] }, "\(kind)")
+        let tasks = try projects[0].value(forKey: "tasks") as! [ManagedObject]
+        #expect(tasks.allSatisfy { !$0.isFault }, "\(kind)")
+        #expect(try tasks.map { try $0.value(forKey: "summary") as! String } == ["design", "build", "ship"], "\(kind)")
+        // The store's answer: the members' rows come with the lists on the SQL stores.
+        let projectEntity = try #require(semanticsModel.entity(named: "Project"))
+        for name in ["members", "tasks"] {
+            let slot = try #require(projectEntity.slotsByName[name])
+            let answer = try container.store.toManyMembersWithRows(of: [project], relationship: slot)
+            #expect(answer.lists[project]?.count == (name == "members" ? 2 : 3), "\(kind) \(name)")
+            if kind != .inMemory {
+                #expect(Set(answer.rows?.map(\.id) ?? []) == Set(answer.lists[project] ?? []), "\(kind) \(name): the members' rows")
+            }
+        }
+    }
+
     @Test(arguments: availableKinds)
     func uniquenessAndOptimisticLocking(_ kind: StoreKind) throws {
         let (container, ada, _, _) = try seededCompany(kind)

@@ -302,19 +302,22 @@ extension SQLiteLayout {
     /// the member's key and entity code: a relationship kept by its inverse reads the members' table
     /// alone; one kept in a join table joins its links to the members' table (a left join: a link to a
     /// record that is gone still names its member, with NULLs for the row). Nil for other storage.
-    package func membersWithRowsSQL(_ entity: Entity, slot: Int, owners: String) -> String? {
+    /// `selectList` gives a table's select list (default: this layout's; a store with a select list of
+    /// its own passes it, so the row decodes as its other rows do).
+    package func membersWithRowsSQL(_ entity: Entity, slot: Int, owners: String, selectList: ((String) -> [String]?)? = nil) -> String? {
         let q = SQLiteSchemaPlanner.quote
         let destination = entity.description.destination(ofSlot: slot).entity
-        guard let members = entities[destination.name], let table = tables[members.table] else { return nil }
+        guard let members = entities[destination.name],
+              let columns = selectList.map({ $0(members.table) }) ?? tables[members.table]?.columns else { return nil }
         switch entity.storage[slot] {
         case .toManyByInverse(let destinationTable, let inverse, let order):
-            guard destinationTable == table.name else { return nil }
+            guard destinationTable == members.table else { return nil }
             let orderBy = order.map { "\(q($0)), " } ?? ""
-            return "SELECT \(q(inverse)), \"Z_PK\", CAST(\"Z_ENT\" AS BIGINT), \(table.columns.map(q).joined(separator: ", ")) FROM \(q(destinationTable)) "
+            return "SELECT \(q(inverse)), \"Z_PK\", CAST(\"Z_ENT\" AS BIGINT), \(columns.map(q).joined(separator: ", ")) FROM \(q(destinationTable)) "
                 + "WHERE \(q(inverse)) \(owners) ORDER BY \(q(inverse)), \(orderBy)\"Z_PK\""
         case .toManyByJoin(let join):
-            return "SELECT j.\(join.source), j.\(join.target), j.\(join.targetEntity), \(table.columns.map { "m.\(q($0))" }.joined(separator: ", ")) "
-                + "FROM \(join.t) AS j LEFT JOIN \(q(table.name)) AS m ON m.\"Z_PK\" = j.\(join.target) "
+            return "SELECT j.\(join.source), j.\(join.target), j.\(join.targetEntity), \(columns.map { "m.\(q($0))" }.joined(separator: ", ")) "
+                + "FROM \(join.t) AS j LEFT JOIN \(q(members.table)) AS m ON m.\"Z_PK\" = j.\(join.target) "
                 + "WHERE j.\(join.source) \(owners) ORDER BY j.\(join.source), j.\(join.position)"
         default:
             return nil
