@@ -266,8 +266,8 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
         return members.lists
     }
 
-    /// The member lists and the members' rows in one statement (`membersWithRowsSQL`): one round trip
-    /// per to-many step of a prefetch instead of two.
+    /// The member lists and the members' rows in one statement for a relationship kept by its inverse
+    /// (`membersWithRowsSQL`): one round trip per such step of a prefetch instead of two.
     public func toManyMembersWithRows(of ids: [ObjectID], relationship slot: Int) throws -> (lists: [ObjectID: [ObjectID]], rows: [StoreRow]?) {
         guard let first = ids.first else { return ([:], []) }
         guard let sql = layout.membersWithRowsSQL(try entity(first.entityName).layout, slot: slot, owners: "= ANY($1)",
@@ -278,15 +278,9 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
         let found = try pool.withConnection { connection in try connection.rows(sql, Self.bindings { $0.append(members.ownerKeys) }) }
         var rows: [StoreRow] = []
         for found in found {
-            let cells = found.makeRandomAccess()
-            let owner = try cells[0].decode(Int64.self)
-            if try cells[3].decode(Int64?.self) == nil {   // a link to a record that is gone: its member, without a row
-                members.add(ObjectID(entityName: name(ofCode: try cells[2].decode(Int64.self)), key: try cells[1].decode(Int64.self)), toOwnerKey: owner)
-            } else {
-                let row = try decode(found, offset: 3)
-                members.add(row.id, toOwnerKey: owner)
-                rows.append(row)
-            }
+            let row = try decode(found, offset: 1)
+            members.add(row.id, toOwnerKey: try found.makeRandomAccess()[0].decode(Int64.self))
+            rows.append(row)
         }
         return (members.lists, rows)
     }

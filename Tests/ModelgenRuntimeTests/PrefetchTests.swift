@@ -131,26 +131,32 @@ import Testing
         // The other authors were loaded all the same.
         #expect(earlyPosts.compactMap(\.author).filter { !$0.isFault }.count == 25)
     }
-    /// On SQLite a to-many step reads its links and its members' rows in one statement (a join table's,
-    /// and a relationship kept by its inverse); a member already loaded keeps its unsaved change; a
-    /// member whose record is gone (a link left dangling) is named, as a fault that cannot load.
-    @Test func aToManyStepReadsLinksAndMembersInOneStatement() throws {
+    /// On SQLite a to-many step kept by its inverse reads the members with their owners' keys in one
+    /// statement; one in a join table reads its links, then the members' rows (a tag shared by many
+    /// posts is read once). A member already loaded keeps its unsaved change either way; a member
+    /// whose record is gone (a link left dangling) is named, as a fault that cannot load.
+    @Test func aToManyStepReadsItsMembersInOneOrTwoStatements() throws {
         let (container, counter, url) = try blog(posts: 40)
         defer { try? FileManager.default.removeItem(at: url) }
         let context = container.newContext(observation: .unobserved)
         let changed = try #require(try context.fetch(try FetchRequest<Tag>(entityName: "Tag", predicate: "name == 'b'")).first)
         changed.name = "bee"
+        let edited = try #require(try context.fetch(try FetchRequest<Comment>(entityName: "Comment", predicate: "text == 'on 7'")).first)
+        edited.text = "edited"
         let posts = try context.fetch(FetchRequest<Post>(entityName: "Post", sortDescriptors: [SortDescriptor("title")]))
         var before = counter.count
         try context.prefetch(["tags"], from: posts)
-        #expect(counter.count - before == 1, "the links and the tags' rows in one statement")
-        before = counter.count
+        #expect(counter.count - before == 2, "the links, then the tags' rows")
         #expect(posts.allSatisfy { $0.tags.count == 2 && $0.tags.allSatisfy { !$0.isFault } })
         #expect(Set(posts.flatMap { $0.tags.map(\.name) }) == ["a", "bee", "c"])
         #expect(changed.hasChanges && changed.name == "bee")
+        before = counter.count
         try context.prefetch(["comments"], from: posts)
-        #expect(counter.count - before == 1, "the comments (kept by their inverse) in one statement")
-        #expect(posts.allSatisfy { post in post.comments.count == 1 && post.comments.allSatisfy { !$0.isFault && $0.text == "on \(post.title.dropFirst(5))" } })
+        #expect(counter.count - before == 1, "the comments (kept by their inverse) with their posts' keys in one statement")
+        #expect(posts.allSatisfy { post in
+            post.comments.count == 1 && post.comments.allSatisfy { !$0.isFault && $0.text == ($0 === edited ? "edited" : "on \(post.title.dropFirst(5))") }
+        })
+        #expect(edited.hasChanges && posts.contains { $0.comments.contains(edited) })
         #expect(counter.count - before == 1, "reading what was prefetched ran statements")
 
         // A link whose record is gone (written around the store): the prefetch names it.

@@ -288,7 +288,8 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
         return members.lists
     }
 
-    /// The member lists and the members' rows in one statement per batch of owners (`membersWithRowsSQL`).
+    /// The member lists and the members' rows in one statement per batch of owners, for a relationship
+    /// kept by its inverse (`membersWithRowsSQL`); the lists alone otherwise.
     public func toManyMembersWithRows(of ids: [ObjectID], relationship slot: Int) throws -> (lists: [ObjectID: [ObjectID]], rows: [StoreRow]?) {
         guard let first = ids.first else { return ([:], []) }
         let entity = try layout.entity(first.entityName)
@@ -299,13 +300,9 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
             var row = Self.reusableRow()
             var entities = EntityLookup(layout: layout)
             try Self.forEachRow(ofKeyLists: members.ownerKeys, connection, sql: { layout.membersWithRowsSQL(entity, slot: slot, owners: "IN (\($0))")! }) { select in
-                if select.isNull(3) {   // a link to a record that is gone: its member, without a row
-                    members.add(ObjectID(entityName: layout.namesByCode[select.int64(2)] ?? "", key: select.int64(1)), toOwnerKey: select.int64(0))
-                } else {
-                    try decodeRow(select, columnOffset: 3, into: &row, entities: &entities)
-                    members.add(row.id, toOwnerKey: select.int64(0))
-                    rows.append(row)
-                }
+                try decodeRow(select, columnOffset: 1, into: &row, entities: &entities)
+                members.add(row.id, toOwnerKey: select.int64(0))
+                rows.append(row)
             }
         }
         return (members.lists, rows)
