@@ -237,7 +237,7 @@ extension ManagedObjectContext {
                 } else if !loadNow {
                     rowCache[row.id] = row
                     notLoaded.append(objects.count)
-                } else if !row.hasToManyValues && object.entity.hasToManyRelationships && object.entity.lazyToManyMask == 0 {
+                } else if object.entity.needsToManyValues(beyond: row) {
                     needingStore.append((object, row))
                     notLoaded.append(objects.count)
                 } else {

@@ -109,15 +109,14 @@ extension ManagedObjectContext {
         }
     }
 
-    /// Loads the registered faults `rows` are the rows of (a row may come more than once: the first
-    /// loads), then runs their `awakeFromFetch`. An entity whose to-many relationships cannot wait for
-    /// their first use stays a fault here (its rows lack them): `fulfillFaults` loads it with them.
+    /// Loads the registered faults `rows` are the rows of, then runs their `awakeFromFetch`. An entity
+    /// whose to-many relationships cannot wait for their first use stays a fault here (its rows lack
+    /// them): `fulfillFaults` loads it with them.
     private func loadFaults(from rows: [StoreRow]) throws {
         var loaded: [ManagedObject] = []
         defer { awakeFromFetch(loaded) }   // also when a row fails: what was loaded is awake
         for row in rows {
-            guard let object = registered[row.id], object._isFault,
-                  row.hasToManyValues || !object.entity.hasToManyRelationships || object.entity.lazyToManyMask != 0 else { continue }
+            guard let object = registered[row.id], object._isFault, !object.entity.needsToManyValues(beyond: row) else { continue }
             if !faultBatches.isEmpty { faultBatches[row.id] = nil }
             if !rowCache.isEmpty { rowCache[row.id] = nil }
             try loadFetched(row, intoFault: object)
@@ -127,6 +126,12 @@ extension ManagedObjectContext {
 }
 
 extension EntityDescription {
+    /// Whether an object of this entity cannot be loaded from `row` alone: the row leaves its to-many
+    /// relationships out, and they cannot wait for their first use (slots past 31).
+    func needsToManyValues(beyond row: StoreRow) -> Bool {
+        !row.hasToManyValues && hasToManyRelationships && lazyToManyMask == 0
+    }
+
     /// The slots of `lazyToManyMask`.
     var lazyToManyMaskSlots: [Int] {
         (0..<32).filter { lazyToManyMask & (1 << UInt32($0)) != 0 }
