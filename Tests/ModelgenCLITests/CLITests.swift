@@ -41,8 +41,22 @@ func runProcess(_ executable: URL, _ arguments: [String], in directory: URL? = n
     return Run(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
 }
 
+/// This test process's scratch directory (in the temporary directory), removed with everything in it
+/// when the process exits, so a direct `swift test` leaves no stores, `-wal`/`-shm` companions or
+/// generated files behind (`make test` also runs the tests in a scratch `TMPDIR` it removes).
+let scratchDirectory: URL = {
+    let url = scratchDirectoryURL()
+    try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    atexit { try? FileManager.default.removeItem(at: scratchDirectoryURL()) }
+    return url
+}()
+
+private func scratchDirectoryURL() -> URL {
+    FileManager.default.temporaryDirectory.appendingPathComponent("modelgen-cli-tests-\(getpid())")
+}
+
 func temporaryDirectory() throws -> URL {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("modelgen-cli-\(UUID().uuidString)")
+    let url = scratchDirectory.appendingPathComponent("modelgen-cli-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     return url
 }

@@ -119,7 +119,7 @@ import Testing
         let manifests = try Self.blocks().filter(\.isManifest)
         #expect(manifests.count >= 2)
         for block in manifests {
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("doc-manifest-\(UUID().uuidString)")
+            let directory = scratchDirectory.appendingPathComponent("doc-manifest-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: directory) }
             let manifest = "// swift-tools-version:6.1\nimport PackageDescription\n\nlet package = Package(\n    name: \"DocumentedPackage\",\n"

@@ -102,7 +102,7 @@ import Testing
             .stdout.trimmingCharacters(in: .whitespacesAndNewlines)
 
         for target in targets {
-            let store = FileManager.default.temporaryDirectory.appendingPathComponent("smoke-\(UUID().uuidString).sqlite")
+            let store = scratchDirectory.appendingPathComponent("smoke-\(UUID().uuidString).sqlite")
             defer {
                 for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: store.path + suffix) }
                 try? FileManager.default.removeItem(atPath: store.path + "-external")

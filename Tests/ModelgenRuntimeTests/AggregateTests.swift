@@ -7,7 +7,7 @@ import Testing
 @Suite struct AggregateTests {
     /// Three authors: Ada with posts of 10, 20 and 30 likes, Bea with 5 and 7, Cy with none.
     func blog(_ kind: String) throws -> (ManagedContainer, ManagedObjectContext, URL?) {
-        let url = kind == "sqlite" ? FileManager.default.temporaryDirectory.appendingPathComponent("aggregate-\(UUID().uuidString).sqlite") : nil
+        let url = kind == "sqlite" ? scratchDirectory.appendingPathComponent("aggregate-\(UUID().uuidString).sqlite") : nil
         let counter = StatementCounter()
         var configuration = SQLiteConfiguration()
         configuration.statementCounter = counter

@@ -11,7 +11,7 @@ import Testing
     /// Three authors (Ada, Bea, Cy) with two posts each; every post tagged "swift", with one comment
     /// by one reader.
     func blog(_ kind: String) throws -> (ManagedContainer, URL?) {
-        let url = kind == "sqlite" ? FileManager.default.temporaryDirectory.appendingPathComponent("batch-\(UUID().uuidString).sqlite") : nil
+        let url = kind == "sqlite" ? scratchDirectory.appendingPathComponent("batch-\(UUID().uuidString).sqlite") : nil
         let container = try ManagedContainer(model: BlogModel.model, store: url.map(StoreDescription.sqlite) ?? .inMemory)
         let context = container.newContext()
         let swift = Tag(context: context, name: "swift")

@@ -11,7 +11,7 @@ import Testing
 
     /// A container on `kind` with a saved author "Lovelace" and her post "First" (10 likes).
     func blog(_ kind: String) throws -> (ManagedContainer, ManagedObjectContext, URL?) {
-        let url = kind == "sqlite" ? FileManager.default.temporaryDirectory.appendingPathComponent("child-\(UUID().uuidString).sqlite") : nil
+        let url = kind == "sqlite" ? scratchDirectory.appendingPathComponent("child-\(UUID().uuidString).sqlite") : nil
         let container = try ManagedContainer(model: BlogModel.model, store: url.map(StoreDescription.sqlite) ?? .inMemory)
         let context = container.newContext()
         let author = makeAuthor(context)

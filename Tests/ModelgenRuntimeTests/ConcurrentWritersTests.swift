@@ -11,7 +11,7 @@ import Testing
 
     /// A container on `kind` with a saved author "Lovelace", her post "First" and a tag "swift" on it.
     func library(_ kind: String) throws -> (ManagedContainer, URL?) {
-        let url = kind == "sqlite" ? FileManager.default.temporaryDirectory.appendingPathComponent("writers-\(UUID().uuidString).sqlite") : nil
+        let url = kind == "sqlite" ? scratchDirectory.appendingPathComponent("writers-\(UUID().uuidString).sqlite") : nil
         let container = try ManagedContainer(model: BlogModel.model, store: url.map(StoreDescription.sqlite) ?? .inMemory)
         let context = container.newContext()
         let post = Post(context: context, title: "First", author: makeAuthor(context))

@@ -69,7 +69,7 @@ import Testing
     /// A store written before this format (the join-table fixture: one history row of the old JSON)
     /// reads its old row and the new rows of saves made since, in order.
     @Test func aStoreReadsItsOldAndNewHistoryRows() throws {
-        let copy = FileManager.default.temporaryDirectory.appendingPathComponent("history-\(UUID().uuidString).sqlite")
+        let copy = scratchDirectory.appendingPathComponent("history-\(UUID().uuidString).sqlite")
         defer { try? FileManager.default.removeItem(at: copy) }
         try FileManager.default.copyItem(at: JoinTableLayoutTests.fixture, to: copy)
         let store = try SQLiteStore(url: copy, model: JoinTableLayoutTests.model)

@@ -68,10 +68,10 @@ final class MixSong: ManagedObject {
     }
 
     @Test func aStoreWithAJoinTablePerSideOpensAndKeepsEveryLink() throws {
-        let copy = FileManager.default.temporaryDirectory.appendingPathComponent("mix-\(UUID().uuidString).sqlite")
+        let copy = scratchDirectory.appendingPathComponent("mix-\(UUID().uuidString).sqlite")
         defer { try? FileManager.default.removeItem(at: copy) }
         try FileManager.default.copyItem(at: Self.fixture, to: copy)
-        let fresh = ManagedContainer(model: Self.model, store: try SQLiteStore(url: FileManager.default.temporaryDirectory.appendingPathComponent("mix-fresh-\(UUID().uuidString).sqlite"), model: Self.model))
+        let fresh = ManagedContainer(model: Self.model, store: try SQLiteStore(url: scratchDirectory.appendingPathComponent("mix-fresh-\(UUID().uuidString).sqlite"), model: Self.model))
         try Self.fill(fresh.newContext())
         #expect(Self.tables(copy.path).isSuperset(of: ["Playlist.songs", "Song.playlists", "Song.similar"]))   // format 1: a table per side
         let opened = ManagedContainer(model: Self.model, store: try SQLiteStore(url: copy, model: Self.model))
@@ -105,7 +105,7 @@ final class RenamedTrack: ManagedObject {}
 /// many-to-many alike.
 @Suite struct RenamingTests {
     @Test func renamedEntitiesAndRelationshipsKeepTheirRecordsAndLinks() throws {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("renamed-\(UUID().uuidString).sqlite")
+        let url = scratchDirectory.appendingPathComponent("renamed-\(UUID().uuidString).sqlite")
         defer { try? FileManager.default.removeItem(at: url) }
         let before = JoinTableLayoutTests.model
         let container = ManagedContainer(model: before, store: try SQLiteStore(url: url, model: before))

@@ -71,7 +71,7 @@ import Testing
     @Test(arguments: ["in-memory", "sqlite"], policies)
     func everyClashEndsAsCoreDataSays(_ kind: String, _ policy: MergePolicy) throws {
         for clash in Clash.allCases {
-            let url = kind == "sqlite" ? FileManager.default.temporaryDirectory.appendingPathComponent("matrix-\(UUID().uuidString).sqlite") : nil
+            let url = kind == "sqlite" ? scratchDirectory.appendingPathComponent("matrix-\(UUID().uuidString).sqlite") : nil
             defer { url.map { try? FileManager.default.removeItem(at: $0) } }
             let container = try ManagedContainer(model: BlogModel.model, store: url.map(StoreDescription.sqlite) ?? .inMemory)
             let setup = container.newContext()
@@ -139,7 +139,7 @@ import Testing
     /// context read, what it has now and what the store holds.
     @Test(arguments: ["in-memory", "sqlite"])
     func aConflictListsEachPropertyWithItsThreeValues(_ kind: String) throws {
-        let url = kind == "sqlite" ? FileManager.default.temporaryDirectory.appendingPathComponent("conflict-\(UUID().uuidString).sqlite") : nil
+        let url = kind == "sqlite" ? scratchDirectory.appendingPathComponent("conflict-\(UUID().uuidString).sqlite") : nil
         defer { url.map { try? FileManager.default.removeItem(at: $0) } }
         let container = try ManagedContainer(model: BlogModel.model, store: url.map(StoreDescription.sqlite) ?? .inMemory)
         let setup = container.newContext()

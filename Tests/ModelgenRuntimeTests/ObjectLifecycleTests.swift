@@ -147,7 +147,7 @@ import Testing
     /// An undefined (Core Data's Undefined) transient attribute holds whatever code puts in it, of its
     /// swiftType, tracked and observed like any property, and is never stored.
     @Test func anUndefinedTransientAttributeHoldsAnyValueAndIsNeverStored() throws {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("undefined-\(UUID().uuidString).sqlite")
+        let url = scratchDirectory.appendingPathComponent("undefined-\(UUID().uuidString).sqlite")
         let container = try ManagedContainer(model: BlogModel.model, store: .sqlite(url))
         let context = container.newContext()
         let canvas = Canvas(context: context)

@@ -11,7 +11,7 @@ import Testing
     /// A SQLite store of `posts` posts, `postsPerAuthor` by each author, each post with two of three
     /// tags and one comment; and the counter of the statements its connections run.
     func blog(posts: Int, postsPerAuthor: Int = 5) throws -> (ManagedContainer, StatementCounter, URL) {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("prefetch-\(UUID().uuidString).sqlite")
+        let url = scratchDirectory.appendingPathComponent("prefetch-\(UUID().uuidString).sqlite")
         let counter = StatementCounter()
         var configuration = SQLiteConfiguration()
         configuration.statementCounter = counter
@@ -86,7 +86,7 @@ import Testing
 
     @Test(arguments: ["in-memory", "sqlite"])
     func prefetchingGivesTheSameObjectsOnEveryStore(_ kind: String) throws {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("prefetch-same-\(UUID().uuidString).sqlite")
+        let url = scratchDirectory.appendingPathComponent("prefetch-same-\(UUID().uuidString).sqlite")
         defer { try? FileManager.default.removeItem(at: url) }
         let container = try ManagedContainer(model: BlogModel.model, store: kind == "sqlite" ? .sqlite(url) : .inMemory)
         let setup = container.newContext()

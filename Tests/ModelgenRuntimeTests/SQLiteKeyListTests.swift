@@ -9,7 +9,7 @@ import Testing
 @Suite struct SQLiteKeyListTests {
     @Test(arguments: [1, 63, 64, 65, 1_000, 16_384, 16_385, 40_000])
     func everyKeyIsReadOnceInFewStatements(_ count: Int) throws {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("keylists-\(UUID().uuidString).sqlite")
+        let url = scratchDirectory.appendingPathComponent("keylists-\(UUID().uuidString).sqlite")
         defer { try? FileManager.default.removeItem(at: url) }
         let counter = StatementCounter()
         var configuration = SQLiteConfiguration()
@@ -41,7 +41,7 @@ import Testing
     /// A connection keeps one prepared statement per text and list width: another statement of the same
     /// width is another statement (the text is part of the key), and a repeat reuses its own.
     @Test func statementsOfOneWidthKeepTheirOwnText() throws {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("keylists-\(UUID().uuidString).sqlite")
+        let url = scratchDirectory.appendingPathComponent("keylists-\(UUID().uuidString).sqlite")
         defer { try? FileManager.default.removeItem(at: url) }
         let connection = try SQLiteConnection(path: url.path, create: true, configuration: SQLiteConfiguration())
         try connection.execute("CREATE TABLE a (k INTEGER PRIMARY KEY, v TEXT); CREATE TABLE b (k INTEGER PRIMARY KEY, v TEXT)")

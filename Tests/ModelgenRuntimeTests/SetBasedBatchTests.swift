@@ -206,7 +206,7 @@ final class LendingLoan: ManagedObject {
 /// An empty container of `model` over a new SQLite file (`kind == "sqlite"`, its statements counted by
 /// `counter`; the file's URL returned for removal) or the in-memory store.
 func emptyContainer(_ kind: String, model: ManagedObjectModel, counter: StatementCounter? = nil) throws -> (ManagedContainer, URL?) {
-    let url = kind == "sqlite" ? FileManager.default.temporaryDirectory.appendingPathComponent("\(model.name)-\(UUID().uuidString).sqlite") : nil
+    let url = kind == "sqlite" ? scratchDirectory.appendingPathComponent("\(model.name)-\(UUID().uuidString).sqlite") : nil
     let store: any PersistentStore
     if let url {
         var configuration = SQLiteConfiguration()
