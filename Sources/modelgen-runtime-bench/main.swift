@@ -212,7 +212,7 @@ if runs("memory") {
 
 // The SQLite store beside a raw sqlite3 prepared-statement loop doing the same work, same run.
 // Raw: one table with 10 columns, one transaction; read = step through every row reading every column.
-func rawSQLite(_ path: String) -> (insert: Double, read: Double, checksum: Int64) {
+func rawSQLite(_ path: String) -> (insert: Double, checksum: Int64) {
     let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
     var db: OpaquePointer?
     sqlite3_open(path, &db)
@@ -238,7 +238,17 @@ func rawSQLite(_ path: String) -> (insert: Double, read: Double, checksum: Int64
     sqlite3_finalize(insert)
     sqlite3_exec(db, "COMMIT", nil, nil, nil)
     let inserted = Double(now() - start) / 1e6
+    sqlite3_close(db)
+    let read = rawSQLiteRead(path)
+    return (inserted, read.checksum)
+}
+
+/// Reads every column of every row of the raw table with a new connection, as the store's reader does:
+/// (milliseconds, a checksum).
+func rawSQLiteRead(_ path: String) -> (milliseconds: Double, checksum: Int64) {
+    var db: OpaquePointer?
     let readStart = now()
+    sqlite3_open(path, &db)
     var select: OpaquePointer?
     sqlite3_prepare_v2(db, "SELECT id, name, count, price, flag, createdAt, note, a, b, c, d FROM item", -1, &select, nil)
     var total: Int64 = 0
@@ -251,7 +261,7 @@ func rawSQLite(_ path: String) -> (insert: Double, read: Double, checksum: Int64
     }
     sqlite3_finalize(select)
     sqlite3_close(db)
-    return (inserted, Double(now() - readStart) / 1e6, total)
+    return (Double(now() - readStart) / 1e6, total)
 }
 
 /// Reads every attribute of every item (what the raw loop reads of each row): a checksum.
@@ -302,7 +312,6 @@ if runs("sqlite") {
     for run in 0..<5 {
         let raw = rawSQLite(benchDirectory.appendingPathComponent("raw\(run).sqlite").path)
         rawInsert.append(raw.insert)
-        rawRead.append(raw.read)
         sink &+= raw.checksum & 1
 
         let c = try ManagedContainer(model: model, store: .sqlite(benchDirectory.appendingPathComponent("store\(run).sqlite")))
@@ -320,9 +329,20 @@ if runs("sqlite") {
             reader = nil
             return (read, Double(now() - teardownStart) / 1e6)
         }
-        let observed = try fetchAndRead(.observable)   // a new context's default
-        storeRead.append(observed.read)
-        storeTeardown.append(observed.teardown)
+        // The read, three times by turns with the raw read of the same rows (both files written, the
+        // same file system state): the run's figures are the medians of its turns.
+        var turnsRaw: [Double] = [], turnsStore: [Double] = [], turnsTeardown: [Double] = []
+        for _ in 0..<3 {
+            let rawTurn = rawSQLiteRead(benchDirectory.appendingPathComponent("raw\(run).sqlite").path)
+            turnsRaw.append(rawTurn.milliseconds)
+            sink &+= rawTurn.checksum & 1
+            let observed = try fetchAndRead(.observable)   // a new context's default
+            turnsStore.append(observed.read)
+            turnsTeardown.append(observed.teardown)
+        }
+        rawRead.append(median(turnsRaw))
+        storeRead.append(median(turnsStore))
+        storeTeardown.append(median(turnsTeardown))
         storeReadUnobserved.append(try fetchAndRead(.unobserved).read)
     }
     print("SQLite store, \(count) objects with 10 attributes, beside raw sqlite3 prepared statements (same run)")
