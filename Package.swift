@@ -106,8 +106,10 @@ let package = Package(
 
         .testTarget(name: "ModelgenPredicateTests", dependencies: ["ModelgenPredicate"]),
         .testTarget(name: "ModelgenCoreTests", dependencies: ["ModelgenCore"]),
-        .testTarget(name: "ModelgenCLITests", dependencies: ["modelgen", "ModelgenCore", "ModelgenRuntime", "ClinicVersions"]),
-        .testTarget(name: "ModelgenRuntimeTests", dependencies: ["ModelgenRuntime", "SQLiteFaultInjection", "ClinicVersions"]),
+        .testTarget(name: "ModelgenCLITests", dependencies: ["modelgen", "ModelgenCore", "ModelgenRuntime", "ClinicVersions", "TestScratch"]),
+        .testTarget(name: "ModelgenRuntimeTests", dependencies: ["ModelgenRuntime", "SQLiteFaultInjection", "ClinicVersions", "TestScratch"]),
+        // The tests' scratch directory, removed when the test process exits.
+        .target(name: "TestScratch", path: "Tests/Support/TestScratch"),
         // A model's four versions and the stages between them, for the staged-migration tests on every store and the kill test.
         .target(name: "ClinicVersions", dependencies: ["ModelgenRuntime"], path: "Tests/Support/ClinicVersions"),
         // A SQLite VFS that fills the "disk" on demand, for the storage-fault tests (C: a VFS is a C struct of callbacks).

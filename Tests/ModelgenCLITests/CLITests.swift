@@ -1,4 +1,5 @@
 import Foundation
+import TestScratch
 import Testing
 
 /// Runs the built `modelgen` binary as a user would.
@@ -39,20 +40,6 @@ func runProcess(_ executable: URL, _ arguments: [String], in directory: URL? = n
     group.wait()
     process.waitUntilExit()
     return Run(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
-}
-
-/// This test process's scratch directory (in the temporary directory), removed with everything in it
-/// when the process exits, so a direct `swift test` leaves no stores, `-wal`/`-shm` companions or
-/// generated files behind (`make test` also runs the tests in a scratch `TMPDIR` it removes).
-let scratchDirectory: URL = {
-    let url = scratchDirectoryURL()
-    try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    atexit { try? FileManager.default.removeItem(at: scratchDirectoryURL()) }
-    return url
-}()
-
-private func scratchDirectoryURL() -> URL {
-    FileManager.default.temporaryDirectory.appendingPathComponent("modelgen-cli-tests-\(getpid())")
 }
 
 func temporaryDirectory() throws -> URL {

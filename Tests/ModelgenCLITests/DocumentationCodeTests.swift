@@ -1,4 +1,5 @@
 import Foundation
+import TestScratch
 import Testing
 
 /// Every ```swift block of README.md and docs/*.md is under test: found, line for line, in a file the

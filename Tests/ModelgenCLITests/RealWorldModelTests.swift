@@ -1,4 +1,5 @@
 import Foundation
+import TestScratch
 @testable import ModelgenCore
 import Testing
 

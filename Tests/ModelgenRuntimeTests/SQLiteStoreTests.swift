@@ -1,22 +1,9 @@
 import Foundation
+import TestScratch
 import ModelgenPredicate
 import Synchronization
 import Testing
 @testable import ModelgenRuntime
-
-/// This test process's scratch directory (in the temporary directory), removed with everything in it
-/// when the process exits, so a direct `swift test` leaves no stores, `-wal`/`-shm` companions or
-/// generated files behind (`make test` also runs the tests in a scratch `TMPDIR` it removes).
-let scratchDirectory: URL = {
-    let url = scratchDirectoryURL()
-    try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    atexit { try? FileManager.default.removeItem(at: scratchDirectoryURL()) }
-    return url
-}()
-
-private func scratchDirectoryURL() -> URL {
-    FileManager.default.temporaryDirectory.appendingPathComponent("modelgen-runtime-tests-\(getpid())")
-}
 
 /// A fresh directory for one test's database files.
 func temporaryDirectory() throws -> URL {

@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import TestScratch
 import Testing
 @testable import ModelgenRuntime
 
