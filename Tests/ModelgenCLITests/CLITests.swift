@@ -42,12 +42,6 @@ func runProcess(_ executable: URL, _ arguments: [String], in directory: URL? = n
     return Run(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
 }
 
-func temporaryDirectory() throws -> URL {
-    let url = scratchDirectory.appendingPathComponent("modelgen-cli-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    return url
-}
-
 @Suite struct CLITests {
     static let bad = """
         model: Bad

@@ -1,4 +1,5 @@
 import Foundation
+import TestScratch
 import ModelgenCore
 import Testing
 

@@ -1,4 +1,5 @@
 import Foundation
+import TestScratch
 import Testing
 
 /// `modelgen diff` as CI would run it (issue 39): a file or a git revision as the old model, text,

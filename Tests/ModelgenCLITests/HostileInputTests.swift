@@ -1,4 +1,5 @@
 import Foundation
+import TestScratch
 import Testing
 
 /// A finished run of modelgen with what it cost: its own peak resident memory (`VmHWM`, which

@@ -1,4 +1,5 @@
 import Foundation
+import TestScratch
 import Testing
 
 /// `modelgen generate` skips a run whose inputs and output files are those of the last run

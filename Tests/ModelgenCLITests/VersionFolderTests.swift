@@ -1,5 +1,6 @@
 import ClinicVersions
 import Foundation
+import TestScratch
 import Testing
 
 /// Version folders (issue 39): `NAME.modelversions` with `v1.model.yaml`, `v2.model.yaml`, …, checked

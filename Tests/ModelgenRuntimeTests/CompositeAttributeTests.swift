@@ -1,4 +1,5 @@
 import Foundation
+import TestScratch
 import Observation
 import Synchronization
 import Testing

@@ -1,4 +1,5 @@
 import Foundation
+import TestScratch
 import Synchronization
 import Testing
 @testable import ModelgenRuntime

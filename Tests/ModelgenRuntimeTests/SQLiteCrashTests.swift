@@ -1,4 +1,5 @@
 import Foundation
+import TestScratch
 import Testing
 
 /// The built `modelgen-store-stress` helper (beside the test bundle, e.g. .build/debug).

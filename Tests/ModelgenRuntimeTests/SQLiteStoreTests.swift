@@ -5,13 +5,6 @@ import Synchronization
 import Testing
 @testable import ModelgenRuntime
 
-/// A fresh directory for one test's database files.
-func temporaryDirectory() throws -> URL {
-    let url = scratchDirectory.appendingPathComponent("modelgen-sqlite-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    return url
-}
-
 /// A new SQLite store whose binaries of 1 KiB and more go to external files, and its container.
 func storeWithExternalFiles() throws -> (SQLiteStore, ManagedContainer) {
     let url = try temporaryDirectory().appendingPathComponent("external.sqlite")

@@ -1,5 +1,6 @@
 import ClinicVersions
 import Foundation
+import TestScratch
 import ModelgenRuntime
 import Synchronization
 import Testing

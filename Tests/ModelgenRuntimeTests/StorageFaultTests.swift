@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import TestScratch
 import ModelgenRuntime
 import SQLiteFaultInjection
 import Testing

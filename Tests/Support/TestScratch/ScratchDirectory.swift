@@ -13,3 +13,10 @@ public let scratchDirectory: URL = {
 private func scratchDirectoryURL() -> URL {
     FileManager.default.temporaryDirectory.appendingPathComponent("modelgen-tests-\(getpid())")
 }
+
+/// A fresh directory of its own in the scratch directory, for one test's stores and files.
+public func temporaryDirectory() throws -> URL {
+    let url = scratchDirectory.appendingPathComponent("case-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    return url
+}
