@@ -282,7 +282,10 @@ if let profiled = ProcessInfo.processInfo.environment["MODELGEN_BENCH_PROFILE"],
     let c = try ManagedContainer(model: model, store: .sqlite(directory.appendingPathComponent("store.sqlite")))
     _ = try insertAndSave(count, into: c)
     var times: [Double] = [], fetchOnly: [Double] = []
-    for _ in 0..<30 {
+    // MODELGEN_BENCH_PROFILE_RUNS: fewer runs, for valgrind's callgrind (instruction counts do not drift
+    // with the machine's load as times do).
+    let runs = ProcessInfo.processInfo.environment["MODELGEN_BENCH_PROFILE_RUNS"].flatMap { Int($0) } ?? 30
+    for _ in 0..<runs {
         if profiled == "sqliteinsert" {
             let fresh = try ManagedContainer(model: model, store: .sqlite(directory.appendingPathComponent("insert\(times.count).sqlite")))
             times.append(try insertAndSave(count, into: fresh))

@@ -328,6 +328,60 @@ func seedBlog(_ container: ManagedContainer) throws {
         }
     }
 
+    /// A fetch writes each fault's plain attributes from the statement straight into its slots
+    /// (`SQLiteStore.fetch(_:objects:each:)`): every type reads back as saved (values, nils, a transient's
+    /// default, relationships), and an object already loaded keeps its unsaved change.
+    @Test func aFetchLoadsEveryTypeFromItsStatementAndLeavesLoadedObjectsAlone() throws {
+        let values: [(String, AttributeType, Any)] = [
+            ("flag", .bool, true), ("small", .int16, Int64(-7)), ("whole", .int64, Int64.max), ("ratio", .float, 0.5),
+            ("amount", .double, -1.25e300), ("price", .decimal, Decimal(string: "12.345678901234567890")!), ("text", .string, "Ünïcode, long enough for the heap"),
+            ("at", .date, Date(timeIntervalSinceReferenceDate: -86_400.5)), ("bytes", .binary, Data([0, 1, 255])),
+            ("token", .uuid, UUID(uuid: (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16))), ("link", .uri, URL(string: "https://example.com/a?b=c")!),
+        ]
+        let model = try ManagedObjectModel(name: "Gauges", entities: [
+            EntityDescription("Gauge", class: ManagedObject.self,
+                              attributes: [AttributeDescription("index", .int64), AttributeDescription("note", .string, transient: true, defaultValue: .string("unsaved"))]
+                                + values.map { AttributeDescription($0.0, $0.1, optional: true) },
+                              relationships: [RelationshipDescription("shelf", destination: "Shelf", inverse: "gauges")]),
+            EntityDescription("Shelf", class: ManagedObject.self, attributes: [AttributeDescription("name", .string)],
+                              relationships: [RelationshipDescription("gauges", destination: "Gauge", inverse: "shelf", toMany: true)]),
+        ])
+        let url = try temporaryDirectory().appendingPathComponent("gauges.sqlite")
+        do {
+            let context = try ManagedContainer(model: model, store: .sqlite(url)).newContext()
+            let shelf = try context.insertObject(entityName: "Shelf")
+            try shelf.setValue("top", forKey: "name")
+            for index in 0..<3 {
+                let gauge = try context.insertObject(entityName: "Gauge")
+                try gauge.setValue(Int64(index), forKey: "index")
+                if index > 0 {
+                    for (key, _, value) in values { try gauge.setValue(value, forKey: key) }
+                    try gauge.setValue(shelf, forKey: "shelf")
+                }
+            }
+            try context.save()
+        }
+        let context = try ManagedContainer(model: model, store: .sqlite(url)).newContext()
+        let loaded = try #require(try context.fetch(FetchRequest<ManagedObject>(entityName: "Gauge", predicate: "index == 1")).first)
+        try loaded.setValue("edited", forKey: "text")
+        let gauges = try context.fetch(FetchRequest<ManagedObject>(entityName: "Gauge", sortDescriptors: [SortDescriptor("index")]))
+        #expect(gauges.count == 3)
+        #expect(gauges[1] === loaded)
+        #expect(try loaded.value(forKey: "text") as? String == "edited")
+        for (key, _, value) in values {
+            #expect(try gauges[0].value(forKey: key) == nil, "\(key) of the empty gauge")
+            let stored = try gauges[2].value(forKey: key)
+            #expect(stored != nil && "\(stored!)" == "\(value)", "\(key): \(String(describing: stored))")
+        }
+        for gauge in gauges {
+            #expect(try gauge.value(forKey: "note") as? String == "unsaved")
+        }
+        #expect(try gauges[0].value(forKey: "shelf") == nil)
+        let shelf = try #require(try gauges[2].value(forKey: "shelf") as? ManagedObject)
+        #expect(try shelf.value(forKey: "name") as? String == "top")
+        #expect((try shelf.value(forKey: "gauges") as? [ManagedObject])?.count == 2)
+    }
+
     /// SQLite turns NaN into NULL: a save holding one fails with a clear error and writes nothing
     /// (infinities are kept).
     @Test func notANumberIsRefusedRatherThanLost() throws {

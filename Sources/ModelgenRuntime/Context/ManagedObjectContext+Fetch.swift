@@ -230,8 +230,7 @@ extension ManagedObjectContext {
                 if awakes { awakeFromFetch(objects, skipping: notLoaded) }
                 awakeFromFetch(loadedLater)
             }
-            let answered = try store.fetch(query) { row in
-                let object = self.object(with: row.id)
+            func take(_ row: StoreRow, _ object: consuming ManagedObject, plainLoaded: Bool) throws {
                 if !object._isFault {
                     notLoaded.append(objects.count)
                 } else if !loadNow {
@@ -242,9 +241,22 @@ extension ManagedObjectContext {
                     notLoaded.append(objects.count)
                 } else {
                     // To-many relationships the row leaves out load when first used, in batches.
-                    try loadFetched(row, intoFault: object)
+                    try loadFetched(row, intoFault: object, plainLoaded: plainLoaded)
                 }
-                objects.append(consume object)   // the object's +1 moves into the array
+                objects.append(object)   // the object's +1 moves into the array
+            }
+            let answered: Bool
+            if loadNow, let sqlite = store as? SQLiteStore {
+                // The SQLite store writes a fault's plain attributes from its statement straight into the
+                // slots (asked for the object before it decodes the row); the rest loads from the row.
+                answered = try sqlite.fetch(query, objects: { id in
+                    let object = self.object(with: id)
+                    return (object, object._isFault && object.entity.loadsPlainAttributesDirectly)
+                }) { row, object, plainLoaded in
+                    try take(row, object!, plainLoaded: plainLoaded)
+                }
+            } else {
+                answered = try store.fetch(query) { row in try take(row, self.object(with: row.id), plainLoaded: false) }
             }
             guard answered else { return nil }
             // An entity whose to-many relationships cannot wait (slots past 31): one store call per

@@ -17,15 +17,17 @@ extension ManagedObjectContext {
 
     /// Loads a row into a fault as a fetch does: to-many relationships the row left out are marked pending
     /// (loaded on first use), or, for an entity with stored to-many slots past 31, read now.
-    func loadFetched(_ row: StoreRow, intoFault object: ManagedObject) throws {
+    /// With `plainLoaded`, the object's plain stored attributes are in its slots already (the store wrote
+    /// them there; the row holds `.null` for them).
+    func loadFetched(_ row: StoreRow, intoFault object: ManagedObject, plainLoaded: Bool = false) throws {
         let entity = object.entity
-        guard !row.hasToManyValues, entity.hasToManyRelationships else { return try load(row, intoFault: object) }
+        guard !row.hasToManyValues, entity.hasToManyRelationships else { return try load(row, intoFault: object, plainLoaded: plainLoaded) }
         guard entity.lazyToManyMask != 0 else {
             var rows = [row]
             try fillToMany(&rows)
-            return try load(rows[0], intoFault: object)
+            return try load(rows[0], intoFault: object, plainLoaded: plainLoaded)
         }
-        try load(row, intoFault: object)
+        try load(row, intoFault: object, plainLoaded: plainLoaded)
         object._pendingToMany = entity.lazyToManyMask
         pendingQueue(for: entity).keys.append(object.objectID.key)
     }
@@ -126,6 +128,13 @@ extension ManagedObjectContext {
 }
 
 extension EntityDescription {
+    /// Whether a fetch may write this entity's plain stored attributes straight into a fault's slots
+    /// before the rest of its row is loaded: no value of the row can be refused (`needsCheckedLoad`), and
+    /// its to-many relationships can wait for their first use.
+    var loadsPlainAttributesDirectly: Bool {
+        !needsCheckedLoad && !(hasToManyRelationships && lazyToManyMask == 0)
+    }
+
     /// Whether an object of this entity cannot be loaded from `row` alone: the row leaves its to-many
     /// relationships out, and they cannot wait for their first use (slots past 31).
     func needsToManyValues(beyond row: StoreRow) -> Bool {

@@ -278,8 +278,8 @@ public final class ManagedObjectContext {
 
     /// Loads a fault's values from a row whose to-many relationships are there (or that has none);
     /// the caller runs `awakeFromFetch`.
-    func load(_ row: StoreRow, intoFault object: ManagedObject) throws {
-        try load(row, into: object)
+    func load(_ row: StoreRow, intoFault object: ManagedObject, plainLoaded: Bool = false) throws {
+        try load(row, into: object, plainLoaded: plainLoaded)
         object.committedVersion = row.version
         object.committedSlots = nil
         object._isFault = false
@@ -304,14 +304,20 @@ public final class ManagedObjectContext {
         try entity.properties.indices.map { try slotValue(row, at: $0, entity: entity) }
     }
 
-    /// Writes a row's values into an object's slots (checked first: a refused value leaves the object as it was).
-    private func load(_ row: StoreRow, into object: ManagedObject) throws {
+    /// Writes a row's values into an object's slots (checked first: a refused value leaves the object as it
+    /// was). With `plainLoaded`, the plain stored attributes are in the slots already (see
+    /// `SQLiteStore.fetch(_:objects:each:)`), which only happens for an entity without `needsCheckedLoad`.
+    private func load(_ row: StoreRow, into object: ManagedObject, plainLoaded: Bool = false) throws {
         let entity = object.entity
         if entity.needsCheckedLoad {
             object._replaceSlots(with: try slots(from: row, entity: entity))
             return
         }
         let slots = object._slots
+        if plainLoaded {
+            for index in entity.slotsNotPlain { slots[index] = try slotValue(row, at: index, entity: entity) }
+            return
+        }
         let plain = entity.isPlainStoredAttribute
         let values = row.values
         for index in plain.indices {

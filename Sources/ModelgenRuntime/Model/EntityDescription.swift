@@ -105,6 +105,8 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     /// Per slot: a stored attribute whose row value and slot value are the same thing (no check, coding
     /// or reference): loaded and saved without looking at its property.
     @exclusivity(unchecked) internal var isPlainStoredAttribute: [Bool] = []
+    /// The slots `isPlainStoredAttribute` leaves out (relationships, transients, checked attributes).
+    @exclusivity(unchecked) internal var slotsNotPlain: [Int] = []
     /// Per slot, what saving validates (worked out once, so the checks of an attribute without
     /// constraints come down to a null test).
     @exclusivity(unchecked) internal var validationSteps: [ValidationStep] = []

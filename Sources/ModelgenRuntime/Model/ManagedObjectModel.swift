@@ -232,6 +232,7 @@ public final class ManagedObjectModel: @unchecked Sendable {
                 if case .attribute(let a) = property { return !a.isTransient && a.type != .transformable && a.acceptsRawValue == nil }
                 return false
             }
+            entity.slotsNotPlain = entity.isPlainStoredAttribute.indices.filter { !entity.isPlainStoredAttribute[$0] }
             for (slot, property) in entity.properties.enumerated() {
                 guard case .attribute(let a) = property, let derivation = a.derivation else { continue }
                 do throws(PredicateSyntaxError) {

@@ -207,9 +207,13 @@ package final class SQLQueryTranslator {
 
     private func whereClause(_ entity: SQLiteLayout.Entity) throws -> String {
         let codes = try query.entityNames.map { try layout.entity($0).code }
-        var clause = "t0.\"Z_ENT\" IN (\(codes.map(String.init).joined(separator: ", ")))"
-        if let predicate = query.predicate { clause += " AND (\(try translate(predicate, alias: "t0", entity: entity)))" }
-        return clause
+        // A query for every entity its table holds (the usual case: a table of one entity) tests no
+        // entity code: SQLite would read and compare the column on each of the table's rows for nothing.
+        let wholeTable = layout.tables[entity.table].map { Set($0.entityCodes).isSubset(of: codes) } ?? false
+        let entityClause = wholeTable ? nil : "t0.\"Z_ENT\" IN (\(codes.map(String.init).joined(separator: ", ")))"
+        let predicateClause = try query.predicate.map { "(\(try translate($0, alias: "t0", entity: entity)))" }
+        let clauses = [entityClause, predicateClause].compactMap { $0 }
+        return clauses.isEmpty ? dialect.trueLiteral : clauses.joined(separator: " AND ")
     }
 
     // MARK: Predicates

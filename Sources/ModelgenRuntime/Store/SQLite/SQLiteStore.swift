@@ -374,17 +374,34 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
 
     /// Decodes the current row into `row`, reusing its values' storage.
     func decodeRow(_ select: SQLiteStatement, columnOffset: Int32, into row: inout StoreRow, entities: inout EntityLookup) throws {
+        _ = try decodeRow(select, columnOffset: columnOffset, into: &row, entities: &entities, objects: nil)
+    }
+
+    /// `decodeRow(_:columnOffset:into:entities:)`, first asking `objects` for the row's object and whether
+    /// the row loads it here: then the row's plain stored attributes are written straight into that
+    /// object's slots, and the row holds `.null` for them. Returns the object and whether that happened.
+    func decodeRow(_ select: SQLiteStatement, columnOffset: Int32, into row: inout StoreRow, entities: inout EntityLookup,
+                   objects: ((ObjectID) -> (object: ManagedObject, loadsHere: Bool))?) throws -> (object: ManagedObject?, plainLoaded: Bool) {
         let code = select.int64(columnOffset + 1)
         guard let found = entities.entity(code: code) else { throw unknownEntityCode(code) }
-        try found._withUnsafeGuaranteedRef { entity in
+        return try found._withUnsafeGuaranteedRef { entity in
+            row.id = ObjectID(entityName: entity.description.name, key: select.int64(columnOffset))
+            let (object, loadsHere) = objects?(row.id) ?? (nil, false)
+            // The loaded object's storage, taken once (no reference counting per column).
+            let base = loadsHere ? object?._base : nil
+            let kinds = entity.description.scalarKinds
             // Overwrite the previous row's values in place (same entity: same count), releasing each old one.
             if row.values.count != entity.storage.count { row.values = Array(repeating: .null, count: entity.storage.count) }
+            try entity.description.isPlainStoredAttribute.withUnsafeBufferPointer { plain in
             try row.values.withUnsafeMutableBufferPointer { values in
                 for (slot, kind) in entity.columnKinds.enumerated() {
                     let column = columnOffset + entity.selectIndex[slot]
                     switch kind {
                     case .attribute(let type, let external):
-                        if external, !select.isNull(column), case .text(let file) = select.value(column) {
+                        if let base, !external, slot < plain.count, plain[slot] {
+                            SQLiteValueCodec.load(select, column, type: type, kind: kinds[slot], into: base + slot)
+                            if !values[slot].isNull { values[slot] = .null }
+                        } else if external, !select.isNull(column), case .text(let file) = select.value(column) {
                             values[slot] = .data(try readExternal(file))
                         } else {
                             values[slot] = SQLiteValueCodec.storeValue(select, column, type: type)
@@ -400,10 +417,11 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
                     }
                 }
             }
-            row.id = ObjectID(entityName: entity.description.name, key: select.int64(columnOffset))
+            }
+            row.version = select.int64(columnOffset + 2)
+            row.hasToManyValues = false
+            return (object, base != nil)
         }
-        row.version = select.int64(columnOffset + 2)
-        row.hasToManyValues = false
     }
 
     // MARK: Fetching
@@ -438,6 +456,16 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
     }
 
     public func fetch(_ query: StoreQuery, each body: (StoreRow) throws -> Void) throws -> Bool {
+        try fetch(query, objects: nil) { row, _, _ in try body(row) }
+    }
+
+    /// `fetch(_:each:)` that loads objects from the statement itself: for each row, before it is decoded,
+    /// `objects` gives the row's object and whether the row loads it; such an object's plain stored
+    /// attributes are written straight into its slots, the row holding `.null` for them, and `body` gets
+    /// the object and whether that happened (`plainLoaded`). A fetch of 100,000 objects thereby makes no
+    /// row value of each attribute only to copy it into a slot.
+    func fetch(_ query: StoreQuery, objects: ((ObjectID) -> (object: ManagedObject, loadsHere: Bool))?,
+               each body: (StoreRow, _ object: ManagedObject?, _ plainLoaded: Bool) throws -> Void) throws -> Bool {
         try reading { connection in
             guard let sql = try? SQLQueryTranslator(layout: layout, query: query, dialect: SQLiteDialect()).select() else { return false }
             let select = try connection.statement(sql.text)
@@ -446,8 +474,8 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
             var row = Self.reusableRow()
             var entities = EntityLookup(layout: layout)
             while try select.step() {
-                try decodeRow(select, columnOffset: 0, into: &row, entities: &entities)
-                try body(row)
+                let (object, plainLoaded) = try decodeRow(select, columnOffset: 0, into: &row, entities: &entities, objects: objects)
+                try body(row, object, plainLoaded)
             }
             return true
         }

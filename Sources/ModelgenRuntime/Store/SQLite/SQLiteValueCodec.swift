@@ -60,4 +60,25 @@ enum SQLiteValueCodec {
             return .uuid(UUID(uuid: uuid))
         }
     }
+
+    /// Reads column `column` of the current row straight into `place`, the slot (of scalar kind `kind`)
+    /// of a plain stored attribute of `type`: what `storeValue` and then the slot's conversion would
+    /// write, without the row's value between them (see `SQLiteStore.fetch(_:objects:each:)`).
+    @inline(__always)
+    static func load(_ statement: SQLiteStatement, _ column: Int32, type: AttributeType, kind: UInt8, into place: UnsafeMutablePointer<SlotValue>) {
+        let scalar = ScalarKind(rawValue: kind) ?? .boxed
+        let cell = UnsafeMutableRawPointer(place).assumingMemoryBound(to: ScalarCell.self)
+        switch scalar {
+        case .int, .bool:
+            let number = statement.int64(column)
+            cell.pointee = number == 0 && statement.isNull(column) ? ScalarCell(bits: 0, isNull: true)
+                : ScalarCell(bits: scalar == .bool ? (number != 0 ? 1 : 0) : UInt64(bitPattern: number), isNull: false)
+        case .double, .date:
+            let number = statement.double(column)
+            cell.pointee = ScalarCell(bits: number.bitPattern, isNull: number == 0 && statement.isNull(column))
+        case .boxed:
+            place.pointee = type == .string ? statement.textIfPresent(column).map(SlotValue.string) ?? .null
+                : SlotValue(storeValue(statement, column, type: type))
+        }
+    }
 }
