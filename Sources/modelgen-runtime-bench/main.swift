@@ -273,12 +273,23 @@ func rawSQLiteRead(_ path: String) -> (milliseconds: Double, checksum: Int64) {
     return total
 }
 
-// MODELGEN_BENCH_PROFILE=sqlitefetch|sqliteinsert: the SQLite store's fetch + read (or insert + save) of
-// 100,000 objects alone, 30 times, for perf record.
+// MODELGEN_BENCH_PROFILE=sqlitefetch|sqliteinsert|sqliteraw: the SQLite store's fetch + read (or insert +
+// save, or the floor's raw read) of 100,000 objects alone, 30 times (MODELGEN_BENCH_PROFILE_RUNS), for
+// perf record or valgrind --tool=callgrind (see docs/performance.md).
 if let profiled = ProcessInfo.processInfo.environment["MODELGEN_BENCH_PROFILE"], profiled.hasPrefix("sqlite") {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("modelgen-profile-\(getpid())")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: directory) }
+    if profiled == "sqliteraw" {
+        // The floor's read alone (for callgrind: the instructions of rawSQLiteRead beside the store's).
+        let path = directory.appendingPathComponent("raw.sqlite").path
+        _ = rawSQLiteInsert(path)
+        let runs = ProcessInfo.processInfo.environment["MODELGEN_BENCH_PROFILE_RUNS"].flatMap { Int($0) } ?? 30
+        let reads = (0..<runs).map { _ in rawSQLiteRead(path).milliseconds }
+        print(String(format: "sqliteraw: median %.1f ms", median(reads)))
+        try? FileManager.default.removeItem(at: directory)
+        exit(0)
+    }
     let c = try ManagedContainer(model: model, store: .sqlite(directory.appendingPathComponent("store.sqlite")))
     _ = try insertAndSave(count, into: c)
     var times: [Double] = [], fetchOnly: [Double] = []

@@ -18,7 +18,7 @@ extension ManagedObjectContext {
     /// Loads a row into a fault as a fetch does: to-many relationships the row left out are marked pending
     /// (loaded on first use), or, for an entity with stored to-many slots past 31, read now.
     /// With `plainLoaded`, the object's plain stored attributes are in its slots already (the store wrote
-    /// them there; the row holds `.null` for them).
+    /// them there; the row's values of them are not to be read).
     func loadFetched(_ row: StoreRow, intoFault object: ManagedObject, plainLoaded: Bool = false) throws {
         let entity = object.entity
         guard !row.hasToManyValues, entity.hasToManyRelationships else { return try load(row, intoFault: object, plainLoaded: plainLoaded) }
