@@ -279,8 +279,10 @@ let libraryReportSQL = "SELECT w.name, CAST(sum(b.pages) AS BIGINT) FROM book b 
             print(String(format: "cleanup: median %.3f ms, %@ %.3f ms", median(cleanups), floorName, median(floors)))
             exit(0)
         }
+        // MODELGEN_BENCH_PROFILE_RUNS: fewer runs (for valgrind's callgrind).
+        let runs = ProcessInfo.processInfo.environment["MODELGEN_BENCH_PROFILE_RUNS"].flatMap { Int($0) } ?? 100
         var phases = [0.0, 0, 0, 0]
-        for _ in 0..<100 {
+        for _ in 0..<runs {
             var t = now()
             do {
                 let context = container.newContext(observation: .unobserved)
@@ -297,10 +299,10 @@ let libraryReportSQL = "SELECT w.name, CAST(sum(b.pages) AS BIGINT) FROM book b 
             }
             phases[3] += Double(now() - t) / 1e6
         }
-        print("fetch, fetch+prefetch, map, drop both:", phases.map { String(format: "%.2f", $0 / 100) })
+        print("fetch, fetch+prefetch, map, drop both:", phases.map { String(format: "%.2f", $0 / Double(runs)) })
         for _ in 0..<3 {
             let start = now()
-            for _ in 0..<100 {
+            for _ in 0..<runs {
                 switch profiled {
                 case "list": _ = try list()
                 case "report": _ = try report()
@@ -308,7 +310,7 @@ let libraryReportSQL = "SELECT w.name, CAST(sum(b.pages) AS BIGINT) FROM book b 
                 default: _ = try floor.list()
                 }
             }
-            print(profiled, Double(now() - start) / 1e8, "ms")
+            print(profiled, Double(now() - start) / 1e6 / Double(runs), "ms")
         }
         exit(0)
     }
