@@ -279,8 +279,7 @@ let libraryReportSQL = "SELECT w.name, CAST(sum(b.pages) AS BIGINT) FROM book b 
             print(String(format: "cleanup: median %.3f ms, %@ %.3f ms", median(cleanups), floorName, median(floors)))
             exit(0)
         }
-        // MODELGEN_BENCH_PROFILE_RUNS: fewer runs (for valgrind's callgrind).
-        let runs = ProcessInfo.processInfo.environment["MODELGEN_BENCH_PROFILE_RUNS"].flatMap { Int($0) } ?? 100
+        let runs = profileRuns(standard: 100)
         var phases = [0.0, 0, 0, 0]
         for _ in 0..<runs {
             var t = now()

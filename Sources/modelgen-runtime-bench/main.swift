@@ -67,6 +67,11 @@ if CommandLine.arguments.count == 3 && CommandLine.arguments[1] == "batch-fill" 
 
 func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
 func median(_ xs: [Double]) -> Double { xs.sorted()[xs.count / 2] }
+/// How many times a profile mode repeats its work: MODELGEN_BENCH_PROFILE_RUNS, else `standard` (fewer
+/// runs for valgrind's callgrind, whose instruction counts do not drift with the machine's load as times do).
+func profileRuns(standard: Int) -> Int {
+    ProcessInfo.processInfo.environment["MODELGEN_BENCH_PROFILE_RUNS"].flatMap { Int($0) } ?? standard
+}
 
 // Each loop rotates over 1,024 objects so the optimizer cannot hoist the access out of the loop.
 @inline(never) func readManaged(_ items: [Item], _ n: Int) -> Int64 {
@@ -280,11 +285,11 @@ if let profiled = ProcessInfo.processInfo.environment["MODELGEN_BENCH_PROFILE"],
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("modelgen-profile-\(getpid())")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: directory) }
+    let runs = profileRuns(standard: 30)
     if profiled == "sqliteraw" {
         // The floor's read alone (for callgrind: the instructions of rawSQLiteRead beside the store's).
         let path = directory.appendingPathComponent("raw.sqlite").path
         _ = rawSQLiteInsert(path)
-        let runs = ProcessInfo.processInfo.environment["MODELGEN_BENCH_PROFILE_RUNS"].flatMap { Int($0) } ?? 30
         let reads = (0..<runs).map { _ in rawSQLiteRead(path).milliseconds }
         print(String(format: "sqliteraw: median %.1f ms", median(reads)))
         try? FileManager.default.removeItem(at: directory)
@@ -293,9 +298,6 @@ if let profiled = ProcessInfo.processInfo.environment["MODELGEN_BENCH_PROFILE"],
     let c = try ManagedContainer(model: model, store: .sqlite(directory.appendingPathComponent("store.sqlite")))
     _ = try insertAndSave(count, into: c)
     var times: [Double] = [], fetchOnly: [Double] = []
-    // MODELGEN_BENCH_PROFILE_RUNS: fewer runs, for valgrind's callgrind (instruction counts do not drift
-    // with the machine's load as times do).
-    let runs = ProcessInfo.processInfo.environment["MODELGEN_BENCH_PROFILE_RUNS"].flatMap { Int($0) } ?? 30
     for _ in 0..<runs {
         if profiled == "sqliteinsert" {
             let fresh = try ManagedContainer(model: model, store: .sqlite(directory.appendingPathComponent("insert\(times.count).sqlite")))
