@@ -266,7 +266,7 @@ let libraryReportSQL = "SELECT w.name, CAST(sum(b.pages) AS BIGINT) FROM book b 
         if profiled == "cleanup" {
             // The clean-up alone, 200 times (its loans put back, untimed, after each): median.
             var cleanups: [Double] = [], floors: [Double] = []
-            for _ in 0..<200 {
+            for _ in 0..<profileRuns(standard: 200) {
                 let start = now()
                 guard try cleanUp() == cleaned.count else { print("library: the clean-up deleted another number of loans"); exit(1) }
                 cleanups.append(Double(now() - start) / 1e6)

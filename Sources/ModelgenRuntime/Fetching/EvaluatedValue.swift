@@ -38,6 +38,15 @@ enum EvaluatedValue {
     /// A Swift value given as a `$VARIABLE` or literal.
     init(any value: Any?) {
         guard let value else { self = .null; return }
+        // The usual variable types by their exact type first: each `as?` below that fails asks the
+        // runtime for conformances and bridging (a `Date` reached its case after 7,000 instructions).
+        let type = Swift.type(of: value)
+        if type == Date.self { self = .date(value as! Date); return }
+        if type == String.self { self = .string(value as! String); return }
+        if type == Int.self { self = .int(Int64(value as! Int)); return }
+        if type == Int64.self { self = .int(value as! Int64); return }
+        if type == Double.self { self = .double(value as! Double); return }
+        if type == Bool.self { self = .bool(value as! Bool); return }
         switch value {
         case let v as EvaluatedValue: self = v
         case let v as ManagedObject: self = .object(v)
