@@ -166,7 +166,13 @@ final class SQLiteLibraryFloor: LibraryFloor {
     let raw: OpaquePointer?
     let data: LibraryData
     init(path: String, data: LibraryData) {
-        raw = fillRawLibrary(path, data)
+        if FileManager.default.fileExists(atPath: path) {
+            var db: OpaquePointer?
+            sqlite3_open(path, &db)
+            raw = db
+        } else {
+            raw = fillRawLibrary(path, data)
+        }
         self.data = data
     }
     deinit { sqlite3_close(raw) }
@@ -219,20 +225,26 @@ let libraryReportSQL = "SELECT w.name, CAST(sum(b.pages) AS BIGINT) FROM book b 
 
 @MainActor func runLibraryBench(books: Int, rounds: Int) throws {
     let data = LibraryData(books: books)
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("modelgen-library-bench-\(getpid())-\(books)")
+    // MODELGEN_BENCH_LIBRARY_DIR (for profiling): the databases are kept in that directory and, when
+    // there already, used as they are (a profiler then skips the fill).
+    let kept = ProcessInfo.processInfo.environment["MODELGEN_BENCH_LIBRARY_DIR"].map { URL(fileURLWithPath: $0).appendingPathComponent("\(books)") }
+    let directory = kept ?? FileManager.default.temporaryDirectory.appendingPathComponent("modelgen-library-bench-\(getpid())-\(books)")
+    let filled = FileManager.default.fileExists(atPath: directory.appendingPathComponent("store.sqlite").path)
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: directory) }
+    defer { if kept == nil { try? FileManager.default.removeItem(at: directory) } }
     let floor = SQLiteLibraryFloor(path: directory.appendingPathComponent("raw.sqlite").path, data: data)
     let container = try ManagedContainer(model: libraryModel, store: .sqlite(directory.appendingPathComponent("store.sqlite")))
-    try runLibraryQuestions(container, floor, data, rounds: rounds, store: "SQLite", floorName: "SQL")
+    try runLibraryQuestions(container, floor, data, rounds: rounds, store: "SQLite", floorName: "SQL", filled: filled)
 }
 
 /// Asks the four questions of the runtime on `container` and of `floor`, in turns within each round,
 /// answers checked equal, and prints the medians with their ratio.
 @MainActor func runLibraryQuestions(_ container: ManagedContainer, _ floor: any LibraryFloor, _ data: LibraryData, rounds: Int,
-                                    store: String, floorName: String, afterFill: () throws -> Void = {}) throws {
-    try fillLibraryStore(container, data)
-    try afterFill()
+                                    store: String, floorName: String, filled: Bool = false, afterFill: () throws -> Void = {}) throws {
+    if !filled {
+        try fillLibraryStore(container, data)
+        try afterFill()
+    }
     let day = Date(timeIntervalSinceReferenceDate: 30 * 86_400)
     let cleanupDay = Date(timeIntervalSinceReferenceDate: 2 * 86_400)
     let cleaned = (0..<data.loans).filter { data.returned($0).map { $0 < cleanupDay } ?? false }

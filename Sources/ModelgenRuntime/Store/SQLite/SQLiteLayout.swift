@@ -299,19 +299,33 @@ extension SQLiteLayout {
     }
 
     /// `membersSQL` with each member's whole row (the select list of its table) after the owner's key,
-    /// for a to-many relationship kept by its inverse: the members' table alone, each member once (it
-    /// has one owner). Nil for a join table: a member shared by many
-    /// owners would come once per link (20,000 books' 4,000 links to 1,000 writers made the list's
-    /// prefetch 12% slower than the links and then the 1,000 rows), so those read in two statements.
+    /// in one statement. For a to-many relationship kept by its inverse: the members' table alone, each
+    /// member once (it has one owner). Through a join table (`throughJoinTables`; the SQLite store's
+    /// choice): the join table's rows joined to the members' table, so a member shared by many owners
+    /// comes once per link, and the link's target and entity code close each row. At 200,000 books (3,614 writers for 4,000 links) that beat the links and
+    /// then the rows by key; see docs/performance.md, 2026-11-28. Nil otherwise.
     /// `selectList` gives a table's select list (default: this layout's; a store with a select list of
     /// its own passes it, so the row decodes as its other rows do).
-    package func membersWithRowsSQL(_ entity: Entity, slot: Int, owners: String, selectList: ((String) -> [String]?)? = nil) -> String? {
+    package func membersWithRowsSQL(_ entity: Entity, slot: Int, owners: String, selectList: ((String) -> [String]?)? = nil,
+                                    throughJoinTables: Bool = false) -> String? {
         let q = SQLiteSchemaPlanner.quote
-        guard case .toManyByInverse(let table, let inverse, let order) = entity.storage[slot],
-              let columns = selectList.map({ $0(table) }) ?? tables[table]?.columns else { return nil }
-        let orderBy = order.map { "\(q($0)), " } ?? ""
-        return "SELECT \(q(inverse)), \(columns.map(q).joined(separator: ", ")) FROM \(q(table)) "
-            + "WHERE \(q(inverse)) \(owners) ORDER BY \(q(inverse)), \(orderBy)\"Z_PK\""
+        switch entity.storage[slot] {
+        case .toManyByInverse(let table, let inverse, let order):
+            guard let columns = selectList.map({ $0(table) }) ?? tables[table]?.columns else { return nil }
+            let orderBy = order.map { "\(q($0)), " } ?? ""
+            return "SELECT \(q(inverse)), \(columns.map(q).joined(separator: ", ")) FROM \(q(table)) "
+                + "WHERE \(q(inverse)) \(owners) ORDER BY \(q(inverse)), \(orderBy)\"Z_PK\""
+        case .toManyByJoin(let join) where throughJoinTables:
+            guard let destination = entities[entity.description.destination(ofSlot: slot).entity.name],
+                  let columns = selectList.map({ $0(destination.table) }) ?? tables[destination.table]?.columns else { return nil }
+            // A link whose member's record is gone keeps its place (LEFT JOIN, the row's columns NULL)
+            // and names the member in the last two columns, so loading it fails as a fault would.
+            return "SELECT j.\(join.source), \(columns.map { "m." + q($0) }.joined(separator: ", ")), j.\(join.target), j.\(join.targetEntity) "
+                + "FROM \(join.t) j LEFT JOIN \(q(destination.table)) m ON m.\"Z_PK\" = j.\(join.target) "
+                + "WHERE j.\(join.source) \(owners) ORDER BY j.\(join.source), j.\(join.position)"
+        default:
+            return nil
+        }
     }
 
     /// `SELECT count(*)` of the records still pointing at a record through the inverse of its

@@ -281,54 +281,90 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
         let entity = try layout.entity(first.entityName)
         guard layout.membersSQL(entity, slot: slot, owners: "IN (?)") != nil else { return members.lists }
         try reading(snapshot: true) { connection in
-            try Self.forEachRow(ofKeyLists: members.ownerKeys, connection, sql: { layout.membersSQL(entity, slot: slot, owners: "IN (\($0))")! }) { select in
+            try Self.forEachRow(ofKeyLists: members.ownerKeys, connection, sql: { layout.membersSQL(entity, slot: slot, owners: $0)! }) { select in
                 members.add(ObjectID(entityName: layout.namesByCode[select.int64(2)] ?? "", key: select.int64(1)), toOwnerKey: select.int64(0))
             }
         }
         return members.lists
     }
 
-    /// The member lists and the members' rows in one statement per batch of owners, for a relationship
-    /// kept by its inverse (`membersWithRowsSQL`); the lists alone otherwise.
+    /// The member lists and the members' rows in one statement per batch of owners
+    /// (`membersWithRowsSQL`: kept by the inverse, or through a join table, each member's row once).
     public func toManyMembersWithRows(of ids: [ObjectID], relationship slot: Int) throws -> (lists: [ObjectID: [ObjectID]], rows: [StoreRow]?) {
         guard let first = ids.first else { return ([:], []) }
         let entity = try layout.entity(first.entityName)
-        guard layout.membersWithRowsSQL(entity, slot: slot, owners: "IN (?)") != nil else { return (try toManyIDs(of: ids, relationship: slot), nil) }
+        guard layout.membersWithRowsSQL(entity, slot: slot, owners: "IN (?)", throughJoinTables: true) != nil else {
+            return (try toManyIDs(of: ids, relationship: slot), nil)
+        }
         var members = MemberLists(ids)
         var rows: [StoreRow] = []
         try reading(snapshot: true) { connection in
             var row = Self.reusableRow()
             var entities = EntityLookup(layout: layout)
-            try Self.forEachRow(ofKeyLists: members.ownerKeys, connection, sql: { layout.membersWithRowsSQL(entity, slot: slot, owners: "IN (\($0))")! }) { select in
-                try decodeRow(select, columnOffset: 1, into: &row, entities: &entities)
-                members.add(row.id, toOwnerKey: select.int64(0))
-                rows.append(row)
+            // Through a join table a member shared by several owners comes once per link: decoded once.
+            var decoded: Set<Int64> = []
+            try Self.forEachRow(ofKeyLists: members.ownerKeys, connection,
+                                sql: { layout.membersWithRowsSQL(entity, slot: slot, owners: $0, throughJoinTables: true)! }) { select in
+                if select.isNull(1) {   // a link whose member's record is gone: named (left a fault)
+                    let last = sqlite3_column_count(select.handle) - 1
+                    let code = select.int64(last)
+                    guard let name = layout.namesByCode[code] else { throw unknownEntityCode(code) }
+                    return members.add(ObjectID(entityName: name, key: select.int64(last - 1)), toOwnerKey: select.int64(0))
+                }
+                let key = select.int64(1)
+                if decoded.insert(key).inserted {
+                    try decodeRow(select, columnOffset: 1, into: &row, entities: &entities)
+                    rows.append(row)
+                    members.add(row.id, toOwnerKey: select.int64(0))
+                } else {
+                    let code = select.int64(2)
+                    guard let name = layout.namesByCode[code] else { throw unknownEntityCode(code) }
+                    members.add(ObjectID(entityName: name, key: key), toOwnerKey: select.int64(0))
+                }
             }
         }
         return (members.lists, rows)
     }
 
-    /// Runs the statement `sql(placeholders)` over `keys` bound to its `IN (…)` list, in as few
-    /// statements as the connection can bind (one up to 16,384 keys), calling `row` for each result.
-    /// The list's width is a power of two from 64, so a table needs few statement shapes in the
-    /// connection's cache; a shorter list repeats its last key (the same rows). The keys are bound in
-    /// ascending order (the statement's rows come in its own order, not the list's): SQLite builds the
-    /// list's index by appending, and seeks the table or index page by page instead of at random, each
-    /// page read once however small the page cache (see docs/performance.md, 2026-11-28).
+    /// Runs the statement `sql(condition)` over `keys`, calling `row` for each result whose first
+    /// column (the key the condition tests) is one of `keys`. The condition is an `IN (…)` list of
+    /// the keys, in as few statements as the connection can bind (one up to 16,384 keys): the list's
+    /// width is a power of two from 64, so a table needs few statement shapes in the connection's
+    /// cache; a shorter list repeats its last key (the same rows). The keys are bound in ascending
+    /// order (the statement's rows come in its own order, not the list's): SQLite builds the list's
+    /// index by appending, and seeks the table or index page by page instead of at random, each page
+    /// read once however small the page cache (see docs/performance.md, 2026-11-28).
+    ///
+    /// Keys that fill more than half of the range they span (the 1,000 writers of 2,000 books, the
+    /// faults of a fetch's results) are read as that range instead (`BETWEEN ? AND ?`), rows of other
+    /// keys skipped: SQLite builds an index of an `IN` list and seeks each key, where a range steps
+    /// from row to row. Sparser keys keep the list: a skipped row costs a whole step (measured even at
+    /// 36%, 3,614 writers of 10,000), and a wide row more (see docs/performance.md, 2026-11-28).
     static func forEachRow(ofKeyLists unsorted: [Int64], _ connection: SQLiteConnection, sql: (String) -> String,
                            row: (SQLiteStatement) throws -> Void) throws {
         guard !unsorted.isEmpty else { return }
         let keys = zip(unsorted, unsorted.dropFirst()).allSatisfy { $0 <= $1 } ? unsorted : unsorted.sorted()
+        let shape = sql("")
+        let (span, overflow) = keys[keys.count - 1].subtractingReportingOverflow(keys[0])
+        if keys.count >= denseKeyMinimum, !overflow, span / 2 < Int64(keys.count) {
+            let select = try connection.statement(shape: shape, keyListWidth: 0) { _ in sql("BETWEEN ? AND ?") }
+            sqlite3_bind_int64(select.handle, 1, keys[0])
+            sqlite3_bind_int64(select.handle, 2, keys[keys.count - 1])
+            defer { select.reset() }
+            while try select.step() {
+                if isSorted(keys, containing: select.int64(0)) { try row(select) }
+            }
+            return
+        }
         let limit = min(Int(sqlite3_limit(connection.handle, SQLITE_LIMIT_VARIABLE_NUMBER, -1)), 16_384)
         var largest = 64
         while largest * 2 <= limit { largest *= 2 }
-        let shape = sql("")
         var start = 0
         while start < keys.count {
             let count = min(keys.count - start, largest)
             var width = 64
             while width < count { width *= 2 }
-            let select = try connection.statement(shape: shape, keyListWidth: width, sql)
+            let select = try connection.statement(shape: shape, keyListWidth: width) { sql("IN (\($0))") }
             for position in 0..<width {
                 sqlite3_bind_int64(select.handle, Int32(position + 1), keys[start + min(position, count - 1)])
             }
@@ -336,6 +372,19 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
             while try select.step() { try row(select) }
             start += count
         }
+    }
+
+    /// The fewest keys read as a range when dense (below it an `IN` list costs little either way).
+    static let denseKeyMinimum = 64
+
+    /// Whether ascending `keys` holds `key` (binary search).
+    private static func isSorted(_ keys: [Int64], containing key: Int64) -> Bool {
+        var low = 0, high = keys.count
+        while low < high {
+            let middle = (low + high) / 2
+            if keys[middle] < key { low = middle + 1 } else { high = middle }
+        }
+        return low < keys.count && keys[low] == key
     }
 
     private func toManyIDs(_ connection: SQLiteConnection, id: ObjectID, storage: SQLiteLayout.Storage) throws -> [ObjectID] {
@@ -505,18 +554,30 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
 
     public func rows(for ids: [ObjectID]) throws -> [StoreRow] {
         try reading(snapshot: true) { connection in
-            var keysByTable: [String: [Int64]] = [:]
+            // The keys by table; the entity looked up only when the name changes (IDs come grouped, and
+            // two dictionary lookups by name per ID were 2.6% of a list of 2,000 books' instructions).
+            var keysByTable: [(table: String, keys: [Int64])] = []
+            var lastName: String?, lastGroup = 0
             for id in ids {
-                guard let entity = layout.entities[id.entityName] else { continue }
-                keysByTable[entity.table, default: []].append(id.key)
+                if id.entityName != lastName {
+                    guard let entity = layout.entities[id.entityName] else { continue }
+                    lastName = id.entityName
+                    if let group = keysByTable.firstIndex(where: { $0.table == entity.table }) {
+                        lastGroup = group
+                    } else {
+                        keysByTable.append((entity.table, []))
+                        lastGroup = keysByTable.count - 1
+                    }
+                }
+                keysByTable[lastGroup].keys.append(id.key)
             }
             var rows: [StoreRow] = []
             rows.reserveCapacity(ids.count)
             var row = Self.reusableRow()
             var entities = EntityLookup(layout: layout)
-            for (name, keys) in keysByTable.sorted(by: { $0.key < $1.key }) {
+            for (name, keys) in keysByTable.sorted(by: { $0.table < $1.table }) {
                 guard let table = layout.tables[name] else { continue }
-                try Self.forEachRow(ofKeyLists: keys, connection, sql: { table.selectSQL + " WHERE \"Z_PK\" IN (\($0))" }) { select in
+                try Self.forEachRow(ofKeyLists: keys, connection, sql: { table.selectSQL + " WHERE \"Z_PK\" \($0)" }) { select in
                     try decodeRow(select, columnOffset: 0, into: &row, entities: &entities)
                     rows.append(row)
                 }
