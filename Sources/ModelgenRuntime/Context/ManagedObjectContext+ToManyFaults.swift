@@ -93,6 +93,25 @@ extension ManagedObjectContext {
         if let finished = run { byEntity[finished.entity.name, default: []] += finished.objects }
         for (_, pending) in byEntity.sorted(by: { $0.key < $1.key }) {
             let ids = pending.map(\.objectID)
+            if loadingMembers, let sqlite = store as? SQLiteStore {
+                // SQLite hands each link over as it reads it: the lists of objects are built here.
+                var positions: [Int64: Int] = [:]
+                positions.reserveCapacity(pending.count)
+                for (position, id) in ids.enumerated() where positions[id.key] == nil { positions[id.key] = position }
+                var lists = [[ManagedObject]](repeating: [], count: pending.count)
+                var last: (key: Int64, position: Int?)?
+                let memberRows = try sqlite.forEachMember(of: ids, relationship: slot) { ownerKey, member in
+                    if last?.key != ownerKey { last = (ownerKey, positions[ownerKey]) }
+                    if let position = last!.position { lists[position].append(self.object(with: member)) }
+                }
+                if let memberRows {
+                    for (object, list) in zip(pending, lists) where object._pendingToMany & bit != 0 {
+                        setLoadedToMany(.objects(ObjectList(list)), of: object, slot: slot, bit: bit)
+                    }
+                    try loadFaults(from: memberRows)
+                    continue
+                }
+            }
             var memberRows: [StoreRow]?
             let members: [ObjectID: [ObjectID]]
             if loadingMembers {
@@ -102,13 +121,17 @@ extension ManagedObjectContext {
                     : try store.toManyIDs(of: ids, relationship: slot)
             }
             for object in pending where object._pendingToMany & bit != 0 {
-                let list = SlotValue.objects(ObjectList((members[object.objectID] ?? []).map { self.object(with: $0) }))
-                object._slots[slot] = list
-                if object.committedSlots != nil { object.committedSlots![slot] = list }
-                object._pendingToMany &= ~bit
+                setLoadedToMany(.objects(ObjectList((members[object.objectID] ?? []).map { self.object(with: $0) })), of: object, slot: slot, bit: bit)
             }
             if let memberRows { try loadFaults(from: memberRows) }
         }
+    }
+
+    /// Gives `object` its loaded to-many relationship at `slot` (its bit in `_pendingToMany`).
+    private func setLoadedToMany(_ list: SlotValue, of object: ManagedObject, slot: Int, bit: UInt32) {
+        object._slots[slot] = list
+        if object.committedSlots != nil { object.committedSlots![slot] = list }
+        object._pendingToMany &= ~bit
     }
 
     /// Loads the registered faults `rows` are the rows of, then runs their `awakeFromFetch`. An entity

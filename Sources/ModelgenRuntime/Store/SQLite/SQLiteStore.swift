@@ -291,39 +291,50 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
     /// The member lists and the members' rows in one statement per batch of owners
     /// (`membersWithRowsSQL`: kept by the inverse, or through a join table, each member's row once).
     public func toManyMembersWithRows(of ids: [ObjectID], relationship slot: Int) throws -> (lists: [ObjectID: [ObjectID]], rows: [StoreRow]?) {
-        guard let first = ids.first else { return ([:], []) }
-        let entity = try layout.entity(first.entityName)
-        guard layout.membersWithRowsSQL(entity, slot: slot, owners: "IN (?)", throughJoinTables: true) != nil else {
+        guard !ids.isEmpty else { return ([:], []) }
+        var members = MemberLists(ids)
+        guard let rows = try forEachMember(of: ids, relationship: slot, { members.add($1, toOwnerKey: $0) }) else {
             return (try toManyIDs(of: ids, relationship: slot), nil)
         }
-        var members = MemberLists(ids)
+        return (members.lists, rows)
+    }
+
+    /// What `toManyMembersWithRows(of:relationship:)` reads, without building its lists: `member` gets
+    /// each owner's key and member, in the owner's order (an owner's members come together). The
+    /// context builds its lists of objects from these (a dictionary of 2,000 arrays of IDs, made and
+    /// freed, was 6% of a list of 2,000 books). Nil, calling `member` for none, when the relationship's
+    /// members are not read with their rows.
+    func forEachMember(of ids: [ObjectID], relationship slot: Int, _ member: (_ ownerKey: Int64, _ member: ObjectID) -> Void) throws -> [StoreRow]? {
+        guard let first = ids.first else { return [] }
+        let entity = try layout.entity(first.entityName)
+        guard layout.membersWithRowsSQL(entity, slot: slot, owners: "IN (?)", throughJoinTables: true) != nil else { return nil }
         var rows: [StoreRow] = []
         try reading(snapshot: true) { connection in
             var row = Self.reusableRow()
             var entities = EntityLookup(layout: layout)
             // Through a join table a member shared by several owners comes once per link: decoded once.
             var decoded: Set<Int64> = []
-            try Self.forEachRow(ofKeyLists: members.ownerKeys, connection,
+            try Self.forEachRow(ofKeyLists: ids.map(\.key), connection,
                                 sql: { layout.membersWithRowsSQL(entity, slot: slot, owners: $0, throughJoinTables: true)! }) { select in
                 if select.isNull(1) {   // a link whose member's record is gone: named (left a fault)
                     let last = sqlite3_column_count(select.handle) - 1
                     let code = select.int64(last)
                     guard let name = layout.namesByCode[code] else { throw unknownEntityCode(code) }
-                    return members.add(ObjectID(entityName: name, key: select.int64(last - 1)), toOwnerKey: select.int64(0))
+                    return member(select.int64(0), ObjectID(entityName: name, key: select.int64(last - 1)))
                 }
                 let key = select.int64(1)
                 if decoded.insert(key).inserted {
                     try decodeRow(select, columnOffset: 1, into: &row, entities: &entities)
                     rows.append(row)
-                    members.add(row.id, toOwnerKey: select.int64(0))
+                    member(select.int64(0), row.id)
                 } else {
                     let code = select.int64(2)
                     guard let name = layout.namesByCode[code] else { throw unknownEntityCode(code) }
-                    members.add(ObjectID(entityName: name, key: key), toOwnerKey: select.int64(0))
+                    member(select.int64(0), ObjectID(entityName: name, key: key))
                 }
             }
         }
-        return (members.lists, rows)
+        return rows
     }
 
     /// Runs the statement `sql(condition)` over `keys`, calling `row` for each result whose first
