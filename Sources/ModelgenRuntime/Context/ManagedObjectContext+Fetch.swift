@@ -122,7 +122,7 @@ extension ManagedObjectContext {
             var level = objects
             for step in path.split(separator: ".").map(String.init) {
                 var next: [ManagedObject] = []
-                var seen: Set<ObjectIdentifier> = []
+                var seen: Set<ObjectKey> = []
                 var slots: [Int] = []
                 slots.reserveCapacity(level.count)
                 var last: (entity: EntityDescription, slot: Int)?
@@ -138,7 +138,7 @@ extension ManagedObjectContext {
                 // A to-many step: the relationship of every object at this level in one query per entity.
                 for slot in Set(slots) { try loadToMany(level, slot: slot, loadingMembers: true) }
                 for (object, slot) in zip(level, slots) {
-                    for target in object._slots[slot].relatedObjects where seen.insert(ObjectIdentifier(target)).inserted {
+                    for target in object._slots[slot].relatedObjects where seen.insert(ObjectKey(target)).inserted {
                         next.append(target)
                     }
                 }

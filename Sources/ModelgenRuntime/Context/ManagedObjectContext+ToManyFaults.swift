@@ -95,13 +95,13 @@ extension ManagedObjectContext {
             let ids = pending.map(\.objectID)
             if loadingMembers, let sqlite = store as? SQLiteStore {
                 // SQLite hands each link over as it reads it: the lists of objects are built here.
-                var positions: [Int64: Int] = [:]
+                var positions: [RecordKey: Int] = [:]
                 positions.reserveCapacity(pending.count)
-                for (position, id) in ids.enumerated() where positions[id.key] == nil { positions[id.key] = position }
+                for (position, id) in ids.enumerated() where positions[RecordKey(id.key)] == nil { positions[RecordKey(id.key)] = position }
                 var lists = [[ManagedObject]](repeating: [], count: pending.count)
                 var last: (key: Int64, position: Int?)?
                 let memberRows = try sqlite.forEachMember(of: ids, relationship: slot) { ownerKey, member in
-                    if last?.key != ownerKey { last = (ownerKey, positions[ownerKey]) }
+                    if last?.key != ownerKey { last = (ownerKey, positions[RecordKey(ownerKey)]) }
                     if let position = last!.position { lists[position].append(self.object(with: member)) }
                 }
                 if let memberRows {

@@ -13,6 +13,17 @@ func identityHash(_ key: UInt64, seed: Int) -> Int {
     return Int(truncatingIfNeeded: x)
 }
 
+/// A record's key (`Z_PK`) as a set member or dictionary key, hashed with `identityHash` (an
+/// `Int64` hashes with SipHash: a list of 2,000 books spent 3.7% of its instructions hashing keys).
+struct RecordKey: Hashable {
+    let key: Int64
+
+    init(_ key: Int64) { self.key = key }
+
+    func hash(into hasher: inout Hasher) { hasher.combine(key) }
+    func _rawHashValue(seed: Int) -> Int { identityHash(UInt64(bitPattern: key), seed: seed) }
+}
+
 /// An object's identity as a set member (`ObjectIdentifier`, hashed with `identityHash`).
 struct ObjectKey: Hashable {
     let identifier: ObjectIdentifier

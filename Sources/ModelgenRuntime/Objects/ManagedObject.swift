@@ -519,6 +519,9 @@ open class ManagedObject: Hashable, CustomStringConvertible {
 
     public static func == (a: ManagedObject, b: ManagedObject) -> Bool { a === b }
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+    /// What `Set` and `Dictionary` use: the identity through `identityHash`, not a SipHash round (every
+    /// read of a generated to-many property builds a `Set` of its objects).
+    public func _rawHashValue(seed: Int) -> Int { identityHash(UInt64(UInt(bitPattern: ObjectIdentifier(self))), seed: seed) }
 
     public var description: String {
         "<\(type(of: self)) \(objectID)\(_isFault ? " fault" : "")\(_isInserted ? " inserted" : "")\(_isDeleted ? " deleted" : "")>"

@@ -552,15 +552,15 @@ package struct MemberLists {
     private var ids: [ObjectID]
     private var members: [[ObjectID]]
     /// The index in `ids` of each key (members are found by key: no hashing of entity names per row).
-    private var indexes: [Int64: Int] = [:]
+    private var indexes: [RecordKey: Int] = [:]
 
     /// Empty lists for `ids` (records of one table: their keys tell them apart).
     package init(_ ids: [ObjectID]) {
         self.ids = []
         self.ids.reserveCapacity(ids.count)
         indexes.reserveCapacity(ids.count)
-        for id in ids where indexes[id.key] == nil {
-            indexes[id.key] = self.ids.count
+        for id in ids where indexes[RecordKey(id.key)] == nil {
+            indexes[RecordKey(id.key)] = self.ids.count
             self.ids.append(id)
         }
         members = Array(repeating: [], count: self.ids.count)
@@ -576,7 +576,7 @@ package struct MemberLists {
 
     /// Appends a member to the list of the record with key `key` (rows of others are ignored).
     package mutating func add(_ member: ObjectID, toOwnerKey key: Int64) {
-        guard let index = indexes[key] else { return }
+        guard let index = indexes[RecordKey(key)] else { return }
         members[index].append(member)
     }
 }

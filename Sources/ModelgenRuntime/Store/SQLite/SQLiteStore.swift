@@ -313,7 +313,7 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
             var row = Self.reusableRow()
             var entities = EntityLookup(layout: layout)
             // Through a join table a member shared by several owners comes once per link: decoded once.
-            var decoded: Set<Int64> = []
+            var decoded: Set<RecordKey> = []
             try Self.forEachRow(ofKeyLists: ids.map(\.key), connection,
                                 sql: { layout.membersWithRowsSQL(entity, slot: slot, owners: $0, throughJoinTables: true)! }) { select in
                 if select.isNull(1) {   // a link whose member's record is gone: named (left a fault)
@@ -323,7 +323,7 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
                     return member(select.int64(0), ObjectID(entityName: name, key: select.int64(last - 1)))
                 }
                 let key = select.int64(1)
-                if decoded.insert(key).inserted {
+                if decoded.insert(RecordKey(key)).inserted {
                     try decodeRow(select, columnOffset: 1, into: &row, entities: &entities)
                     rows.append(row)
                     member(select.int64(0), row.id)
