@@ -95,18 +95,13 @@ extension ManagedObjectContext {
             let ids = pending.map(\.objectID)
             if loadingMembers, let sqlite = store as? SQLiteStore {
                 // SQLite hands each link over as it reads it: the lists of objects are built here.
-                var positions: [RecordKey: Int] = [:]
-                positions.reserveCapacity(pending.count)
-                for (position, id) in ids.enumerated() where positions[RecordKey(id.key)] == nil { positions[RecordKey(id.key)] = position }
-                var lists = [[ManagedObject]](repeating: [], count: pending.count)
-                var last: (key: Int64, position: Int?)?
+                var lists = OwnerLists<ManagedObject>(ids)
                 let memberRows = try sqlite.forEachMember(of: ids, relationship: slot) { ownerKey, member in
-                    if last?.key != ownerKey { last = (ownerKey, positions[RecordKey(ownerKey)]) }
-                    if let position = last!.position { lists[position].append(self.object(with: member)) }
+                    lists.add(self.object(with: member), toOwnerKey: ownerKey)
                 }
                 if let memberRows {
-                    for (object, list) in zip(pending, lists) where object._pendingToMany & bit != 0 {
-                        setLoadedToMany(.objects(ObjectList(list)), of: object, slot: slot, bit: bit)
+                    for object in pending where object._pendingToMany & bit != 0 {
+                        setLoadedToMany(.objects(ObjectList(lists.list(ofOwnerKey: object.objectID.key))), of: object, slot: slot, bit: bit)
                     }
                     try loadFaults(from: memberRows)
                     continue

@@ -548,11 +548,18 @@ extension PersistentStore {
 
 /// The member lists a store's `toManyIDs(of:relationship:)` answers, gathered as it reads (owner key,
 /// member) pairs: every record asked for has a list, empty when it has no members.
-package struct MemberLists {
+package typealias MemberLists = OwnerLists<ObjectID>
+
+/// A list of members for each of a set of records of one table, filled from (owner key, member)
+/// pairs as a store reads them: `MemberLists` (IDs, a store's answer), or the context's lists of
+/// objects while SQLite streams a prefetch (`SQLiteStore.forEachMember`).
+package struct OwnerLists<Member> {
     private var ids: [ObjectID]
-    private var members: [[ObjectID]]
+    private var members: [[Member]]
     /// The index in `ids` of each key (members are found by key: no hashing of entity names per row).
     private var indexes: [RecordKey: Int] = [:]
+    /// The owner of the last pair: an owner's members come together, so most pairs look nothing up.
+    private var last: (key: Int64, index: Int?)?
 
     /// Empty lists for `ids` (records of one table: their keys tell them apart).
     package init(_ ids: [ObjectID]) {
@@ -566,17 +573,26 @@ package struct MemberLists {
         members = Array(repeating: [], count: self.ids.count)
     }
 
-    /// The lists by record.
-    package var lists: [ObjectID: [ObjectID]] {
-        Dictionary(uniqueKeysWithValues: zip(ids, members))
-    }
-
     /// The keys of the records asked for.
     package var ownerKeys: [Int64] { ids.map(\.key) }
 
-    /// Appends a member to the list of the record with key `key` (rows of others are ignored).
-    package mutating func add(_ member: ObjectID, toOwnerKey key: Int64) {
-        guard let index = indexes[RecordKey(key)] else { return }
-        members[index].append(member)
+    /// The list of the record with key `key` (empty for a record not asked for).
+    package func list(ofOwnerKey key: Int64) -> [Member] {
+        indexes[RecordKey(key)].map { members[$0] } ?? []
+    }
+
+    /// Appends a member to the list of the record with key `key` (rows of others are ignored, and
+    /// their `member` not made).
+    package mutating func add(_ member: @autoclosure () -> Member, toOwnerKey key: Int64) {
+        if last?.key != key { last = (key, indexes[RecordKey(key)]) }
+        guard let index = last!.index else { return }
+        members[index].append(member())
+    }
+}
+
+extension OwnerLists where Member == ObjectID {
+    /// The lists by record.
+    package var lists: [ObjectID: [ObjectID]] {
+        Dictionary(uniqueKeysWithValues: zip(ids, members))
     }
 }

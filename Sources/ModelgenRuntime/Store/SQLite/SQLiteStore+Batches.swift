@@ -61,9 +61,7 @@ extension SQLiteStore {
             var changes = ChangeSet()
             do {
                 while try update.step() {
-                    let code = update.int64(1)
-                    guard let name = layout.namesByCode[code] else { throw unknownEntityCode(code) }
-                    changes.updated[ObjectID(entityName: name, key: update.int64(0))] = names
+                    changes.updated[ObjectID(entityName: try entityName(ofCode: update.int64(1)), key: update.int64(0))] = names
                 }
                 update.reset()
             } catch {

@@ -318,9 +318,7 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
                                 sql: { layout.membersWithRowsSQL(entity, slot: slot, owners: $0, throughJoinTables: true)! }) { select in
                 if select.isNull(1) {   // a link whose member's record is gone: named (left a fault)
                     let last = sqlite3_column_count(select.handle) - 1
-                    let code = select.int64(last)
-                    guard let name = layout.namesByCode[code] else { throw unknownEntityCode(code) }
-                    return member(select.int64(0), ObjectID(entityName: name, key: select.int64(last - 1)))
+                    return member(select.int64(0), ObjectID(entityName: try entityName(ofCode: select.int64(last)), key: select.int64(last - 1)))
                 }
                 let key = select.int64(1)
                 if decoded.insert(RecordKey(key)).inserted {
@@ -328,9 +326,7 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
                     rows.append(row)
                     member(select.int64(0), row.id)
                 } else {
-                    let code = select.int64(2)
-                    guard let name = layout.namesByCode[code] else { throw unknownEntityCode(code) }
-                    member(select.int64(0), ObjectID(entityName: name, key: key))
+                    member(select.int64(0), ObjectID(entityName: try entityName(ofCode: select.int64(2)), key: key))
                 }
             }
         }
@@ -363,7 +359,7 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
             sqlite3_bind_int64(select.handle, 2, keys[keys.count - 1])
             defer { select.reset() }
             while try select.step() {
-                if isSorted(keys, containing: select.int64(0)) { try row(select) }
+                if sortedKeys(keys, contain: select.int64(0)) { try row(select) }
             }
             return
         }
@@ -389,7 +385,7 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
     static let denseKeyMinimum = 64
 
     /// Whether ascending `keys` holds `key` (binary search).
-    private static func isSorted(_ keys: [Int64], containing key: Int64) -> Bool {
+    private static func sortedKeys(_ keys: [Int64], contain key: Int64) -> Bool {
         var low = 0, high = keys.count
         while low < high {
             let middle = (low + high) / 2
@@ -429,6 +425,12 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
     /// A row whose `Z_ENT` is no entity of the model: the file is not this model's store.
     func unknownEntityCode(_ code: Int64) -> SQLiteStoreError {
         .notAStore(path: url.path, reason: "a record has entity code \(code), which the model does not have")
+    }
+
+    /// The name of the entity a record's code stands for; an error naming the code when the model has none.
+    func entityName(ofCode code: Int64) throws -> String {
+        guard let name = layout.namesByCode[code] else { throw unknownEntityCode(code) }
+        return name
     }
 
     /// A row for `decodeRow(_:columnOffset:into:entities:)` to fill, again and again.
@@ -554,9 +556,7 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
             select.bind(sql.bindings.map(SQLiteDialect.value))
             var ids = ObjectIDList()
             while try select.step() {
-                let code = select.int64(1)
-                guard let name = layout.namesByCode[code] else { throw unknownEntityCode(code) }
-                ids.append(key: select.int64(0), entityName: name)
+                ids.append(key: select.int64(0), entityName: try entityName(ofCode: select.int64(1)))
             }
             select.reset()
             return ids
