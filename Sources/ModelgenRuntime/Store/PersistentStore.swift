@@ -581,12 +581,11 @@ package struct OwnerLists<Member> {
         indexes[RecordKey(key)].map { members[$0] } ?? []
     }
 
-    /// Appends a member to the list of the record with key `key` (rows of others are ignored, and
-    /// their `member` not made).
-    package mutating func add(_ member: @autoclosure () -> Member, toOwnerKey key: Int64) {
+    /// Appends a member to the list of the record with key `key` (rows of others are ignored).
+    package mutating func add(_ member: Member, toOwnerKey key: Int64) {
         if last?.key != key { last = (key, indexes[RecordKey(key)]) }
         guard let index = last!.index else { return }
-        members[index].append(member())
+        members[index].append(member)
     }
 }
 
