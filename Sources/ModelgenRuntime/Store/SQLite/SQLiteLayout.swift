@@ -102,6 +102,20 @@ package struct SQLiteLayout {
         /// Whether some slot is a to-many relationship kept outside the row (join table or ordered inverse).
         package let hasToManyStorage: Bool
 
+        /// A plain stored attribute (`EntityDescription.isPlainStoredAttribute`, not external) that a
+        /// fetched fault loads from the statement straight into its slot.
+        struct DirectLoad {
+            let slot: Int
+            let column: Int32
+            let type: AttributeType
+            let kind: UInt8
+        }
+        /// The slots a fault's row loads straight into its storage, worked out once: the per-row loop
+        /// then neither switches on each slot's storage nor tests whether it is plain.
+        let directLoads: [DirectLoad]
+        /// The slots `directLoads` leaves out, which such a row decodes into its values as usual.
+        let slotsNotLoadedDirectly: [Int]
+
         init(description: EntityDescription, code: Int64, table: String, storage: [Storage], selectIndex: [Int32],
              insertSQL: String, updateSQL: String) {
             self.description = description
@@ -117,6 +131,17 @@ package struct SQLiteLayout {
                 }
             }
             self.selectIndex = selectIndex
+            var directLoads: [DirectLoad] = [], others: [Int] = []
+            let plain = description.isPlainStoredAttribute
+            for (slot, kind) in columnKinds.enumerated() {
+                if case .attribute(let type, false) = kind, slot < plain.count, plain[slot] {
+                    directLoads.append(DirectLoad(slot: slot, column: selectIndex[slot], type: type, kind: description.scalarKinds[slot]))
+                } else {
+                    others.append(slot)
+                }
+            }
+            self.directLoads = directLoads
+            slotsNotLoadedDirectly = others
             self.insertSQL = insertSQL
             self.updateSQL = updateSQL
             hasToManyStorage = storage.contains { storage in

@@ -456,19 +456,14 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
             let (object, loadsHere) = objects?(row.id) ?? (nil, false)
             // The loaded object's storage, taken once (no reference counting per column).
             let base = loadsHere ? object?._base : nil
-            let kinds = entity.description.scalarKinds
             // Overwrite the previous row's values in place (same entity: same count), releasing each old one.
             if row.values.count != entity.storage.count { row.values = Array(repeating: .null, count: entity.storage.count) }
-            try entity.description.isPlainStoredAttribute.withUnsafeBufferPointer { plain in
             try row.values.withUnsafeMutableBufferPointer { values in
-                for (slot, kind) in entity.columnKinds.enumerated() {
+                func decode(_ slot: Int) throws {
                     let column = columnOffset + entity.selectIndex[slot]
-                    switch kind {
+                    switch entity.columnKinds[slot] {
                     case .attribute(let type, let external):
-                        if let base, !external, slot < plain.count, plain[slot] {
-                            // (The row's value is left as it was: see `fetch(_:objects:each:)`.)
-                            SQLiteValueCodec.load(select, column, type: type, kind: kinds[slot], into: base + slot)
-                        } else if external, !select.isNull(column), case .text(let file) = select.value(column) {
+                        if external, !select.isNull(column), case .text(let file) = select.value(column) {
                             values[slot] = .data(try readExternal(file))
                         } else {
                             values[slot] = SQLiteValueCodec.storeValue(select, column, type: type)
@@ -483,7 +478,18 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
                         values[slot] = .null
                     }
                 }
-            }
+                if let base {
+                    // The plain attributes into the object's slots (the row's values of them are left as
+                    // they were: see `fetch(_:objects:each:)`), the rest into the row.
+                    entity.directLoads.withUnsafeBufferPointer { loads in
+                        for load in loads {
+                            SQLiteValueCodec.load(select, columnOffset + load.column, type: load.type, kind: load.kind, into: base + load.slot)
+                        }
+                    }
+                    for slot in entity.slotsNotLoadedDirectly { try decode(slot) }
+                } else {
+                    for slot in 0..<values.count { try decode(slot) }
+                }
             }
             row.version = select.int64(columnOffset + 2)
             row.hasToManyValues = false
