@@ -397,12 +397,16 @@ func fillBatchStore(path: String, rows: Int) throws {
     }
 }
 
-/// Runs this benchmark again as a child process with `arguments`; its exit status.
-func runSelf(_ arguments: [String]) throws -> Int32 {
+/// Runs this benchmark again as a child process with `arguments` (and `environment` added to this
+/// process's); its exit status.
+func runSelf(_ arguments: [String], environment: [String: String] = [:]) throws -> Int32 {
     fflush(nil)   // every stream: the child writes to the same output
     let child = Process()
     child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
     child.arguments = arguments
+    if !environment.isEmpty {
+        child.environment = ProcessInfo.processInfo.environment.merging(environment) { _, added in added }
+    }
     try child.run()
     child.waitUntilExit()
     return child.terminationStatus
