@@ -543,6 +543,22 @@ func seedBlog(_ container: ManagedContainer) throws {
         try context.save()
     }
 
+    /// A fetch loads a binary kept in an external file, and one kept inline in the same column, as
+    /// `existingObject(with:)` does (a fetch writes plain attributes into the slots from its statement).
+    @Test func aFetchReadsExternalAndInlineBinaries() throws {
+        let (_, container) = try storeWithExternalFiles()
+        let context = container.newContext()
+        let big = Data((0..<5000).map { UInt8($0 % 251) })
+        makeAuthor(context, "Big").avatar = big
+        makeAuthor(context, "Small").avatar = Data([1, 2, 3])
+        makeAuthor(context, "None").avatar = nil
+        try context.save()
+        let reader = container.newContext()
+        let fetched = try reader.fetch(FetchRequest<Author>(entityName: "Author", sortDescriptors: [SortDescriptor("lastName")]))
+        #expect(fetched.map(\.lastName) == ["Big", "None", "Small"])
+        #expect(fetched.map(\.avatar) == [big, nil, Data([1, 2, 3])])
+    }
+
     @Test func externalBinariesLiveBesideTheDatabaseAndGoWithTheirRecords() throws {
         let (store, container) = try storeWithExternalFiles()
         let context = container.newContext()

@@ -102,19 +102,21 @@ package struct SQLiteLayout {
         /// Whether some slot is a to-many relationship kept outside the row (join table or ordered inverse).
         package let hasToManyStorage: Bool
 
-        /// A plain stored attribute (`EntityDescription.isPlainStoredAttribute`, not external) that a
-        /// fetched fault loads from the statement straight into its slot.
+        /// A plain stored attribute (`EntityDescription.isPlainStoredAttribute`) that a fetched fault
+        /// loads from the statement straight into its slot.
         struct DirectLoad {
             let slot: Int
             let column: Int32
             let type: AttributeType
             let kind: UInt8
         }
-        /// The slots a fault's row loads straight into its storage, worked out once: the per-row loop
-        /// then neither switches on each slot's storage nor tests whether it is plain.
+        /// The plain attributes a fault's row loads straight into its storage, worked out once: the
+        /// per-row loop then neither switches on each slot's storage nor tests whether it is plain.
+        /// Binaries that may live in external files are in `externalLoads` instead (their column holds
+        /// either the bytes or a file name). The other slots are `description.slotsNotPlain`.
         let directLoads: [DirectLoad]
-        /// The slots `directLoads` leaves out, which such a row decodes into its values as usual.
-        let slotsNotLoadedDirectly: [Int]
+        /// The plain attributes whose value may be in an external file.
+        let externalLoads: [DirectLoad]
 
         init(description: EntityDescription, code: Int64, table: String, storage: [Storage], selectIndex: [Int32],
              insertSQL: String, updateSQL: String) {
@@ -131,17 +133,15 @@ package struct SQLiteLayout {
                 }
             }
             self.selectIndex = selectIndex
-            var directLoads: [DirectLoad] = [], others: [Int] = []
+            var directLoads: [DirectLoad] = [], externalLoads: [DirectLoad] = []
             let plain = description.isPlainStoredAttribute
             for (slot, kind) in columnKinds.enumerated() {
-                if case .attribute(let type, false) = kind, slot < plain.count, plain[slot] {
-                    directLoads.append(DirectLoad(slot: slot, column: selectIndex[slot], type: type, kind: description.scalarKinds[slot]))
-                } else {
-                    others.append(slot)
-                }
+                guard case .attribute(let type, let external) = kind, slot < plain.count, plain[slot] else { continue }
+                let load = DirectLoad(slot: slot, column: selectIndex[slot], type: type, kind: description.scalarKinds[slot])
+                if external { externalLoads.append(load) } else { directLoads.append(load) }
             }
             self.directLoads = directLoads
-            slotsNotLoadedDirectly = others
+            self.externalLoads = externalLoads
             self.insertSQL = insertSQL
             self.updateSQL = updateSQL
             hasToManyStorage = storage.contains { storage in

@@ -459,15 +459,18 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
             // Overwrite the previous row's values in place (same entity: same count), releasing each old one.
             if row.values.count != entity.storage.count { row.values = Array(repeating: .null, count: entity.storage.count) }
             try row.values.withUnsafeMutableBufferPointer { values in
+                /// An attribute's value, read from its external file when the column names one.
+                func attributeValue(_ column: Int32, type: AttributeType, external: Bool) throws -> StoreValue {
+                    if external, !select.isNull(column), case .text(let file) = select.value(column) {
+                        return .data(try readExternal(file))
+                    }
+                    return SQLiteValueCodec.storeValue(select, column, type: type)
+                }
                 func decode(_ slot: Int) throws {
                     let column = columnOffset + entity.selectIndex[slot]
                     switch entity.columnKinds[slot] {
                     case .attribute(let type, let external):
-                        if external, !select.isNull(column), case .text(let file) = select.value(column) {
-                            values[slot] = .data(try readExternal(file))
-                        } else {
-                            values[slot] = SQLiteValueCodec.storeValue(select, column, type: type)
-                        }
+                        values[slot] = try attributeValue(column, type: type, external: external)
                     case .toOne:
                         if select.isNull(column) {
                             values[slot] = .reference(nil)
@@ -479,14 +482,17 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
                     }
                 }
                 if let base {
-                    // The plain attributes into the object's slots (the row's values of them are left as
+                    // Every plain attribute into the object's slots (the row's values of them are left as
                     // they were: see `fetch(_:objects:each:)`), the rest into the row.
                     entity.directLoads.withUnsafeBufferPointer { loads in
                         for load in loads {
                             SQLiteValueCodec.load(select, columnOffset + load.column, type: load.type, kind: load.kind, into: base + load.slot)
                         }
                     }
-                    for slot in entity.slotsNotLoadedDirectly { try decode(slot) }
+                    for load in entity.externalLoads {
+                        base[load.slot] = SlotValue(try attributeValue(columnOffset + load.column, type: load.type, external: true))
+                    }
+                    for slot in entity.description.slotsNotPlain { try decode(slot) }
                 } else {
                     for slot in 0..<values.count { try decode(slot) }
                 }
