@@ -226,12 +226,15 @@ let libraryReportSQL = "SELECT w.name, CAST(sum(b.pages) AS BIGINT) FROM book b 
 @MainActor func runLibraryBench(books: Int, rounds: Int) throws {
     let data = LibraryData(books: books)
     let environment = ProcessInfo.processInfo.environment
+    /// The floor's database (filled when new) and the runtime's store in `directory`.
+    func open(_ directory: URL) throws -> (SQLiteLibraryFloor, ManagedContainer) {
+        (SQLiteLibraryFloor(path: directory.appendingPathComponent("raw.sqlite").path, data: data),
+         try ManagedContainer(model: libraryModel, store: .sqlite(directory.appendingPathComponent("store.sqlite"))))
+    }
     // The child that fills the databases for its parent (below): it fills them in that directory and exits.
     if let fillDirectory = environment["MODELGEN_BENCH_LIBRARY_FILL_DIR"] {
         guard environment["MODELGEN_BENCH_LIBRARY_FILL_BOOKS"] == "\(books)" else { return }
-        let directory = URL(fileURLWithPath: fillDirectory)
-        _ = SQLiteLibraryFloor(path: directory.appendingPathComponent("raw.sqlite").path, data: data)
-        try fillLibraryStore(try ManagedContainer(model: libraryModel, store: .sqlite(directory.appendingPathComponent("store.sqlite"))), data)
+        try fillLibraryStore(try open(URL(fileURLWithPath: fillDirectory)).1, data)
         exit(0)
     }
     // MODELGEN_BENCH_LIBRARY_DIR (for profiling): the databases are kept in that directory and, when
@@ -253,8 +256,7 @@ let libraryReportSQL = "SELECT w.name, CAST(sum(b.pages) AS BIGINT) FROM book b 
         print("library: the \(books)-book databases filled by a child process")
         filled = true
     }
-    let floor = SQLiteLibraryFloor(path: directory.appendingPathComponent("raw.sqlite").path, data: data)
-    let container = try ManagedContainer(model: libraryModel, store: .sqlite(directory.appendingPathComponent("store.sqlite")))
+    let (floor, container) = try open(directory)
     try runLibraryQuestions(container, floor, data, rounds: rounds, store: "SQLite", floorName: "SQL", filled: filled)
 }
 
