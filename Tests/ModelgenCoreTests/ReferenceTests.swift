@@ -59,7 +59,9 @@ import Testing
     /// became data-only (Tests/Fixtures/Templates/Earlier, using `getter`, `setter`, `declaration`, `use`,
     /// `entityList`, `templateDescriptions`, `configurationsLiteral`) still render every reference byte
     /// for byte, through the deprecated names.
-    @Test(arguments: references)
+    /// Models with aggregate templates are left out: those templates came after the earlier release, whose
+    /// model template writes every fetch helper as a fetch of objects (docs/templates.md says so).
+    @Test(arguments: references.filter { !$0.0.hasSuffix("RuntimeFixture.model.yaml") })
     func earlierTemplatesStillRenderTheReference(path: String, referenceFolder: String) throws {
         try expectReference(path: path, referenceFolder: referenceFolder, templates: "Tests/Fixtures/Templates/Earlier", named: "earlier-templates")
     }

@@ -11,7 +11,7 @@ import Testing
     /// Each view model and the docs sections that document its names.
     static let sections: [String: [String]] = [
         "ModelView": ["Model"], "EntityView": ["Entity"], "CompositeView": ["Composite"], "CompositeFieldView": ["Composite"],
-        "PropertyView": ["Property", "Entity"], "ParameterView": ["Parameter and fetch helper"], "FetchHelperView": ["Parameter and fetch helper"],
+        "PropertyView": ["Property", "Entity"], "ParameterView": ["Parameter and fetch helper"], "FetchHelperView": ["Parameter and fetch helper"], "RowFieldView": ["Parameter and fetch helper"],
         "ListItemView": ["Model"], "FetchTemplateView": ["Model"], "ConfigurationView": ["Model"], "ValueTypeView": ["Model"], "DocLineView": ["Documentation"],
     ]
 

@@ -122,4 +122,49 @@ import Testing
         #expect(none.count == 1 && none[0].int("count") == 0 && none[0]["likes"] == .null)
         #expect(throws: RuntimeError.self) { try context.aggregate(AggregateRequest(Post.fetchRequest(), groupBy: ["likes"], columns: [.count(as: "likes")])) }
     }
+
+    /// An aggregate template declared in the model file (RuntimeFixture.model.yaml's `likesPerAuthor`):
+    /// the generated function takes the variables of its predicate and having predicate, typed, and
+    /// the rows come back as the generated struct, each column in the type the validator gave it.
+    @Test(arguments: ["in-memory", "sqlite"])
+    func aTemplateInTheModelFileGivesTypedRows(_ kind: String) throws {
+        let (_, context, url) = try blog(kind)
+        defer { url.map { try? FileManager.default.removeItem(at: $0) } }
+        let day = Date(timeIntervalSinceReferenceDate: 800_000_000)
+        let posts = try context.fetch(FetchRequest<Post>(entityName: "Post", sortDescriptors: [SortDescriptor("title")]))
+        let byTitle = Dictionary(uniqueKeysWithValues: posts.map { ($0.title, $0) })
+        byTitle["Ada 0"]!.publishedAt = day
+        byTitle["Ada 2"]!.publishedAt = day.addingTimeInterval(86_400)
+        byTitle["Ada 1"]!.score = Decimal(string: "9.5")!
+        byTitle["Ada 2"]!.score = Decimal(string: "10.25")!   // more than 9.5 as a number, less as text
+        byTitle["Bea 1"]!.score = Decimal(string: "2.5")!
+        try context.save()
+
+        // Posts with 6 likes or more: all of Ada's, Bea's 7; authors with one such post or more.
+        let rows = try context.aggregate(BlogModel.likesPerAuthor(minLikes: 6, minPosts: 1))
+        #expect(rows.map(\.authorLastName) == ["Ada", "Bea"])
+        #expect(rows.map(\.posts) == [3, 1])
+        #expect(rows.map(\.likes) == [60, 7])
+        #expect(rows.map(\.meanLikes) == [20, 7])
+        #expect(rows.map(\.firstTitle) == ["Ada 0", "Bea 1"])
+        #expect(rows.map(\.lastPublished) == [day.addingTimeInterval(86_400), nil])
+        #expect(rows.map(\.published) == [2, 0])
+        #expect(rows.map(\.topScore) == [Decimal(string: "10.25")!, Decimal(string: "2.5")!])
+        let ada = try #require(try context.fetch(try FetchRequest<Author>(entityName: "Author", predicate: "lastName == 'Ada'")).first)
+        #expect(rows.first?.author == ada.objectID)
+
+        // The having predicate's variable: only authors with two such posts or more.
+        #expect(try context.aggregate(BlogModel.likesPerAuthor(minLikes: 6, minPosts: 2)).map(\.authorLastName) == ["Ada"])
+        // Distinct values of a raw-value enum attribute and a related attribute, sorted as the template says.
+        let statuses = try context.aggregate(BlogModel.postStatuses())
+        #expect(statuses.map(\.status) == [PostStatus.draft.rawValue, PostStatus.published.rawValue])
+        #expect(statuses.map(\.authorRating) == [0, 0])
+        // The template by name, as a plain aggregate request, and refused as a fetch of objects.
+        var request: AggregateRequest<Post> = try BlogModel.model.aggregateRequest(fromTemplate: "likesPerAuthor", variables: ["MIN_LIKES": 6, "MIN_POSTS": 2])
+        #expect(try context.aggregate(request).map { $0.int("likes") } == [60])
+        request.fetch.variables["MIN_LIKES"] = 25
+        #expect(try context.aggregate(request).isEmpty)
+        #expect(throws: RuntimeError.self) { try BlogModel.model.fetchRequest(fromTemplate: "likesPerAuthor", variables: ["MIN_LIKES": 6, "MIN_POSTS": 2], as: Post.self) }
+        #expect(throws: RuntimeError.missingVariable("MIN_POSTS")) { try BlogModel.model.aggregateRequest(fromTemplate: "likesPerAuthor", variables: ["MIN_LIKES": 6], as: Post.self) }
+    }
 }

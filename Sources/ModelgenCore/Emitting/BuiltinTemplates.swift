@@ -184,7 +184,10 @@ extension {{name}}: ModelgenRuntime.ManagedComposite {
 {{#hasFetchTemplates}}
         fetchRequestTemplates: [
 {{#fetchTemplates}}
-            FetchRequestTemplate({{nameLiteral}}, entity: {{entityLiteral}}{{#hasPredicate}}, predicate: {{predicateLiteral}}{{/hasPredicate}}{{#hasSort}}, sort: [{{#sortLiterals}}{{value}}{{^isLast}}, {{/isLast}}{{/sortLiterals}}]{{/hasSort}}{{#hasLimit}}, limit: {{limit}}{{/hasLimit}}{{#hasOffset}}, offset: {{offset}}{{/hasOffset}}),
+            FetchRequestTemplate({{nameLiteral}}, entity: {{entityLiteral}}{{#hasPredicate}}, predicate: {{predicateLiteral}}{{/hasPredicate}}{{#hasSort}}, sort: [{{#sortLiterals}}{{value}}{{^isLast}}, {{/isLast}}{{/sortLiterals}}]{{/hasSort}}{{#hasLimit}}, limit: {{limit}}{{/hasLimit}}{{#hasOffset}}, offset: {{offset}}{{/hasOffset}}{{#hasGroupBy}},
+                                 groupBy: [{{#groupByLiterals}}{{value}}{{^isLast}}, {{/isLast}}{{/groupByLiterals}}]{{/hasGroupBy}}{{#hasColumns}},
+                                 columns: [{{#columnLiterals}}{{value}}{{^isLast}}, {{/isLast}}{{/columnLiterals}}]{{/hasColumns}}{{#hasHaving}},
+                                 having: {{havingLiteral}}{{/hasHaving}}),
 {{/fetchTemplates}}
         ],
 {{/hasFetchTemplates}}
@@ -206,9 +209,32 @@ extension {{name}}: ModelgenRuntime.ManagedComposite {
 {{#documentation}}
     ///{{^isEmpty}} {{text}}{{/isEmpty}}
 {{/documentation}}
+{{^isAggregate}}
     {{access}}static func {{name}}({{#parameters}}{{name}}: {{type}}{{^isLast}}, {{/isLast}}{{/parameters}}) -> FetchRequest<{{resultClass}}> {
         model.generatedFetchRequest(fromTemplate: "{{templateName}}", variables: [{{#parameters}}{{keyLiteral}}: {{name}}{{^isLast}}, {{/isLast}}{{/parameters}}{{^hasParameters}}:{{/hasParameters}}])
     }
+{{/isAggregate}}
+{{#isAggregate}}
+    {{access}}static func {{name}}({{#parameters}}{{name}}: {{type}}{{^isLast}}, {{/isLast}}{{/parameters}}) -> TypedAggregateRequest<{{resultClass}}, {{rowType}}> {
+        model.generatedAggregateRequest(fromTemplate: "{{templateName}}", variables: [{{#parameters}}{{keyLiteral}}: {{name}}{{^isLast}}, {{/isLast}}{{/parameters}}{{^hasParameters}}:{{/hasParameters}}],
+                                        makeRow: {{rowType}}.init)
+    }
+
+    /// A row of fetch request template `{{templateName}}`: a group's keys and computed columns.
+    {{access}}struct {{rowType}}: Hashable, Sendable {
+{{#rowFields}}
+        /// {{summary}}
+        {{access}}let {{name}}: {{type}}
+{{/rowFields}}
+
+        /// The typed row of a group the store computed.
+        {{access}}init(_ row: AggregateRow) {
+{{#rowFields}}
+            {{name}} = row.value({{keyLiteral}}){{^isOptional}} ?? 0{{/isOptional}}
+{{/rowFields}}
+        }
+    }
+{{/isAggregate}}
 {{/fetchHelpers}}
 }
 """#,

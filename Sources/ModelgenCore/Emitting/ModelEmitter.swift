@@ -124,7 +124,7 @@ public struct ModelEmitter: Sendable {
     /// The files of a validated model.
     public func generate(_ validated: ValidatedModel, options: GenerationOptions) throws -> [GeneratedFile] {
         let model = validated.model
-        let view = ModelViewBuilder(model: model, variables: validated.templateVariables, options: options).build()
+        let view = ModelViewBuilder(model: model, variables: validated.templateVariables, aggregateRows: validated.aggregateRows, options: options).build()
         // The model file (the largest) and the entity files render side by side.
         let entities = options.singleFile ? [] : view.entities
         let contents = try ParallelMap.map(1 + entities.count) { index in
@@ -137,7 +137,7 @@ public struct ModelEmitter: Sendable {
 
     /// Starter classes for extension-mode entities (the user's side), for `--human-dir`.
     public func humanFiles(_ validated: ValidatedModel, options: GenerationOptions) throws -> [GeneratedFile] {
-        let view = ModelViewBuilder(model: validated.model, variables: validated.templateVariables, options: options).build()
+        let view = ModelViewBuilder(model: validated.model, variables: validated.templateVariables, aggregateRows: validated.aggregateRows, options: options).build()
         return try view.entities.filter(\.isExtensionMode).map { entity in
             GeneratedFile(name: "\(entity.className).swift", contents: try render("human-class", FileView(model: view, entity: entity)),
                           origin: entity.origin)

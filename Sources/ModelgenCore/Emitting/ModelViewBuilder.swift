@@ -22,6 +22,8 @@ public struct GenerationOptions: Sendable {
 struct ModelViewBuilder {
     let model: ObjectModel
     let variables: [String: [TemplateVariable]]
+    /// The row fields of aggregate templates (see `AggregateRowField`).
+    let aggregateRows: [String: [AggregateRowField]]
     let options: GenerationOptions
     /// Each entity's position in `model.entities`, by name (positions, not copies: an `Entity` is
     /// large, and a dictionary of them copied one out for each lookup).
@@ -30,9 +32,10 @@ struct ModelViewBuilder {
     /// for each made generation quadratic in the model's size).
     private let parentNames: Set<String>
 
-    init(model: ObjectModel, variables: [String: [TemplateVariable]], options: GenerationOptions) {
+    init(model: ObjectModel, variables: [String: [TemplateVariable]], aggregateRows: [String: [AggregateRowField]] = [:], options: GenerationOptions) {
         self.model = model
         self.variables = variables
+        self.aggregateRows = aggregateRows
         self.options = options
         entityIndex = Dictionary(model.entities.indices.map { (model.entities[$0].name.value, $0) }, uniquingKeysWith: { first, _ in first })
         parentNames = Set(model.entities.compactMap { $0.parent?.value })
@@ -296,7 +299,19 @@ struct ModelViewBuilder {
             nameLiteral: SwiftLiterals.string(t.name.value), entityLiteral: SwiftLiterals.string(t.entity.value),
             predicateLiteral: t.predicate.map { SwiftLiterals.string($0.source.text) } ?? "", hasPredicate: t.predicate != nil,
             sortLiterals: ListItemView.list(t.sortDescriptors.map { SwiftLiterals.string($0.source.text) }), hasSort: !t.sortDescriptors.isEmpty,
-            limit: t.limit?.value ?? 0, hasLimit: t.limit != nil, offset: t.offset?.value ?? 0, hasOffset: t.offset != nil)
+            limit: t.limit?.value ?? 0, hasLimit: t.limit != nil, offset: t.offset?.value ?? 0, hasOffset: t.offset != nil,
+            groupByLiterals: ListItemView.list(t.groupBy.map { SwiftLiterals.string($0.descriptor.keyPathText) }), hasGroupBy: !t.groupBy.isEmpty,
+            columnLiterals: ListItemView.list(t.columns.map(columnLiteral)), hasColumns: !t.columns.isEmpty,
+            havingLiteral: t.having.map { SwiftLiterals.string($0.source.text) } ?? "", hasHaving: t.having != nil)
+    }
+
+    /// A column of an aggregate template as the runtime's `AggregateColumn` (the validator checked its form).
+    func columnLiteral(_ column: AggregateColumnDeclaration) -> String {
+        guard case .function(let name, let arguments) = column.expression.expression.kind else { return "" }
+        let function = ModelValidator.aggregateFunctions[name] ?? name
+        var keyPath = ""
+        if case .keyPath(let components)? = arguments.first?.kind { keyPath = ", of: " + SwiftLiterals.string(components.keyPathText) }
+        return "AggregateColumn(\(SwiftLiterals.string(column.name.value)), .\(function)\(keyPath))"
     }
 
     func configurationViews() -> [ConfigurationView] {
@@ -317,8 +332,17 @@ struct ModelViewBuilder {
         if !parameters.isEmpty { parameters[parameters.count - 1].isLast = true }
         var doc = t.doc.map { $0 + "\n\n" } ?? ""
         doc += "Fetch request template `\(t.name.value)`" + (t.predicate.map { ": `\($0.source.text)`" } ?? "") + "."
+        if t.isAggregate {
+            doc += t.groupBy.isEmpty ? " One row for every matching record." : " A row per group of " + t.groupBy.map { "`\($0.descriptor.keyPathText)`" }.joined(separator: ", ") + "."
+        }
+        let rowType = t.isAggregate ? t.rowTypeName : ""
+        let fields = (aggregateRows[t.name.value] ?? []).map { field in
+            RowFieldView(name: SwiftLiterals.identifier(field.propertyName), type: field.swiftType + (field.isOptional ? "?" : ""),
+                         keyLiteral: SwiftLiterals.string(field.key), isOptional: field.isOptional, summary: field.summary)
+        }
         return FetchHelperView(name: SwiftLiterals.identifier(t.functionName.value), templateName: t.name.value,
                                resultClass: className(t.entity.value), parameters: parameters, hasParameters: !parameters.isEmpty,
-                               documentation: DocLineView.lines(doc))
+                               documentation: DocLineView.lines(doc), isAggregate: t.isAggregate, rowType: rowType, rowFields: fields)
     }
+
 }

@@ -225,6 +225,12 @@ struct FetchHelperView: MustacheParent, Sendable {
     var hasParameters: Bool
     /// The lines of the `doc` text.
     var documentation: [DocLineView]
+    /// True for a template with `groupBy` or `columns`: the function returns a typed aggregate request.
+    var isAggregate: Bool = false
+    /// An aggregate template's row type (`PagesPerWriterRow`); empty otherwise.
+    var rowType: String = ""
+    /// An aggregate template's row properties: group keys, then columns.
+    var rowFields: [RowFieldView] = []
     /// The documentation written out as `///` lines (deprecated `docLines`).
     var docLines: [String] { DocLineView.written(documentation, indent: "    ") }
 
@@ -235,6 +241,9 @@ struct FetchHelperView: MustacheParent, Sendable {
         case "resultClass": return TemplateValue(resultClass)
         case "parameters": return parameters.asObjects
         case "hasParameters": return hasParameters
+        case "isAggregate": return isAggregate
+        case "rowType": return TemplateValue(rowType)
+        case "rowFields": return rowFields.asObjects
         case "documentation": return documentation
         case "docLines": return docLines   // deprecated
         default: return nil
@@ -332,6 +341,31 @@ struct ListItemView: MustacheParent, Sendable {
     }
 }
 
+/// A property of an aggregate template's row type.
+struct RowFieldView: MustacheParent, Sendable {
+    /// The property's Swift name.
+    var name: String
+    /// Its Swift type, `?` included when optional.
+    var type: String
+    /// The name the runtime's `AggregateRow` gives its value, as a Swift string literal.
+    var keyLiteral: String
+    /// False for counts, which always have a value.
+    var isOptional: Bool
+    /// What it holds (`group key \`writer.name\``, `\`sum:(pages)\``), for its doc comment.
+    var summary: String
+
+    func child(named: String) -> Any? {
+        switch named {
+        case "name": return TemplateValue(name)
+        case "type": return TemplateValue(type)
+        case "keyLiteral": return TemplateValue(keyLiteral)
+        case "isOptional": return isOptional
+        case "summary": return TemplateValue(summary)
+        default: return nil
+        }
+    }
+}
+
 /// A fetch request template of the model description (`FetchRequestTemplate(…)`).
 struct FetchTemplateView: MustacheParent, Sendable {
     /// The template's name as a Swift string literal.
@@ -349,6 +383,15 @@ struct FetchTemplateView: MustacheParent, Sendable {
     var hasLimit: Bool
     var offset: Int
     var hasOffset: Bool
+    /// An aggregate template's group key paths, as Swift string literals.
+    var groupByLiterals: [ListItemView] = []
+    var hasGroupBy = false
+    /// An aggregate template's columns, as `AggregateColumn(…)` expressions.
+    var columnLiterals: [ListItemView] = []
+    var hasColumns = false
+    /// An aggregate template's having predicate, as a Swift string literal; empty without one.
+    var havingLiteral = ""
+    var hasHaving = false
 
     /// The expression written out, as `templateDescriptions` (deprecated) gives it.
     var expression: String {
@@ -357,6 +400,9 @@ struct FetchTemplateView: MustacheParent, Sendable {
         if hasSort { text += ", sort: [\(sortLiterals.map(\.value).joined(separator: ", "))]" }
         if hasLimit { text += ", limit: \(limit)" }
         if hasOffset { text += ", offset: \(offset)" }
+        if hasGroupBy { text += ", groupBy: [\(groupByLiterals.map(\.value).joined(separator: ", "))]" }
+        if hasColumns { text += ", columns: [\(columnLiterals.map(\.value).joined(separator: ", "))]" }
+        if hasHaving { text += ", having: \(havingLiteral)" }
         return text + ")"
     }
 
@@ -372,6 +418,12 @@ struct FetchTemplateView: MustacheParent, Sendable {
         case "hasLimit": return hasLimit
         case "offset": return TemplateValue(offset)
         case "hasOffset": return hasOffset
+        case "groupByLiterals": return groupByLiterals
+        case "hasGroupBy": return hasGroupBy
+        case "columnLiterals": return columnLiterals
+        case "hasColumns": return hasColumns
+        case "havingLiteral": return TemplateValue(havingLiteral)
+        case "hasHaving": return hasHaving
         default: return nil
         }
     }

@@ -112,6 +112,10 @@ public enum XcodeModelExporter {
                 warn("fetch request '\(template.name.value)': a Core Data fetch request template has no place for 'doc'; not exported",
                      at: template.name.location)
             }
+            if template.isAggregate || template.having != nil {
+                warn("fetch request '\(template.name.value)': a Core Data fetch request template has no groups, columns or having predicate; exported as a fetch of its objects",
+                     at: template.name.location)
+            }
             writer.empty(1, "fetchRequest", attributes)
         }
         for configuration in model.configurations {

@@ -263,9 +263,30 @@ public struct FetchRequestTemplate: Sendable {
     public var offset: Located<Int>?
     /// The documentation comment of the generated function.
     public var doc: String?
+    /// An aggregate template's group key paths (attributes, or to-one key paths).
+    public var groupBy: [ParsedSortDescriptor] = []
+    /// An aggregate template's computed columns, in the order written.
+    public var columns: [AggregateColumnDeclaration] = []
+    /// An aggregate template's predicate over its group keys and columns.
+    public var having: ParsedPredicate?
 
     /// The name of the generated function: `swiftName`, else `name`.
     public var functionName: Located<String> { swiftName ?? name }
+    /// Whether the template asks for groups (it has `groupBy` or `columns`) rather than objects.
+    public var isAggregate: Bool { !groupBy.isEmpty || !columns.isEmpty }
+    /// An aggregate template's generated row type: its function's name, capitalized, and `Row` (`PagesPerWriterRow`).
+    public var rowTypeName: String {
+        let function = functionName.value
+        return function.prefix(1).uppercased() + function.dropFirst() + "Row"
+    }
+}
+
+/// A computed column of an aggregate template: `totalPages: sum:(pages)`.
+public struct AggregateColumnDeclaration: Sendable {
+    /// The column's name (the row's property).
+    public var name: Located<String>
+    /// What it computes: a function of Core Data's expression syntax (`sum:(pages)`, `count()`).
+    public var expression: ParsedExpression
 }
 
 /// A named configuration: a subset of the model's entities.

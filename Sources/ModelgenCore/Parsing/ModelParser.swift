@@ -42,7 +42,7 @@ public struct ModelParser {
                                    "min", "max", "transient", "renamingIdentifier", "versionHashModifier", "userInfo", "doc"])
         static let fetchedProperty = KeySet(["destination", "predicate", "sort", "userInfo", "doc"])
         static let computed = KeySet(["type", "dependsOn", "doc"])
-        static let fetchRequest = KeySet(["entity", "predicate", "sort", "limit", "offset", "swiftName", "doc"])
+        static let fetchRequest = KeySet(["entity", "predicate", "sort", "limit", "offset", "swiftName", "doc", "groupBy", "columns", "having"])
     }
 
     /// The format versions this modelgen reads.
@@ -388,7 +388,7 @@ public struct ModelParser {
         }
     }
 
-    private func sortDescriptors(_ node: Node, _ what: @autoclosure () -> String) -> [ParsedSortDescriptor] {
+    private func sortDescriptors(_ node: Node, _ what: @autoclosure () -> String, kind: String = "sort descriptor") -> [ParsedSortDescriptor] {
         let items: [Node]
         if case .scalar = node { items = [node] } else { items = reader.items(of: node, what()) ?? [] }
         return items.compactMap { item -> ParsedSortDescriptor? in
@@ -397,7 +397,7 @@ public struct ModelParser {
             do throws(PredicateSyntaxError) {
                 return ParsedSortDescriptor(source: source, descriptor: try SortDescriptorSyntax.parse(text.value))
             } catch {
-                reader.error(.predicateSyntax, "invalid sort descriptor: \(error.message)", at: source.location(atOffset: error.range.start))
+                reader.error(.predicateSyntax, "invalid \(kind): \(error.message)", at: source.location(atOffset: error.range.start))
                 return nil
             }
         }
@@ -471,9 +471,28 @@ public struct ModelParser {
             case "limit": template.limit = reader.count(entry.value, key())
             case "offset": template.offset = reader.count(entry.value, key())
             case "swiftName": template.swiftName = reader.string(entry.value, key())
+            case "groupBy": template.groupBy = sortDescriptors(entry.value, key(), kind: "group key path")
+            case "columns": template.columns = aggregateColumns(entry.value, key())
+            case "having": template.having = predicate(entry.value, key())
             default: template.doc = reader.string(entry.value, key(), allowEmpty: true)?.value
             }
         }
         return template
+    }
+
+    /// An aggregate template's `columns`: a mapping of names to functions (`totalPages: sum:(pages)`).
+    private func aggregateColumns(_ node: Node, _ what: @autoclosure () -> String) -> [AggregateColumnDeclaration] {
+        guard let entries = reader.entries(of: node, what()) else { return [] }
+        return entries.compactMap { entry -> AggregateColumnDeclaration? in
+            guard let text = reader.string(entry.value, "column '\(entry.key)' of \(what())") else { return nil }
+            let source = mapper.map(entry.value, value: text.value)
+            do throws(PredicateSyntaxError) {
+                return AggregateColumnDeclaration(name: Located(entry.key, at: entry.keyLocation),
+                                                  expression: ParsedExpression(source: source, expression: try PredicateParser.parseExpression(text.value)))
+            } catch {
+                reader.error(.predicateSyntax, "invalid column: \(error.message)", at: source.location(atOffset: error.range.start))
+                return nil
+            }
+        }
     }
 }

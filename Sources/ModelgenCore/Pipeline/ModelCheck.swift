@@ -8,6 +8,8 @@ public struct ModelCheck: Sendable {
     public var diagnostics: [Diagnostic]
     /// Inferred template variables (empty when the model did not parse).
     public var templateVariables: [String: [TemplateVariable]]
+    /// The row fields of aggregate templates (empty when the model did not parse).
+    public var aggregateRows: [String: [AggregateRowField]] = [:]
     /// The YAML tree the model was read from (see `SyntaxTree`).
     public var syntaxTree: SyntaxTree?
 
@@ -17,7 +19,7 @@ public struct ModelCheck: Sendable {
     /// The model, validated, when it has no errors: what `ModelEmitter` generates code from.
     public var validated: ValidatedModel? {
         guard !hasErrors, let model else { return nil }
-        return ValidatedModel(model: model, templateVariables: templateVariables, warnings: diagnostics)
+        return ValidatedModel(model: model, templateVariables: templateVariables, aggregateRows: aggregateRows, warnings: diagnostics)
     }
 
     /// Parses and validates model bytes; with `strict`, warnings count as errors.
@@ -25,18 +27,20 @@ public struct ModelCheck: Sendable {
         let parsed = ModelParser.parse(data: data, path: path)
         var diagnostics = parsed.diagnostics
         var variables: [String: [TemplateVariable]] = [:]
+        var rows: [String: [AggregateRowField]] = [:]
         if let model = parsed.model {
             let validation = ModelValidator.validate(model, inChunks: true, graph: parsed.entityGraph)
             // `entities:` with no value is already an error of the parser; the rules' warning would repeat it.
             let parserSaidNoEntities = diagnostics.contains { $0.id == .noEntities }
             diagnostics += validation.diagnostics.filter { !(parserSaidNoEntities && $0.id == .noEntities) }
             variables = validation.templateVariables
+            rows = validation.aggregateRows
         }
         // An aliased node is read once per alias: report each of its problems once.
         var seen: Set<Diagnostic> = []
         diagnostics = diagnostics.sortedByLocation().filter { seen.insert($0).inserted }
         if strict { diagnostics = diagnostics.promotingWarnings() }
-        return ModelCheck(model: parsed.model, diagnostics: diagnostics, templateVariables: variables, syntaxTree: parsed.syntaxTree)
+        return ModelCheck(model: parsed.model, diagnostics: diagnostics, templateVariables: variables, aggregateRows: rows, syntaxTree: parsed.syntaxTree)
     }
 
     /// Parses and validates model text.

@@ -6,12 +6,15 @@ public struct ValidatedModel: Sendable {
     public let model: ObjectModel
     /// Each fetch request's template variables (`$NAME`), typed from the predicate.
     public let templateVariables: [String: [TemplateVariable]]
+    /// Each aggregate fetch request's row fields (its group keys and columns, typed).
+    public let aggregateRows: [String: [AggregateRowField]]
     /// The warnings validation reported.
     public let warnings: [Diagnostic]
 
-    init(model: ObjectModel, templateVariables: [String: [TemplateVariable]], warnings: [Diagnostic]) {
+    init(model: ObjectModel, templateVariables: [String: [TemplateVariable]], aggregateRows: [String: [AggregateRowField]], warnings: [Diagnostic]) {
         self.model = model
         self.templateVariables = templateVariables
+        self.aggregateRows = aggregateRows
         self.warnings = warnings
     }
 }

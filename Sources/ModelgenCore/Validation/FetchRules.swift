@@ -26,25 +26,36 @@ extension ModelValidator {
         }
         guard requireEntity(template.entity, "entity of fetch request '\(name.value)'") else { return }
 
-        var variables: [TemplateVariable] = []
+        var inferred: [(name: String, type: PredicateValueType)] = []
         if let parsed = template.predicate {
             var checker = PredicateChecker(validator: self, entity: template.entity.value, source: parsed.source, policy: .inferred)
             checker.check(parsed.predicate)
-            var parameterNames: [String: String] = [:]
-            for variable in checker.variables {
-                let parameter = SwiftNames.parameterName(forVariable: variable.name)
-                if let other = parameterNames[parameter] {
-                    error(.nameCollision, "$\(other) and $\(variable.name) both become the parameter '\(parameter)'; rename one", at: parsed.source.location)
-                }
-                if !SwiftNames.isIdentifier(parameter) {
-                    error(.invalidIdentifier, "$\(variable.name) does not make a Swift parameter name", at: parsed.source.location)
-                }
-                parameterNames[parameter] = variable.name
-                variables.append(TemplateVariable(name: variable.name, parameterName: parameter, type: variable.type))
+            inferred = checker.variables
+        }
+        if template.isAggregate {
+            aggregateRows[name.value] = checkAggregate(template, variables: &inferred)
+        } else {
+            if let having = template.having {
+                error(.inapplicableOption, "having filters groups: give fetch request '\(name.value)' groupBy or columns, or filter its objects in predicate",
+                      at: having.source.location(atOffset: 0))
             }
+            checkSortDescriptors(template.sortDescriptors, entity: template.entity.value)
+        }
+        var variables: [TemplateVariable] = []
+        var parameterNames: [String: String] = [:]
+        let location = (template.predicate ?? template.having)?.source.location ?? name.location
+        for variable in inferred {
+            let parameter = SwiftNames.parameterName(forVariable: variable.name)
+            if let other = parameterNames[parameter] {
+                error(.nameCollision, "$\(other) and $\(variable.name) both become the parameter '\(parameter)'; rename one", at: location)
+            }
+            if !SwiftNames.isIdentifier(parameter) {
+                error(.invalidIdentifier, "$\(variable.name) does not make a Swift parameter name", at: location)
+            }
+            parameterNames[parameter] = variable.name
+            variables.append(TemplateVariable(name: variable.name, parameterName: parameter, type: variable.type))
         }
         templateVariables[name.value] = variables
-        checkSortDescriptors(template.sortDescriptors, entity: template.entity.value)
     }
 
     func checkSortDescriptors(_ descriptors: [ParsedSortDescriptor], entity: String) {

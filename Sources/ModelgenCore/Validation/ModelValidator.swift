@@ -23,6 +23,8 @@ public struct ValidationResult: Sendable {
     public var diagnostics: [Diagnostic]
     /// The variables of each fetch request template, by template name, in order of first use.
     public var templateVariables: [String: [TemplateVariable]]
+    /// The row fields of each aggregate fetch request template, by template name.
+    public var aggregateRows: [String: [AggregateRowField]] = [:]
 
     /// True when an error was found.
     public var hasErrors: Bool { diagnostics.hasErrors }
@@ -37,6 +39,7 @@ public final class ModelValidator {
     let graph: EntityGraph
     var diagnostics = DiagnosticList()
     var templateVariables: [String: [TemplateVariable]] = [:]
+    var aggregateRows: [String: [AggregateRowField]] = [:]
     /// Compiled regexes by pattern, shared with the validators of this model's chunks.
     let regexes: RegexCache
 
@@ -61,7 +64,8 @@ public final class ModelValidator {
         let graph = graph.flatMap { $0.describes(model) ? $0 : nil } ?? EntityGraph(model)
         let validator = ModelValidator(model, graph: graph, checksInChunks: inChunks)
         validator.run()
-        return ValidationResult(diagnostics: validator.diagnostics.all, templateVariables: validator.templateVariables)
+        return ValidationResult(diagnostics: validator.diagnostics.all, templateVariables: validator.templateVariables,
+                                aggregateRows: validator.aggregateRows)
     }
 
     private func run() {
@@ -107,9 +111,12 @@ public final class ModelValidator {
                 validator.checkFetchRequest(template)
                 found.append(Array(validator.diagnostics.all[start...]))
             }
-            return (diagnostics: found, variables: validator.templateVariables)
+            return (diagnostics: found, variables: validator.templateVariables, rows: validator.aggregateRows)
         }
-        for chunk in chunks { templateVariables.merge(chunk.variables) { _, new in new } }
+        for chunk in chunks {
+            templateVariables.merge(chunk.variables) { _, new in new }
+            aggregateRows.merge(chunk.rows) { _, new in new }
+        }
         return chunks.flatMap(\.diagnostics)
     }
 

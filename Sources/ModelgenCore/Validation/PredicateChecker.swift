@@ -22,6 +22,9 @@ struct PredicateChecker {
     private let policy: VariablePolicy
     private(set) var variables: [(name: String, type: PredicateValueType)] = []
     private var variableIndex: [String: Int] = [:]
+    /// An aggregate template's having predicate: the names its key paths may use (group key paths and
+    /// columns) with their types; nil for a predicate over the entity's objects.
+    var rowNames: [String: PredicateValueType]?
 
     init(validator: ModelValidator, entity: String, source: EmbeddedSource, policy: VariablePolicy) {
         self.validator = validator
@@ -31,6 +34,15 @@ struct PredicateChecker {
     }
 
     private var graph: EntityGraph { validator.graph }
+
+    /// Starts from the variables another predicate of the same template inferred, so a variable both
+    /// use has one type.
+    mutating func assume(_ known: [(name: String, type: PredicateValueType)]) {
+        for variable in known {
+            variableIndex[variable.name] = variables.count
+            variables.append(variable)
+        }
+    }
 
     private func error(_ id: DiagnosticID, _ message: String, at range: SourceRange, notes: [Diagnostic.Note] = []) {
         validator.error(id, message, at: source.location(atOffset: range.start), notes: notes)
@@ -121,8 +133,9 @@ struct PredicateChecker {
                 case .relationship(let relationship, _):
                     if relationship.isToMany && relationship.isOrdered && !crossesToMany { orderedBefore = relationship }
                     if relationship.isToMany {
-                        if purpose == .sort {
-                            error(.invalidKeyPath, "sort key path crosses to-many relationship '\(key)'; sort by attributes reached through to-one relationships", at: component.range)
+                        if purpose == .sort || purpose == .aggregate {
+                            let what = purpose == .sort ? "sort key path" : "an aggregate's key path"
+                            error(.invalidKeyPath, "\(what) crosses to-many relationship '\(key)'; \(purpose == .sort ? "sort by" : "use") attributes reached through to-one relationships", at: component.range)
                             return nil
                         }
                         crossesToMany = true
@@ -168,18 +181,29 @@ struct PredicateChecker {
     }
 
     enum KeyPathPurpose {
-        case predicate, sort, derivation
+        case predicate, sort, derivation, aggregate
         var usage: String {
             switch self {
             case .predicate: return "a fetch predicate"
             case .sort: return "a sort descriptor"
             case .derivation: return "a derivation"
+            case .aggregate: return "an aggregate's group key or column"
             }
         }
     }
 
     private mutating func operand(_ expression: Expression) -> Operand {
         switch expression.kind {
+        case .keyPath(let components) where rowNames != nil:
+            let name = components.keyPathText
+            guard let type = rowNames?[name] else {
+                let known = rowNames!.keys.sorted()
+                let notes = Suggestions.note(for: name, in: known).map { [Diagnostic.Note($0)] } ?? []
+                error(.unknownKeyPath, "a having predicate compares the groups' keys and columns\(known.isEmpty ? "" : " (\(known.joined(separator: ", ")))"); '\(name)' is neither",
+                      at: expression.range, notes: notes)
+                return .invalid
+            }
+            return .typed(type)
         case .keyPath(let components):
             return resolveKeyPath(components, from: entity, purpose: .predicate).map(Operand.typed) ?? .invalid
         case .evaluatedObject:

@@ -4,9 +4,9 @@
 /// The public top-level types of ModelgenRuntime: names an entity or class may not take.
 enum RuntimeTypeNames {
     static let all: Set<String> = [
-        "AggregateColumn", "AggregateFunction", "AggregateRequest", "AggregateRow", "AttributeDescription",
-        "AttributeType", "ChangeSet", "CompositeFields", "DeleteRule", "EntityDescription", "FetchPredicate",
-        "FetchRequest", "FetchRequestTemplate", "FetchResultType", "FetchResultsCollection",
+        "AggregateColumn", "AggregateFunction", "AggregateRequest", "AggregateRow", "AggregateRowValue",
+        "AttributeDescription", "AttributeType", "ChangeSet", "CompositeFields", "DeleteRule", "EntityDescription",
+        "FetchPredicate", "FetchRequest", "FetchRequestTemplate", "FetchResultType", "FetchResultsCollection",
         "FetchedPropertyDescription", "HistoryTransaction", "InMemoryFetch", "InMemoryStore", "LiveResults",
         "Managed", "ManagedComposite", "ManagedContainer", "ManagedObject", "ManagedObjectContext",
         "ManagedObjectFetching", "ManagedObjectModel", "ManagedRawValue", "ManagedScalarValue",
@@ -19,7 +19,8 @@ enum RuntimeTypeNames {
         "ResultsSnapshot", "RuntimeError", "SQLiteConfiguration", "SQLiteStore", "SQLiteStoreError", "ScalarCell",
         "ScalarKind", "SlotValue", "SortDescriptor", "StoreChanges", "StoreCommitResult", "StoreConflict",
         "StoreDescription", "StoreQuery", "StoreRow", "StoreValue", "ToManyDelta", "TransformableBox",
-        "UniquenessViolationError", "UnsupportedPredicateError", "ValidationError", "ValueCodec",
+        "TypedAggregateRequest", "UniquenessViolationError", "UnsupportedPredicateError", "ValidationError",
+        "ValueCodec",
     ]
 }
 

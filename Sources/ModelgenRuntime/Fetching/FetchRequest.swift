@@ -178,18 +178,42 @@ extension ManagedObjectModel {
     /// A fetch request from a named template, with values for its `$VARIABLES`.
     public func fetchRequest<Result: ManagedObject>(fromTemplate name: String, variables: [String: Any?] = [:],
                                                     as type: Result.Type = Result.self) throws -> FetchRequest<Result> {
-        guard let template = fetchRequestTemplates[name], let parsed = parsedTemplates[name] else {
-            throw RuntimeError.invalidModel("no fetch request template '\(name)'")
+        let (template, parsed) = try template(named: name, variables: variables)
+        if template.isAggregate {
+            throw RuntimeError.invalidModel("fetch request template '\(name)' asks for groups, not objects: use aggregateRequest(fromTemplate:)")
         }
         var request = FetchRequest<Result>(entityName: template.entityName, sortDescriptors: parsed.sortDescriptors,
                                            fetchLimit: template.fetchLimit, fetchOffset: template.fetchOffset ?? 0)
-        if let predicate = parsed.predicate {
+        request.predicate = parsed.predicate
+        request.variables = variables
+        return request
+    }
+
+    /// The aggregate request of a named template that groups or computes columns (`groupBy`, `columns`
+    /// and `having` in the model file), with values for the `$VARIABLES` of its predicate and having predicate.
+    public func aggregateRequest<Result: ManagedObject>(fromTemplate name: String, variables: [String: Any?] = [:],
+                                                        as type: Result.Type = Result.self) throws -> AggregateRequest<Result> {
+        let (template, parsed) = try template(named: name, variables: variables)
+        guard template.isAggregate else {
+            throw RuntimeError.invalidModel("fetch request template '\(name)' asks for objects, not groups: use fetchRequest(fromTemplate:)")
+        }
+        var fetch = FetchRequest<Result>(entityName: template.entityName)
+        fetch.predicate = parsed.predicate
+        fetch.variables = variables
+        return AggregateRequest(fetch, groupBy: template.groupBy, columns: template.columns,
+                                sortBy: parsed.sortDescriptors.map { (key: $0.keyPath, ascending: $0.ascending) }, having: parsed.having)
+    }
+
+    /// A template and its parsed strings, after checking that `variables` has a value for each variable they name.
+    private func template(named name: String, variables: [String: Any?]) throws -> (FetchRequestTemplate, ParsedFetch) {
+        guard let template = fetchRequestTemplates[name], let parsed = parsedTemplates[name] else {
+            throw RuntimeError.invalidModel("no fetch request template '\(name)'")
+        }
+        for predicate in [parsed.predicate, parsed.having].compactMap({ $0 }) {
             for name in predicate.predicate.variableNames where variables[name] == nil {
                 throw RuntimeError.missingVariable(name)
             }
-            request.predicate = predicate
         }
-        request.variables = variables
-        return request
+        return (template, parsed)
     }
 }

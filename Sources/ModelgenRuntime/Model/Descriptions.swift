@@ -187,14 +187,29 @@ public struct FetchRequestTemplate: Sendable {
     public let fetchLimit: Int?
     /// Results to skip first (nil: none).
     public let fetchOffset: Int?
+    /// An aggregate template's group key paths (`writer.name`); see `AggregateRequest`.
+    public let groupBy: [String]
+    /// An aggregate template's computed columns.
+    public let columns: [AggregateColumn]
+    /// An aggregate template's predicate over its group keys and columns (`pages > 1000`).
+    public let having: String?
 
-    /// Describes a template.
-    public init(_ name: String, entity: String, predicate: String? = nil, sort: [String] = [], limit: Int? = nil, offset: Int? = nil) {
+    /// Whether the template asks for groups (`aggregateRequest(fromTemplate:)`) rather than objects
+    /// (`fetchRequest(fromTemplate:)`): it groups or computes columns. Its sort descriptors then name
+    /// group key paths and columns.
+    public var isAggregate: Bool { !groupBy.isEmpty || !columns.isEmpty }
+
+    /// Describes a template: of objects, or, with `groupBy` or `columns`, of groups.
+    public init(_ name: String, entity: String, predicate: String? = nil, sort: [String] = [], limit: Int? = nil, offset: Int? = nil,
+                groupBy: [String] = [], columns: [AggregateColumn] = [], having: String? = nil) {
         self.name = name
         self.entityName = entity
         self.predicate = predicate
         self.sortDescriptors = sort
         self.fetchLimit = limit
         self.fetchOffset = offset
+        self.groupBy = groupBy
+        self.columns = columns
+        self.having = having
     }
 }

@@ -4,12 +4,15 @@ import ModelgenPredicate
 struct ParsedFetch {
     var predicate: FetchPredicate?
     var sortDescriptors: [SortDescriptor]
+    /// An aggregate template's having predicate.
+    var having: FetchPredicate?
 
     /// Parses a template's or fetched property's strings, naming `owner` in the error.
-    init(predicate: String?, sort: [String], owner: String) throws {
+    init(predicate: String?, sort: [String], having: String? = nil, owner: String) throws {
         do {
             self.predicate = try predicate.map { try FetchPredicate($0) }
             sortDescriptors = try sort.map { try SortDescriptor(parsing: $0) }
+            self.having = try having.map { try FetchPredicate($0) }
         } catch {
             throw RuntimeError.invalidModel("\(owner): \(error)")
         }
@@ -252,7 +255,7 @@ public final class ManagedObjectModel: @unchecked Sendable {
         }
         var templates: [String: ParsedFetch] = [:]
         for template in fetchRequestTemplates {
-            templates[template.name] = try ParsedFetch(predicate: template.predicate, sort: template.sortDescriptors,
+            templates[template.name] = try ParsedFetch(predicate: template.predicate, sort: template.sortDescriptors, having: template.having,
                                                        owner: "fetch request template '\(template.name)'")
         }
         parsedTemplates = templates

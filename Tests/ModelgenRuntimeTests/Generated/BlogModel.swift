@@ -30,6 +30,12 @@ enum BlogModel {
         fetchRequestTemplates: [
             FetchRequestTemplate("postsByAuthorName", entity: "Post", predicate: "author.lastName ==[c] $NAME AND likes >= $MIN_LIKES", sort: ["publishedAt desc", "title"]),
             FetchRequestTemplate("taggedPosts", entity: "Post", predicate: "ANY tags.name IN $TAG_NAMES"),
+            FetchRequestTemplate("likesPerAuthor", entity: "Post", predicate: "likes >= $MIN_LIKES", sort: ["likes desc", "author.lastName"],
+                                 groupBy: ["author.lastName", "author"],
+                                 columns: [AggregateColumn("posts", .count), AggregateColumn("likes", .sum, of: "likes"), AggregateColumn("meanLikes", .average, of: "likes"), AggregateColumn("firstTitle", .minimum, of: "title"), AggregateColumn("lastPublished", .maximum, of: "publishedAt"), AggregateColumn("published", .count, of: "publishedAt"), AggregateColumn("topScore", .maximum, of: "score")],
+                                 having: "posts >= $MIN_POSTS"),
+            FetchRequestTemplate("postStatuses", entity: "Post", sort: ["status"],
+                                 groupBy: ["status", "author.rating"]),
         ],
         configurations: [:]
     )
@@ -201,5 +207,68 @@ enum BlogModel {
     /// Fetch request template `taggedPosts`: `ANY tags.name IN $TAG_NAMES`.
     static func taggedPosts(tagNames: [String]) -> FetchRequest<Post> {
         model.generatedFetchRequest(fromTemplate: "taggedPosts", variables: ["TAG_NAMES": tagNames])
+    }
+
+    /// Each author's posts with at least some likes, for authors with enough of them.
+    ///
+    /// Fetch request template `likesPerAuthor`: `likes >= $MIN_LIKES`. A row per group of `author.lastName`, `author`.
+    static func likesPerAuthor(minLikes: Int64, minPosts: Int64) -> TypedAggregateRequest<Post, LikesPerAuthorRow> {
+        model.generatedAggregateRequest(fromTemplate: "likesPerAuthor", variables: ["MIN_LIKES": minLikes, "MIN_POSTS": minPosts],
+                                        makeRow: LikesPerAuthorRow.init)
+    }
+
+    /// A row of fetch request template `likesPerAuthor`: a group's keys and computed columns.
+    struct LikesPerAuthorRow: Hashable, Sendable {
+        /// Group key `author.lastName`
+        let authorLastName: String?
+        /// Group key `author`
+        let author: ObjectID?
+        /// `count()`: the number of records
+        let posts: Int
+        /// `sum:(likes)`
+        let likes: Int64?
+        /// `average:(likes)`
+        let meanLikes: Double?
+        /// `min:(title)`
+        let firstTitle: String?
+        /// `max:(publishedAt)`
+        let lastPublished: Date?
+        /// `count:(publishedAt)`
+        let published: Int
+        /// `max:(score)`
+        let topScore: Decimal?
+
+        /// The typed row of a group the store computed.
+        init(_ row: AggregateRow) {
+            authorLastName = row.value("author.lastName")
+            author = row.value("author")
+            posts = row.value("posts") ?? 0
+            likes = row.value("likes")
+            meanLikes = row.value("meanLikes")
+            firstTitle = row.value("firstTitle")
+            lastPublished = row.value("lastPublished")
+            published = row.value("published") ?? 0
+            topScore = row.value("topScore")
+        }
+    }
+
+    /// Fetch request template `postStatuses`. A row per group of `status`, `author.rating`.
+    static func postStatuses() -> TypedAggregateRequest<Post, PostStatusesRow> {
+        model.generatedAggregateRequest(fromTemplate: "postStatuses", variables: [:],
+                                        makeRow: PostStatusesRow.init)
+    }
+
+    /// A row of fetch request template `postStatuses`: a group's keys and computed columns.
+    struct PostStatusesRow: Hashable, Sendable {
+        /// Group key `status`
+        let status: Int16?
+        /// Group key `author.rating`
+        let authorRating: Int16?
+
+        /// The typed row of a group the store computed.
+        init(_ row: AggregateRow) {
+            status = row.value("status")
+            authorRating = row.value("author.rating")
+        }
     }
 }

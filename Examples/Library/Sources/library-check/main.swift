@@ -1,5 +1,6 @@
 // Runs every fetch request template of the Library model and a set of #Predicate queries on the
-// in-memory store and on SQLite, prints what each returns, and exits 1 when the stores disagree.
+// in-memory store and on SQLite, prints what each returns, and exits 1 when the stores disagree (or an
+// aggregate template's rows differ from the ones worked out by hand).
 import Foundation
 import Lending
 import ModelgenRuntime
@@ -42,6 +43,21 @@ func seed(_ container: ManagedContainer) throws {
 
 func titles(_ books: [Book]) -> String { books.map(\.title).joined(separator: ", ") }
 
+/// Pages per genre, from the aggregate template `pagesPerGenre` in Library.model.yaml: typed rows, one query.
+func genreReport(_ context: ManagedObjectContext, minPages: Int64) throws -> [String] {
+    try context.aggregate(LibraryModel.pagesPerGenre(minPages: minPages)).map { row in
+        "\(row.genre ?? "none"): \(row.books) books, \(row.pages ?? 0) pages, longest \(row.longest ?? 0)"
+    }
+}
+
+/// Open loans per branch (`openLoansPerBranch`: grouped by a to-one key path and the record it reaches).
+func loanReport(_ context: ManagedObjectContext) throws -> [String] {
+    try context.aggregate(LibraryModel.openLoansPerBranch()).map { row in
+        let days = row.nextDue.map { Int($0.timeIntervalSince(day) / 86_400) }
+        return "\(row.bookBranchName ?? "?") (\(row.bookBranch?.entityName ?? "?")): \(row.loans) open, next due in \(days.map(String.init) ?? "-") days"
+    }
+}
+
 /// What each query returns on one store, as text.
 func run(_ container: ManagedContainer) throws -> [(String, String)] {
     let context = container.newContext()
@@ -67,8 +83,20 @@ func run(_ container: ManagedContainer) throws -> [(String, String)] {
         predicate: #Predicate<Book> { $0.loans.contains { !$0.returned && $0.due < day } }, sortBy: [SortDescriptor(\Book.title)]))))
     add("#Predicate writers.count >= 1, by pages desc", titles(try context.fetch(FetchRequest(
         predicate: #Predicate<Book> { $0.writers.count >= 1 }, sortBy: [SortDescriptor(\Book.pages, order: .reverse)]))))
+    // Aggregate templates of the model file: typed rows.
+    add("genreReport(minPages: 100)", try genreReport(context, minPages: 100).joined(separator: "; "))
+    add("genreReport(minPages: 0)", try genreReport(context, minPages: 0).joined(separator: "; "))
+    add("loanReport", try loanReport(context).joined(separator: "; "))
     return results
 }
+
+/// What the aggregate templates must give, worked out by hand from `seed` (so two stores agreeing on a
+/// wrong answer still fail).
+let expectedReports = [
+    "genreReport(minPages: 100)": "nature: 2 books, 1070 pages, longest 620; fiction: 2 books, 300 pages, longest 180",
+    "genreReport(minPages: 0)": "nature: 2 books, 1070 pages, longest 620; fiction: 2 books, 300 pages, longest 180; none: 1 books, 40 pages, longest 40",
+    "loanReport": "Central (Branch): 3 open, next due in -3 days; North (Branch): 2 open, next due in -10 days",
+]
 
 let directory = FileManager.default.temporaryDirectory.appendingPathComponent("library-check-\(getpid())")
 try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -89,6 +117,10 @@ for ((name, inMemory), (_, onSQLite)) in zip(fromMemory, fromSQLite) {
     if inMemory != onSQLite {
         same = false
         print("  but in memory: \(inMemory)")
+    }
+    if let expected = expectedReports[name], expected != onSQLite {
+        same = false
+        print("  but expected: \(expected)")
     }
 }
 print("same results on both stores: \(same)")
