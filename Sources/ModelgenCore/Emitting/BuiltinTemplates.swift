@@ -230,7 +230,7 @@ extension {{name}}: ModelgenRuntime.ManagedComposite {
         /// The typed row of a group the store computed.
         {{access}}init(_ row: AggregateRow) {
 {{#rowFields}}
-            {{name}} = row.value({{keyLiteral}}){{^isOptional}} ?? 0{{/isOptional}}
+            self.{{name}} = row.value({{keyLiteral}}){{^isOptional}} ?? 0{{/isOptional}}
 {{/rowFields}}
         }
     }

@@ -84,6 +84,10 @@ extension ModelValidator {
                 error(.invalidIdentifier, "column name '\(name.value)' must be a lower-camel Swift identifier: it names a property of the row", at: name.location)
                 continue
             }
+            if Self.reservedRowMembers.contains(name.value) {
+                error(.reservedName, "column name '\(name.value)' is taken in the generated row struct (self, and Hashable's hashValue); rename the column", at: name.location)
+                continue
+            }
             guard let (field, type) = checkColumn(column, entity: entity) else { continue }
             add(field, type: type, at: name.location)
         }
@@ -103,6 +107,9 @@ extension ModelValidator {
         }
         return fields
     }
+
+    /// Names a property of the generated row struct cannot have (`self`, and `Hashable`'s `hashValue`).
+    static let reservedRowMembers: Set<String> = ["self", "hashValue"]
 
     /// Whether an attribute's values can be a group key.
     static func groupable(_ type: AttributeType) -> Bool {

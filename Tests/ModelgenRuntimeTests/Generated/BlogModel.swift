@@ -240,15 +240,15 @@ enum BlogModel {
 
         /// The typed row of a group the store computed.
         init(_ row: AggregateRow) {
-            authorLastName = row.value("author.lastName")
-            author = row.value("author")
-            posts = row.value("posts") ?? 0
-            likes = row.value("likes")
-            meanLikes = row.value("meanLikes")
-            firstTitle = row.value("firstTitle")
-            lastPublished = row.value("lastPublished")
-            published = row.value("published") ?? 0
-            topScore = row.value("topScore")
+            self.authorLastName = row.value("author.lastName")
+            self.author = row.value("author")
+            self.posts = row.value("posts") ?? 0
+            self.likes = row.value("likes")
+            self.meanLikes = row.value("meanLikes")
+            self.firstTitle = row.value("firstTitle")
+            self.lastPublished = row.value("lastPublished")
+            self.published = row.value("published") ?? 0
+            self.topScore = row.value("topScore")
         }
     }
 
@@ -267,8 +267,8 @@ enum BlogModel {
 
         /// The typed row of a group the store computed.
         init(_ row: AggregateRow) {
-            status = row.value("status")
-            authorRating = row.value("author.rating")
+            self.status = row.value("status")
+            self.authorRating = row.value("author.rating")
         }
     }
 }
