@@ -13,10 +13,6 @@ public struct AggregateRowField: Sendable, Hashable {
     public var isOptional: Bool
     /// What it holds, for its doc comment (`writer.name`, `sum:(pages)`).
     public var summary: String
-    /// A column's function as the runtime's `AggregateFunction` names it (`sum`, `minimum`); nil for a group key.
-    public var function: String?
-    /// The key path a column computes over; nil for a group key and for `count()`.
-    public var keyPath: String?
 }
 
 extension ModelValidator {
@@ -125,13 +121,13 @@ extension ModelValidator {
             error(.unsupportedFunction, message, at: source.location(atOffset: range.start))
         }
         let functions = Self.aggregateFunctions.keys.sorted().map { $0 == "count" ? "count()" : "\($0):(…)" }.joined(separator: ", ")
-        guard case .function(let function, let arguments) = expression.kind, let runtimeName = Self.aggregateFunctions[function] else {
+        guard case .function(let function, let arguments) = expression.kind, Self.aggregateFunctions[function] != nil else {
             report("column '\(name)' is one of \(functions) over a key path, as in sum:(pages); found '\(expression)'", at: expression.range)
             return nil
         }
         if function == "count" && arguments.isEmpty {
             let field = AggregateRowField(propertyName: name, key: name, swiftType: "Int", isOptional: false,
-                                          summary: "`count()`: the number of records", function: "count")
+                                          summary: "`count()`: the number of records")
             return (field, .attribute(.int64, swiftType: nil))
         }
         guard arguments.count == 1, case .keyPath(let components) = arguments[0].kind else {
@@ -148,8 +144,7 @@ extension ModelValidator {
                 report("\(function):() needs an attribute, but '\(path)' is \(type)", at: arguments[0].range)
                 return nil
             }
-            let field = AggregateRowField(propertyName: name, key: name, swiftType: "Int", isOptional: false, summary: "`count:(\(path))`",
-                                          function: "count", keyPath: path)
+            let field = AggregateRowField(propertyName: name, key: name, swiftType: "Int", isOptional: false, summary: "`count:(\(path))`")
             return (field, .attribute(.int64, swiftType: nil))
         }
         let swiftType: String
@@ -175,8 +170,7 @@ extension ModelValidator {
             columnType = .attribute(attribute, swiftType: nil)
         }
         let field = AggregateRowField(propertyName: name, key: name, swiftType: swiftType, isOptional: function != "count",
-                                      summary: "`\(function):(\(path))`",
-                                      function: runtimeName, keyPath: path)
+                                      summary: "`\(function):(\(path))`")
         return (field, columnType)
     }
 }

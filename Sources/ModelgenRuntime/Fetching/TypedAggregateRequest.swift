@@ -2,7 +2,7 @@ import Foundation
 
 /// An aggregate request whose groups come back as a row type of yours instead of `AggregateRow`s:
 /// what the generated function of an aggregate template in the model file returns
-/// (`try context.aggregate(LibraryModel.pagesPerWriter(minPages: 100))` gives `[LibraryModel.PagesPerWriterRow]`).
+/// (`try context.aggregate(LibraryModel.pagesPerGenre(minPages: 100))` gives `[LibraryModel.PagesPerGenreRow]`).
 public struct TypedAggregateRequest<Result: ManagedObject, Row> {
     /// The request the store answers (change it as any `AggregateRequest`).
     public var request: AggregateRequest<Result>
