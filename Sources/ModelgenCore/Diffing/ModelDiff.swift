@@ -322,14 +322,14 @@ public enum ModelDiff {
                         || previous.limit?.value != template.limit?.value || previous.offset?.value != template.offset?.value {
                 add("fetch request template \(template.name.value) changed what it fetches", previous.name.location, template.name.location, [])
             }
-            if previous.groupBy.map(\.descriptor.keyPathText) != template.groupBy.map(\.descriptor.keyPathText)
-                || previous.columns.map({ "\($0.name.value) \($0.expression.source.text)" }) != template.columns.map({ "\($0.name.value) \($0.expression.source.text)" })
-                || previous.having?.source.text != template.having?.source.text {
-                // The generated row type follows the group keys and columns (names and types): only a new having predicate keeps it.
-                let breaks = previous.groupBy.map(\.descriptor.keyPathText) != template.groupBy.map(\.descriptor.keyPathText)
-                    || previous.columns.map({ "\($0.name.value) \($0.expression.source.text)" }) != template.columns.map({ "\($0.name.value) \($0.expression.source.text)" })
+            // The generated row type follows the group keys and columns (names and types): only a new having predicate keeps it.
+            func rowShape(_ t: FetchRequestTemplate) -> [String] {
+                t.groupBy.map(\.descriptor.keyPathText) + ["|"] + t.columns.map { "\($0.name.value) \($0.expression.source.text)" }
+            }
+            let rowChanged = rowShape(previous) != rowShape(template)
+            if rowChanged || previous.having?.source.text != template.having?.source.text {
                 add("fetch request template \(template.name.value) changed its groups, columns or having predicate", previous.name.location, template.name.location,
-                    breaks ? [.apiBreak] : [])
+                    rowChanged ? [.apiBreak] : [])
             }
             if previous.functionName.value != template.functionName.value {
                 add("fetch request template \(template.name.value): its generated function was renamed from \(previous.functionName.value) to \(template.functionName.value)",

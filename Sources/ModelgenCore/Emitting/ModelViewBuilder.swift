@@ -308,7 +308,7 @@ struct ModelViewBuilder {
     /// A column of an aggregate template as the runtime's `AggregateColumn` (the validator checked its form).
     func columnLiteral(_ column: AggregateColumnDeclaration) -> String {
         guard case .function(let name, let arguments) = column.expression.expression.kind else { return "" }
-        let function = ModelValidator.aggregateFunctions[name] ?? name
+        let function = AggregateColumnDeclaration.functions[name] ?? name
         var keyPath = ""
         if case .keyPath(let components)? = arguments.first?.kind { keyPath = ", of: " + SwiftLiterals.string(components.keyPathText) }
         return "AggregateColumn(\(SwiftLiterals.string(column.name.value)), .\(function)\(keyPath))"
@@ -344,5 +344,4 @@ struct ModelViewBuilder {
                                resultClass: className(t.entity.value), parameters: parameters, hasParameters: !parameters.isEmpty,
                                documentation: DocLineView.lines(doc), isAggregate: t.isAggregate, rowType: rowType, rowFields: fields)
     }
-
 }

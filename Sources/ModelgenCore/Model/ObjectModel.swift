@@ -287,6 +287,10 @@ public struct AggregateColumnDeclaration: Sendable {
     public var name: Located<String>
     /// What it computes: a function of Core Data's expression syntax (`sum:(pages)`, `count()`).
     public var expression: ParsedExpression
+
+    /// The functions a column may use (Core Data's expression functions) and the runtime's
+    /// `AggregateFunction` each is (`min` → `minimum`).
+    public static let functions = ["count": "count", "sum": "sum", "average": "average", "min": "minimum", "max": "maximum"]
 }
 
 /// A named configuration: a subset of the model's entities.

@@ -16,9 +16,6 @@ public struct AggregateRowField: Sendable, Hashable {
 }
 
 extension ModelValidator {
-    /// The aggregate functions a column may use (Core Data's expression functions) and the runtime's names.
-    static let aggregateFunctions = ["count": "count", "sum": "sum", "average": "average", "min": "minimum", "max": "maximum"]
-
     /// Checks an aggregate template's group key paths, columns, having predicate and sort (which names
     /// group keys and columns), and works out its row's fields; `variables` are its predicate's, and
     /// gain the having predicate's.
@@ -120,8 +117,8 @@ extension ModelValidator {
         func report(_ message: String, at range: SourceRange) {
             error(.unsupportedFunction, message, at: source.location(atOffset: range.start))
         }
-        let functions = Self.aggregateFunctions.keys.sorted().map { $0 == "count" ? "count()" : "\($0):(…)" }.joined(separator: ", ")
-        guard case .function(let function, let arguments) = expression.kind, Self.aggregateFunctions[function] != nil else {
+        let functions = AggregateColumnDeclaration.functions.keys.sorted().map { $0 == "count" ? "count()" : "\($0):(…)" }.joined(separator: ", ")
+        guard case .function(let function, let arguments) = expression.kind, AggregateColumnDeclaration.functions[function] != nil else {
             report("column '\(name)' is one of \(functions) over a key path, as in sum:(pages); found '\(expression)'", at: expression.range)
             return nil
         }

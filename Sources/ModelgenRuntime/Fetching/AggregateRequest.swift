@@ -127,33 +127,14 @@ public struct AggregateRow: Sendable, Hashable {
     public subscript(_ name: String) -> StoreValue? { values[name] }
 
     /// A value as an integer (counts, sums of integers, integer keys).
-    public func int(_ name: String) -> Int64? {
-        switch values[name] {
-        case .int(let v)?: return v
-        case .double(let v)?: return Int64(exactly: v)
-        default: return nil
-        }
-    }
+    public func int(_ name: String) -> Int64? { value(name) }
 
     /// A value as a double (averages, sums of other numbers; integers converted).
-    public func double(_ name: String) -> Double? {
-        switch values[name] {
-        case .double(let v)?: return v
-        case .int(let v)?: return Double(v)
-        case .decimal(let v)?: return NSDecimalNumber(decimal: v).doubleValue
-        default: return nil
-        }
-    }
+    public func double(_ name: String) -> Double? { value(name) }
 
     /// A value as text.
-    public func string(_ name: String) -> String? {
-        if case .string(let v)? = values[name] { return v }
-        return nil
-    }
+    public func string(_ name: String) -> String? { value(name) }
 
     /// A to-one group key's related record.
-    public func objectID(_ name: String) -> ObjectID? {
-        if case .reference(let id?)? = values[name] { return id }
-        return nil
-    }
+    public func objectID(_ name: String) -> ObjectID? { value(name) }
 }

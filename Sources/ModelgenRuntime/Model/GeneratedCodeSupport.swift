@@ -56,8 +56,21 @@ extension ManagedObjectModel {
     /// The fetch request of a generated typed template function: every variable the template names is a
     /// parameter of the function, so only a model file edited by hand can make this fail (it stops the program).
     @_spi(Generated) public func generatedFetchRequest<Result: ManagedObject>(fromTemplate name: String, variables: [String: Any?]) -> FetchRequest<Result> {
+        generated(fromTemplate: name) { try fetchRequest(fromTemplate: name, variables: variables) }
+    }
+
+    /// The request of a generated aggregate template function, whose rows `makeRow` types (as above,
+    /// it fails only for a model file edited by hand).
+    @_spi(Generated) public func generatedAggregateRequest<Result: ManagedObject, Row>(
+        fromTemplate name: String, variables: [String: Any?], makeRow: @escaping @Sendable (AggregateRow) -> Row
+    ) -> TypedAggregateRequest<Result, Row> {
+        generated(fromTemplate: name) { TypedAggregateRequest(try aggregateRequest(fromTemplate: name, variables: variables), makeRow: makeRow) }
+    }
+
+    /// What `make` builds from the template `name`; a failure stops the program naming the fix.
+    private func generated<Request>(fromTemplate name: String, _ make: () throws -> Request) -> Request {
         do {
-            return try fetchRequest(fromTemplate: name, variables: variables)
+            return try make()
         } catch {
             preconditionFailure("ModelgenRuntime: fetch request template '\(name)' of model '\(self.name)': \(error); run `modelgen generate` again")
         }
