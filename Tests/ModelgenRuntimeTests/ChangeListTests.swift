@@ -25,6 +25,40 @@ import Testing
         #expect(list.objects.map { $0 as? Author } == authors.filter { $0 !== authors[35] })
     }
 
+    /// Random adds (by membership and without), inserts, removes and lookups on lists short and long,
+    /// against an array doing the same: the set and its unhashed tail (worked out from the counts)
+    /// answer as a scan would.
+    @Test func randomOperationsAgreeWithAPlainArray() throws {
+        let (_, context) = try makeContext()
+        let authors = (0..<60).map { makeAuthor(context, "Author\($0)") }
+        var generator = SeededGenerator(seed: 7)
+        for _ in 0..<20 {
+            var list = ObjectList(), expected: [ManagedObject] = []
+            for _ in 0..<400 {
+                let author = authors[Int(generator.next() % UInt64(authors.count))]
+                let present = expected.contains { $0 === author }
+                switch generator.next() % 5 {
+                case 0 where !present:
+                    list.appendNew(author); expected.append(author)
+                case 1:
+                    #expect(list.append(author) == !present)
+                    if !present { expected.append(author) }
+                case 2:
+                    let index = Int(generator.next() % UInt64(expected.count + 1))
+                    #expect(list.insert(author, at: index) == !present)
+                    if !present { expected.insert(author, at: index) }
+                case 3:
+                    #expect(list.remove(author) == present)
+                    expected.removeAll { $0 === author }
+                default:
+                    #expect(list.contains(author) == present)
+                }
+            }
+            #expect(list.objects.count == expected.count && zip(list.objects, expected).allSatisfy { $0 === $1 })
+            for author in authors { #expect(list.contains(author) == expected.contains { $0 === author }) }
+        }
+    }
+
     @Test func manyInsertedAndChangedObjectsLeaveTheListsOnceEachWhenDeletedOrUndone() throws {
         let (container, context) = try makeContext()
         let authors = (0..<300).map { makeAuthor(context, "Writer\($0)") }

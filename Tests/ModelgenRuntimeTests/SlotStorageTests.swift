@@ -42,6 +42,15 @@ import Testing
         ])
     }
 
+    /// Every object pays its slot count times this stride, in one malloc: 24 bytes, not 32. A payload
+    /// of more than 23 bytes in any case (a to-many list of three words did, unnoticed for a week)
+    /// makes every slot of every object a third larger.
+    @Test func aSlotTakesTwentyFourBytes() {
+        #expect(MemoryLayout<SlotValue>.stride == 24)
+        #expect(MemoryLayout<ObjectList>.size == 16)
+        #expect(MemoryLayout<ScalarCell>.size <= MemoryLayout<SlotValue>.stride)
+    }
+
     @Test func everyKindOfSlotKeepsItsValue() throws {
         let container = try ManagedContainer(model: try Self.model(), store: .inMemory)
         let context = container.newContext()

@@ -94,10 +94,13 @@ public final class TransformableBox {
 public struct ObjectList: Sequence {
     /// The objects, in insertion order.
     public private(set) var objects: [ManagedObject] = []
+    /// Every object but those `appendNew(_:)` added since the set last caught up (nil for a short list).
     private var members: Set<ObjectKey>?
     /// How many objects at the end `appendNew(_:)` added without putting them in `members` (the set
-    /// catches up at the next membership question that may change the list).
-    private var unhashedTail = 0
+    /// catches up at the next membership question that may change the list). Worked out, not stored:
+    /// a list has no duplicates, so `members` holds all the others. A stored count made the list
+    /// 24 bytes and so every slot of every object 32 instead of 24 (`SlotValueLayoutTests`).
+    private var unhashedTail: Int { members.map { objects.count - $0.count } ?? 0 }
     /// The length from which membership is looked up in a hash set.
     private static let hashedFrom = 16
 
@@ -130,20 +133,19 @@ public struct ObjectList: Sequence {
     /// then never builds the set (each insert hashed a cold object address: a cache miss).
     mutating func appendNew(_ object: ManagedObject) {
         objects.append(object)
-        if members != nil { unhashedTail += 1 }
     }
 
     /// Puts the objects `appendNew(_:)` added in the hash set (building it once the list is long).
     private mutating func catchUpMembers() {
         if members != nil {
-            guard unhashedTail > 0 else { return }
-            for member in objects.suffix(unhashedTail) { members!.insert(ObjectKey(member)) }
+            let tail = unhashedTail
+            guard tail > 0 else { return }
+            for member in objects.suffix(tail) { members!.insert(ObjectKey(member)) }
         } else if objects.count + 1 >= Self.hashedFrom {
             var set = Set<ObjectKey>(minimumCapacity: objects.count * 2)
             for member in objects { set.insert(ObjectKey(member)) }
             members = set
         }
-        unhashedTail = 0
     }
 
     /// Adds at the end; false when already present.
