@@ -47,8 +47,9 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// retained by hand (released in deinit) and used through guaranteed references: no reference
     /// counting on the read path.
     @exclusivity(unchecked) @usableFromInline final var _observationRef: Unmanaged<ObjectObservation>?
-    // The flags sit together in one word after the last 8-byte fields: the base object is 120 bytes
-    // (113 before Observation), which malloc serves from the same 128-byte block as before.
+    // The flags sit together in one word after the last 8-byte fields: the base object is 112 bytes,
+    // and each `@Managed` property adds two (its slot number): four fit malloc's 128-byte chunk, twelve
+    // its 144-byte one (`SlotStorageTests.anObjectIsTheBaseClassAndTwoBytesAProperty`).
     @exclusivity(unchecked) @usableFromInline final var _isFault: Bool
     /// Whether reads register with observation tracking (the context's `ObservationMode`).
     @exclusivity(unchecked) @usableFromInline final var _observesReads: Bool
