@@ -42,13 +42,31 @@ import Testing
         ])
     }
 
-    /// Every object pays its slot count times this stride, in one malloc: 24 bytes, not 32. A payload
-    /// of more than 23 bytes in any case (a to-many list of three words did, unnoticed for a week)
-    /// makes every slot of every object a third larger.
-    @Test func aSlotTakesTwentyFourBytes() {
+    /// An object's storage is one malloc of 24 bytes per `SlotValue` and 16 per scalar cell, at offsets
+    /// its entity works out (inherited slots first, at their parent's offsets). A `SlotValue` payload of
+    /// more than 23 bytes (a to-many list of three words did, unnoticed for a week) would make every
+    /// boxed slot a third larger.
+    @Test func aSlotValueTakesTwentyFourBytesAndACellSixteen() throws {
         #expect(MemoryLayout<SlotValue>.stride == 24)
         #expect(MemoryLayout<ObjectList>.size == 16)
-        #expect(MemoryLayout<ScalarCell>.size <= MemoryLayout<SlotValue>.stride)
+        #expect(MemoryLayout<ScalarCell>.stride == 16)
+        let mixed = try Self.model().entity(named: "Mixed")!
+        // name, quantity, note, due, ratio, done, tag, small: three strings and five scalars.
+        #expect((0..<8).map { mixed.slotOffsets[$0] } == [0, 24, 40, 64, 80, 96, 112, 136])
+        #expect(mixed.slotBytes == 152)
+        let model = try ManagedObjectModel(name: "M", entities: [
+            EntityDescription("Book", class: Titled.self, attributes: [AttributeDescription("title", .string, optional: true)]),
+            EntityDescription("Novel", class: Novel.self, parent: "Book", attributes: [AttributeDescription("pages", .int64)]),
+        ])
+        let book = model.entity(named: "Book")!, novel = model.entity(named: "Novel")!
+        #expect(book.slotOffsets[0] == 0 && book.slotBytes == 24)
+        #expect(novel.slotOffsets[0] == 0 && novel.slotOffsets[1] == 24 && novel.slotBytes == 40)
+        // A subentity's object reads its inherited and own slots through either class.
+        let context = try ManagedContainer(model: model, store: .inMemory).newContext()
+        let object = Novel(context: context)
+        object.title = "Dune"
+        object.pages = 412
+        #expect((object as Titled).title == "Dune" && object.pages == 412)
     }
 
     #if canImport(Glibc)

@@ -132,6 +132,7 @@ public final class ManagedObjectModel: @unchecked Sendable {
                 }
                 entity.scalarKinds[slot] = kind.rawValue
             }
+            entity.layOutSlots()
             for (slot, property) in properties.enumerated() {
                 guard entity.slotsByName[property.name] == nil else {
                     throw RuntimeError.invalidModel("'\(entity.name)' declares '\(property.name)' twice (inherited properties cannot be redeclared)")

@@ -17,12 +17,16 @@ open class ManagedObject: Hashable, CustomStringConvertible {
 
     // The hot fields are only touched by the runtime's own accessors, which never overlap;
     // dynamic exclusivity checks (swift_beginAccess) would cost more than the access itself.
-    /// One place per slot: a `SlotValue`, or for a scalar slot its `ScalarCell` (see `_cell(_:)`).
-    @usableFromInline final let _base: UnsafeMutablePointer<SlotValue>
-    /// The plain cell of a scalar slot (integers, floating point, bools, dates): it lives in the slot's
-    /// own place in `_base`, which such a slot never holds a `SlotValue` in.
+    /// One place per slot, at the entity's `slotOffsets`: a `SlotValue`, or for a scalar slot its
+    /// `ScalarCell` (see `_cell(_:)`).
+    @usableFromInline final let _base: UnsafeMutableRawPointer
+    /// The plain cell of a scalar slot (integers, floating point, bools, dates): it is the slot's place
+    /// in `_base` (16 bytes; a slot that is not scalar has a 24-byte place and holds a `SlotValue`).
     @inlinable @inline(__always)
-    final func _cell(_ slot: Int) -> UnsafeMutablePointer<ScalarCell> { SlotAccess.cell(slot, in: _base) }
+    final func _cell(_ slot: Int) -> UnsafeMutablePointer<ScalarCell> { SlotAccess.cell(slot, in: _base, offsets: entity.slotOffsets) }
+    /// The `SlotValue` of a slot that is not scalar.
+    @inlinable @inline(__always)
+    final func _value(_ slot: Int) -> UnsafeMutablePointer<SlotValue> { SlotAccess.value(slot, in: _base, offsets: entity.slotOffsets) }
     /// The number of slots (32 bits, so that `_pendingToMany` shares its word).
     @usableFromInline final let _slotCount: Int32
     /// To-many relationships not loaded yet, one bit per slot (slots 0–31): a fetched object's to-many
@@ -79,18 +83,16 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         let slotCount = entity.properties.count
         _slotCount = Int32(slotCount)
         // One place per slot: a `SlotValue`, or a scalar slot's cell (one malloc and free per object).
-        let count = max(slotCount, 1)
         // malloc, not `allocate(byteCount:alignment:)`: that takes the aligned-allocation path
         // (posix_memalign on Linux, slower) even for 8-byte alignment; malloc's 16 bytes suffice.
         assert(max(MemoryLayout<SlotValue>.alignment, MemoryLayout<ScalarCell>.alignment) <= 16)
-        assert(MemoryLayout<ScalarCell>.size <= MemoryLayout<SlotValue>.stride)
-        guard let raw = malloc(count * MemoryLayout<SlotValue>.stride) else {
+        guard let raw = malloc(entity.slotBytes) else {
             fatalError("ModelgenRuntime: out of memory for the values of a \(entity.name)")
         }
-        _base = raw.assumingMemoryBound(to: SlotValue.self)
-        let kinds = entity.scalarKinds
+        _base = raw
+        let kinds = entity.scalarKinds, offsets = entity.slotOffsets
         for slot in 0..<slotCount {
-            let place = raw + slot * MemoryLayout<SlotValue>.stride
+            let place = raw + Int(offsets[slot])
             if kinds[slot] == ScalarKind.boxed.rawValue {
                 place.initializeMemory(as: SlotValue.self, to: .null)
             } else {
@@ -103,13 +105,13 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     deinit {
         _observationRef?.release()
         let kinds = entity.scalarKinds
-        for slot in 0..<_count where kinds[slot] == ScalarKind.boxed.rawValue { (_base + slot).deinitialize(count: 1) }
+        for slot in 0..<_count where kinds[slot] == ScalarKind.boxed.rawValue { _value(slot).deinitialize(count: 1) }
         free(_base)   // a cell needs no deinitialization
     }
 
     /// The slots as `SlotValue`s, read and written one at a time (scalar slots are converted from their cells).
     @inlinable
-    final var _slots: SlotAccess { SlotAccess(base: _base, kinds: entity.scalarKinds, count: _count) }
+    final var _slots: SlotAccess { SlotAccess(base: _base, kinds: entity.scalarKinds, offsets: entity.slotOffsets, count: _count) }
 
     /// Replaces every slot (loading a fault, undo, rollback); an empty array clears them (a fault's storage).
     /// Observers hear of the slots whose values differ (not of clearing a fault's storage: a fault's
@@ -118,11 +120,11 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         precondition(values.isEmpty || values.count == _count, "slot count does not match \(entity.name)")
         let slots = _slots
         if values.isEmpty {
-            for slot in 0..<_count { slots[slot] = .null }
+            for slot in 0..<_count { slots.store(.null, at: slot) }
         } else if _isObserved && !_isFault {
             for slot in 0..<_count { storeSlot(slot, values[slot]) }
         } else {
-            for slot in 0..<_count { slots[slot] = values[slot] }
+            for slot in 0..<_count { slots.store(values[slot], at: slot) }
         }
     }
 
@@ -560,30 +562,41 @@ public enum ScalarKind: UInt8 {
 /// Slot-at-a-time access to an object's storage as `SlotValue`s, for everything but the typed fast paths.
 @usableFromInline
 struct SlotAccess {
-    @usableFromInline let base: UnsafeMutablePointer<SlotValue>
+    @usableFromInline let base: UnsafeMutableRawPointer
     @usableFromInline let kinds: UnsafeMutablePointer<UInt8>
+    @usableFromInline let offsets: UnsafeMutablePointer<Int32>
     @usableFromInline let count: Int
 
-    @inlinable init(base: UnsafeMutablePointer<SlotValue>, kinds: UnsafeMutablePointer<UInt8>, count: Int) {
+    @inlinable init(base: UnsafeMutableRawPointer, kinds: UnsafeMutablePointer<UInt8>, offsets: UnsafeMutablePointer<Int32>, count: Int) {
         self.base = base
         self.kinds = kinds
+        self.offsets = offsets
         self.count = count
     }
 
-    /// A scalar slot's cell, in the slot's place (see `ManagedObject._cell(_:)`).
-    @inlinable @inline(__always) func cell(_ slot: Int) -> UnsafeMutablePointer<ScalarCell> { Self.cell(slot, in: base) }
+    /// The bytes of a scalar slot's place (its `ScalarCell`) and of another slot's (its `SlotValue`).
+    static let cellPlace = 16, valuePlace = 24
 
-    /// The cell of scalar slot `slot` of the storage at `base`: the slot's own 24-byte place.
+    /// A scalar slot's cell, in the slot's place (see `ManagedObject._cell(_:)`).
+    @inlinable @inline(__always) func cell(_ slot: Int) -> UnsafeMutablePointer<ScalarCell> { Self.cell(slot, in: base, offsets: offsets) }
+
+    /// The cell of scalar slot `slot` of the storage at `base`, whose entity places slots at `offsets`.
     @inlinable @inline(__always)
-    static func cell(_ slot: Int, in base: UnsafeMutablePointer<SlotValue>) -> UnsafeMutablePointer<ScalarCell> {
-        UnsafeMutableRawPointer(base + slot).assumingMemoryBound(to: ScalarCell.self)
+    static func cell(_ slot: Int, in base: UnsafeMutableRawPointer, offsets: UnsafeMutablePointer<Int32>) -> UnsafeMutablePointer<ScalarCell> {
+        (base + Int(offsets[slot])).assumingMemoryBound(to: ScalarCell.self)
+    }
+
+    /// The `SlotValue` of slot `slot` (not scalar) of the storage at `base`.
+    @inlinable @inline(__always)
+    static func value(_ slot: Int, in base: UnsafeMutableRawPointer, offsets: UnsafeMutablePointer<Int32>) -> UnsafeMutablePointer<SlotValue> {
+        (base + Int(offsets[slot])).assumingMemoryBound(to: SlotValue.self)
     }
 
     @usableFromInline subscript(slot: Int) -> SlotValue {
         get {
             precondition(slot >= 0 && slot < count, "slot \(slot) out of range")
             let kind = ScalarKind(rawValue: kinds[slot]) ?? .boxed
-            if kind == .boxed { return base[slot] }
+            if kind == .boxed { return Self.value(slot, in: base, offsets: offsets).pointee }
             let cell = self.cell(slot).pointee
             if cell.isNull { return .null }
             switch kind {
@@ -591,24 +604,30 @@ struct SlotAccess {
             case .double: return .double(Double(bitPattern: cell.bits))
             case .bool: return .bool(cell.bits != 0)
             case .date: return .date(Date(timeIntervalSinceReferenceDate: Double(bitPattern: cell.bits)))
-            case .boxed: return base[slot]
+            case .boxed: return Self.value(slot, in: base, offsets: offsets).pointee
             }
         }
         nonmutating set {
             precondition(slot >= 0 && slot < count, "slot \(slot) out of range")
-            let kind = ScalarKind(rawValue: kinds[slot]) ?? .boxed
-            if kind == .boxed {
-                base[slot] = newValue
-                return
-            }
-            switch newValue {
-            case .null: cell(slot).pointee = ScalarCell(bits: 0, isNull: true)
-            case .int(let v): cell(slot).pointee = ScalarCell(bits: UInt64(bitPattern: v), isNull: false)
-            case .double(let v): cell(slot).pointee = ScalarCell(bits: v.bitPattern, isNull: false)
-            case .bool(let v): cell(slot).pointee = ScalarCell(bits: v ? 1 : 0, isNull: false)
-            case .date(let v): cell(slot).pointee = ScalarCell(bits: v.timeIntervalSinceReferenceDate.bitPattern, isNull: false)
-            default: preconditionFailure("ModelgenRuntime: \(newValue) does not fit a scalar slot")
-            }
+            store(newValue, at: slot)
+        }
+    }
+
+    /// Writes `value` into slot `slot`'s place (the setter without its range check, inlined into the
+    /// loops that write every slot of an object).
+    @inline(__always)
+    func store(_ value: SlotValue, at slot: Int) {
+        if kinds[slot] == ScalarKind.boxed.rawValue {
+            Self.value(slot, in: base, offsets: offsets).pointee = value
+            return
+        }
+        switch value {
+        case .null: cell(slot).pointee = ScalarCell(bits: 0, isNull: true)
+        case .int(let v): cell(slot).pointee = ScalarCell(bits: UInt64(bitPattern: v), isNull: false)
+        case .double(let v): cell(slot).pointee = ScalarCell(bits: v.bitPattern, isNull: false)
+        case .bool(let v): cell(slot).pointee = ScalarCell(bits: v ? 1 : 0, isNull: false)
+        case .date(let v): cell(slot).pointee = ScalarCell(bits: v.timeIntervalSinceReferenceDate.bitPattern, isNull: false)
+        default: preconditionFailure("ModelgenRuntime: \(value) does not fit a scalar slot")
         }
     }
 

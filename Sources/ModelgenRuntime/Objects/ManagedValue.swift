@@ -172,8 +172,9 @@ extension String: ManagedValue {
     }
     @inlinable public var slotValue: SlotValue { .string(self) }
     @inlinable public static func _read(from object: ManagedObject, slot: Int) -> String {
-        if case .string(let v) = object._base[slot] { return v }
-        return fromSlot(object._base[slot])
+        let place = object._value(slot)
+        if case .string(let v) = place.pointee { return v }
+        return fromSlot(place.pointee)
     }
 }
 

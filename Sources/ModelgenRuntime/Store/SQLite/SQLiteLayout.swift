@@ -106,6 +106,8 @@ package struct SQLiteLayout {
         /// loads from the statement straight into its slot.
         struct DirectLoad {
             let slot: Int
+            /// The slot's place in an object's storage (`EntityDescription.slotOffsets`).
+            let offset: Int
             let column: Int32
             let type: AttributeType
             let kind: UInt8
@@ -137,7 +139,7 @@ package struct SQLiteLayout {
             let plain = description.isPlainStoredAttribute
             for (slot, kind) in columnKinds.enumerated() {
                 guard case .attribute(let type, let external) = kind, slot < plain.count, plain[slot] else { continue }
-                let load = DirectLoad(slot: slot, column: selectIndex[slot], type: type, kind: description.scalarKinds[slot])
+                let load = DirectLoad(slot: slot, offset: Int(description.slotOffsets[slot]), column: selectIndex[slot], type: type, kind: description.scalarKinds[slot])
                 if external { externalLoads.append(load) } else { directLoads.append(load) }
             }
             self.directLoads = directLoads

@@ -486,11 +486,12 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
                     // they were: see `fetch(_:objects:each:)`), the rest into the row.
                     entity.directLoads.withUnsafeBufferPointer { loads in
                         for load in loads {
-                            SQLiteValueCodec.load(select, columnOffset + load.column, type: load.type, kind: load.kind, into: base + load.slot)
+                            SQLiteValueCodec.load(select, columnOffset + load.column, type: load.type, kind: load.kind, into: base + load.offset)
                         }
                     }
                     for load in entity.externalLoads {
-                        base[load.slot] = SlotValue(try attributeValue(columnOffset + load.column, type: load.type, external: true))
+                        (base + load.offset).assumingMemoryBound(to: SlotValue.self).pointee =
+                            SlotValue(try attributeValue(columnOffset + load.column, type: load.type, external: true))
                     }
                     for slot in entity.description.slotsNotPlain { try decode(slot) }
                 } else {

@@ -65,9 +65,9 @@ enum SQLiteValueCodec {
     /// of a plain stored attribute of `type`: what `storeValue` and then the slot's conversion would
     /// write, without the row's value between them (see `SQLiteStore.fetch(_:objects:each:)`).
     @inline(__always)
-    static func load(_ statement: SQLiteStatement, _ column: Int32, type: AttributeType, kind: UInt8, into place: UnsafeMutablePointer<SlotValue>) {
+    static func load(_ statement: SQLiteStatement, _ column: Int32, type: AttributeType, kind: UInt8, into raw: UnsafeMutableRawPointer) {
         let scalar = ScalarKind(rawValue: kind) ?? .boxed
-        let cell = UnsafeMutableRawPointer(place).assumingMemoryBound(to: ScalarCell.self)
+        let cell = raw.assumingMemoryBound(to: ScalarCell.self)
         switch scalar {
         case .int, .bool:
             let number = statement.int64(column)
@@ -78,7 +78,7 @@ enum SQLiteValueCodec {
             cell.pointee = ScalarCell(bits: number.bitPattern, isNull: number == 0 && statement.isNull(column))
         case .boxed:
             // Text, the usual boxed value, without a `StoreValue` to convert (1.5% of a fetch's instructions).
-            place.pointee = type == .string ? statement.textIfPresent(column).map(SlotValue.string) ?? .null
+            raw.assumingMemoryBound(to: SlotValue.self).pointee = type == .string ? statement.textIfPresent(column).map(SlotValue.string) ?? .null
                 : SlotValue(storeValue(statement, column, type: type))
         }
     }
