@@ -84,8 +84,8 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         _slotCount = Int32(slotCount)
         // One place per slot: a `SlotValue`, or a scalar slot's cell (one malloc and free per object).
         // malloc, not `allocate(byteCount:alignment:)`: that takes the aligned-allocation path
-        // (posix_memalign on Linux, slower) even for 8-byte alignment; malloc's 16 bytes suffice.
-        assert(max(MemoryLayout<SlotValue>.alignment, MemoryLayout<ScalarCell>.alignment) <= 16)
+        // (posix_memalign on Linux, slower) even for 8-byte alignment; malloc's 16 bytes suffice
+        // (`EntityDescription.layOutSlots()` checks the places need no more).
         guard let raw = malloc(entity.slotBytes) else {
             fatalError("ModelgenRuntime: out of memory for the values of a \(entity.name)")
         }
@@ -104,8 +104,10 @@ open class ManagedObject: Hashable, CustomStringConvertible {
 
     deinit {
         _observationRef?.release()
-        let kinds = entity.scalarKinds
-        for slot in 0..<_count where kinds[slot] == ScalarKind.boxed.rawValue { _value(slot).deinitialize(count: 1) }
+        let kinds = entity.scalarKinds, offsets = entity.slotOffsets
+        for slot in 0..<_count where kinds[slot] == ScalarKind.boxed.rawValue {
+            SlotAccess.value(slot, in: _base, offsets: offsets).deinitialize(count: 1)
+        }
         free(_base)   // a cell needs no deinitialization
     }
 

@@ -99,7 +99,7 @@ public struct ObjectList: Sequence {
     /// How many objects at the end `appendNew(_:)` added without putting them in `members` (the set
     /// catches up at the next membership question that may change the list). Worked out, not stored:
     /// a list has no duplicates, so `members` holds all the others. A stored count made the list
-    /// 24 bytes and so every slot of every object 32 instead of 24 (`SlotValueLayoutTests`).
+    /// 24 bytes and so every slot of every object 32 instead of 24 (`SlotStorageTests.aSlotValueTakesTwentyFourBytesAndACellSixteen`).
     private var unhashedTail: Int { members.map { objects.count - $0.count } ?? 0 }
     /// The length from which membership is looked up in a hash set.
     private static let hashedFrom = 16

@@ -105,7 +105,6 @@ package struct SQLiteLayout {
         /// A plain stored attribute (`EntityDescription.isPlainStoredAttribute`) that a fetched fault
         /// loads from the statement straight into its slot.
         struct DirectLoad {
-            let slot: Int
             /// The slot's place in an object's storage (`EntityDescription.slotOffsets`).
             let offset: Int
             let column: Int32
@@ -139,7 +138,7 @@ package struct SQLiteLayout {
             let plain = description.isPlainStoredAttribute
             for (slot, kind) in columnKinds.enumerated() {
                 guard case .attribute(let type, let external) = kind, slot < plain.count, plain[slot] else { continue }
-                let load = DirectLoad(slot: slot, offset: Int(description.slotOffsets[slot]), column: selectIndex[slot], type: type, kind: description.scalarKinds[slot])
+                let load = DirectLoad(offset: Int(description.slotOffsets[slot]), column: selectIndex[slot], type: type, kind: description.scalarKinds[slot])
                 if external { externalLoads.append(load) } else { directLoads.append(load) }
             }
             self.directLoads = directLoads
