@@ -65,6 +65,38 @@ final class Line: ManagedObject {
         #expect(!reader.hasChanges)                          // loading dirtied nothing
     }
 
+    /// A prefetch loads each member's fault from its row as SQLite reads it (as a fetch loads its
+    /// results), and runs the members' `awakeFromFetch` once it is done: once each, loaded, free to use
+    /// the store; a member already loaded is left as it is and not awakened again.
+    @Test(.timeLimit(.minutes(1)))
+    func prefetchedMembersAwakeOnceEachAfterTheStoreIsDone() throws {
+        let container = try ManagedContainer(model: Self.model, store: .sqlite(try temporaryDirectory().appendingPathComponent("p.sqlite")))
+        let writer = container.newContext()
+        for title in ["A", "B"] {
+            let sheet = Sheet(context: writer)
+            sheet.title = title
+            for n in 1...3 {
+                let line = Line(context: writer)
+                line.text = "\(title)\(n)"
+                line.sheet = sheet
+            }
+        }
+        try writer.save()
+
+        let reader = container.newContext()
+        let edited = try #require(try reader.fetch(try FetchRequest<Line>(entityName: "Line", predicate: "text == 'B2'")).first)
+        edited.text = "B2 edited"
+        Line.sheetsSeenOnAwake = []
+        var request = FetchRequest<Sheet>(entityName: "Sheet", sortDescriptors: [SortDescriptor("title")])
+        request.relationshipKeyPathsForPrefetching = ["lines"]
+        let sheets = try reader.fetch(request)
+        #expect(Line.sheetsSeenOnAwake == ["A1 on A", "A2 on A", "A3 on A", "B1 on B", "B3 on B"])
+        #expect(sheets.map { $0.lines.map(\.text) } == [["A1", "A2", "A3"], ["B1", "B2 edited", "B3"]])
+        #expect(sheets.allSatisfy { $0.lines.allSatisfy { !$0.isFault } })
+        #expect(sheets[1].lines[1] === edited)
+        #expect(reader.updatedObjects.map(\.objectID) == [edited.objectID])   // loading dirtied nothing else
+    }
+
     /// A save gives inserted objects permanent IDs and re-keys the registry: by single moves when they
     /// are few among many registered objects, by rebuilding it when they are most of it.
     @Test func savedObjectsAreFoundByTheirPermanentIDsEitherWay() throws {

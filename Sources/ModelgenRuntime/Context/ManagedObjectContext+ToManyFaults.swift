@@ -95,15 +95,27 @@ extension ManagedObjectContext {
             let ids = pending.map(\.objectID)
             if loadingMembers, let sqlite = store as? SQLiteStore {
                 // SQLite hands each link over as it reads it: the lists of objects are built here.
+                // Each member's fault is loaded from its row as it comes (its plain attributes written
+                // straight into its slots), as a fetch loads its results; `awakeFromFetch` runs once the
+                // store is done.
                 var lists = OwnerLists<ManagedObject>(ids)
-                let memberRows = try sqlite.forEachMember(of: ids, relationship: slot) { ownerKey, member in
-                    lists.add(self.object(with: member), toOwnerKey: ownerKey)
+                var loaded: [ManagedObject] = []
+                let answered: Bool
+                do {
+                    defer { awakeFromFetch(loaded) }   // also when a row fails: what was loaded is awake
+                    answered = try sqlite.forEachMember(of: ids, relationship: slot, objects: { id in
+                        let object = self.object(with: id)
+                        return (object, object._isFault && object.entity.loadsPlainAttributesDirectly)
+                    }) { ownerKey, id, row, object, plainLoaded in
+                        let object = object ?? self.object(with: id)
+                        lists.add(object, toOwnerKey: ownerKey)
+                        if let row, try loadFetchedMember(row, into: object, plainLoaded: plainLoaded) { loaded.append(object) }
+                    }
                 }
-                if let memberRows {
+                if answered {
                     for object in pending where object._pendingToMany & bit != 0 {
                         setLoadedToMany(.objects(ObjectList(lists.list(ofOwnerKey: object.objectID.key))), of: object, slot: slot, bit: bit)
                     }
-                    try loadFaults(from: memberRows)
                     continue
                 }
             }
@@ -136,12 +148,19 @@ extension ManagedObjectContext {
         var loaded: [ManagedObject] = []
         defer { awakeFromFetch(loaded) }   // also when a row fails: what was loaded is awake
         for row in rows {
-            guard let object = registered[row.id], object._isFault, !object.entity.needsToManyValues(beyond: row) else { continue }
-            if !faultBatches.isEmpty { faultBatches[row.id] = nil }
-            if !rowCache.isEmpty { rowCache[row.id] = nil }
-            try loadFetched(row, intoFault: object)
-            loaded.append(object)
+            if let object = registered[row.id], try loadFetchedMember(row, into: object) { loaded.append(object) }
         }
+    }
+
+    /// Loads `object` from `row` (a row a prefetch read with it) if it is still a fault that `row` can
+    /// load (see `loadFaults(from:)`); whether it did. `plainLoaded`: the row's plain attributes are in
+    /// the object's slots already.
+    private func loadFetchedMember(_ row: StoreRow, into object: ManagedObject, plainLoaded: Bool = false) throws -> Bool {
+        guard object._isFault, !object.entity.needsToManyValues(beyond: row) else { return false }
+        if !faultBatches.isEmpty { faultBatches[row.id] = nil }
+        if !rowCache.isEmpty { rowCache[row.id] = nil }
+        try loadFetched(row, intoFault: object, plainLoaded: plainLoaded)
+        return true
     }
 }
 

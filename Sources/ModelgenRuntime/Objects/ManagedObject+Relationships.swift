@@ -17,9 +17,13 @@ extension ManagedObject {
         fireFaultIfNeeded(loading: slot)
         observeAccess(slot: slot)
         guard case .objects(let list) = _slots[slot] else { return [] }
-        // An object whose class is exactly `T` needs no dynamic cast (the common case: a relationship's
-        // destination class); others (subclasses, `ManagedObject`) are cast.
-        return list.objects.map { object in
+        let objects = list.objects
+        // Members whose class is exactly `T` (the common case: a relationship's destination class) make
+        // the list's own array a `[T]`: an array of class references has one layout whatever its element
+        // class, so it is shared instead of copied (no allocation, no reference counting per member;
+        // `ManagedObjectContext.fetch` hands its results over the same way). Others are cast one by one.
+        if objects.allSatisfy({ type(of: $0) == T.self }) { return unsafeBitCast(objects, to: [T].self) }
+        return objects.map { object in
             if type(of: object) == T.self { return unsafeDowncast(object, to: T.self) }
             return object as! T
         }

@@ -293,22 +293,30 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
     public func toManyMembersWithRows(of ids: [ObjectID], relationship slot: Int) throws -> (lists: [ObjectID: [ObjectID]], rows: [StoreRow]?) {
         guard !ids.isEmpty else { return ([:], []) }
         var members = MemberLists(ids)
-        guard let rows = try forEachMember(of: ids, relationship: slot, { members.add($1, toOwnerKey: $0) }) else {
-            return (try toManyIDs(of: ids, relationship: slot), nil)
+        var rows: [StoreRow] = []
+        let answered = try forEachMember(of: ids, relationship: slot) { ownerKey, member, row, _, _ in
+            members.add(member, toOwnerKey: ownerKey)
+            if let row { rows.append(row) }
         }
+        guard answered else { return (try toManyIDs(of: ids, relationship: slot), nil) }
         return (members.lists, rows)
     }
 
-    /// What `toManyMembersWithRows(of:relationship:)` reads, without building its lists: `member` gets
-    /// each owner's key and member, in the owner's order (an owner's members come together). The
-    /// context builds its lists of objects from these (a dictionary of 2,000 arrays of IDs, made and
-    /// freed, was 6% of a list of 2,000 books). Nil, calling `member` for none, when the relationship's
+    /// What `toManyMembersWithRows(of:relationship:)` reads, streamed: `member` gets each link as it is
+    /// read, in the owner's order (an owner's members come together): the owner's key, the member, and
+    /// the first time a member comes, its row (valid during the call only) and, when `objects` is given,
+    /// the object `objects` named for it and whether its plain attributes were written straight into that
+    /// object's slots (as `fetch(_:objects:each:)` does). The context builds its lists of objects and
+    /// loads the members' faults from these as they come: a dictionary of 2,000 arrays of IDs made and
+    /// freed was 6% of a list of 2,000 books, and an array of the members' rows kept for a second pass
+    /// cost a copy of each row's values. False, calling `member` for none, when the relationship's
     /// members are not read with their rows.
-    func forEachMember(of ids: [ObjectID], relationship slot: Int, _ member: (_ ownerKey: Int64, _ member: ObjectID) -> Void) throws -> [StoreRow]? {
-        guard let first = ids.first else { return [] }
+    func forEachMember(of ids: [ObjectID], relationship slot: Int,
+                       objects: ((ObjectID) -> (object: ManagedObject, loadsHere: Bool))? = nil,
+                       _ member: (_ ownerKey: Int64, _ member: ObjectID, _ row: StoreRow?, _ object: ManagedObject?, _ plainLoaded: Bool) throws -> Void) throws -> Bool {
+        guard let first = ids.first else { return true }
         let entity = try layout.entity(first.entityName)
-        guard layout.membersWithRowsSQL(entity, slot: slot, owners: "IN (?)", throughJoinTables: true) != nil else { return nil }
-        var rows: [StoreRow] = []
+        guard layout.membersWithRowsSQL(entity, slot: slot, owners: "IN (?)", throughJoinTables: true) != nil else { return false }
         try reading(snapshot: true) { connection in
             var row = Self.reusableRow()
             var entities = EntityLookup(layout: layout)
@@ -318,19 +326,18 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
                                 sql: { layout.membersWithRowsSQL(entity, slot: slot, owners: $0, throughJoinTables: true)! }) { select in
                 if select.isNull(1) {   // a link whose member's record is gone: named (left a fault)
                     let last = sqlite3_column_count(select.handle) - 1
-                    return member(select.int64(0), ObjectID(entityName: try entityName(ofCode: select.int64(last)), key: select.int64(last - 1)))
+                    return try member(select.int64(0), ObjectID(entityName: try entityName(ofCode: select.int64(last)), key: select.int64(last - 1)), nil, nil, false)
                 }
                 let key = select.int64(1)
                 if decoded.insert(RecordKey(key)).inserted {
-                    try decodeRow(select, columnOffset: 1, into: &row, entities: &entities)
-                    rows.append(row)
-                    member(select.int64(0), row.id)
+                    let (object, plainLoaded) = try decodeRow(select, columnOffset: 1, into: &row, entities: &entities, objects: objects)
+                    try member(select.int64(0), row.id, row, object, plainLoaded)
                 } else {
-                    member(select.int64(0), ObjectID(entityName: try entityName(ofCode: select.int64(2)), key: key))
+                    try member(select.int64(0), ObjectID(entityName: try entityName(ofCode: select.int64(2)), key: key), nil, nil, false)
                 }
             }
         }
-        return rows
+        return true
     }
 
     /// Runs the statement `sql(condition)` over `keys`, calling `row` for each result whose first
