@@ -73,6 +73,14 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     @exclusivity(unchecked) @usableFromInline internal var slotOffsets: UnsafeMutablePointer<Int32> = .allocate(capacity: 1)
     /// The bytes of an object's storage (at least 16).
     @exclusivity(unchecked) internal var slotBytes = 16
+    /// An object's storage with every slot empty (`SlotValue.null`, or a null cell): a new object's
+    /// storage starts as a copy of it. Every empty place is plain bits (no reference), so one `memcpy`
+    /// does what a loop storing each slot's empty value by its kind did.
+    @exclusivity(unchecked) internal var emptySlots: UnsafeMutableRawPointer = {
+        let bytes = UnsafeMutableRawPointer.allocate(byteCount: 16, alignment: 16)
+        bytes.initializeMemory(as: UInt8.self, repeating: 0, count: 16)
+        return bytes
+    }()
     /// Dependent keys (own and inherited) resolved to slot paths: `department.name` is [department's slot,
     /// name's slot in the department's entity].
     @exclusivity(unchecked) internal var dependencySlotPaths: [String: [[Int]]] = [:]
@@ -156,6 +164,7 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     deinit {
         scalarKinds.deallocate()
         slotOffsets.deallocate()
+        emptySlots.deallocate()
         observationKeyPathRefs.deallocate()
         probeKeyPathRef.release()
     }
@@ -241,5 +250,16 @@ extension EntityDescription {
             offset += scalarKinds[slot] == ScalarKind.boxed.rawValue ? SlotAccess.valuePlace : SlotAccess.cellPlace
         }
         slotBytes = max(offset, 16)
+        emptySlots.deallocate()
+        emptySlots = .allocate(byteCount: slotBytes, alignment: 16)
+        emptySlots.initializeMemory(as: UInt8.self, repeating: 0, count: slotBytes)
+        for slot in properties.indices {
+            let place = emptySlots + Int(slotOffsets[slot])
+            if scalarKinds[slot] == ScalarKind.boxed.rawValue {
+                place.initializeMemory(as: SlotValue.self, to: .null)
+            } else {
+                place.initializeMemory(as: ScalarCell.self, to: ScalarCell(bits: 0, isNull: true))
+            }
+        }
     }
 }

@@ -90,15 +90,8 @@ open class ManagedObject: Hashable, CustomStringConvertible {
             fatalError("ModelgenRuntime: out of memory for the values of a \(entity.name)")
         }
         _base = raw
-        let kinds = entity.scalarKinds, offsets = entity.slotOffsets
-        for slot in 0..<slotCount {
-            let place = raw + Int(offsets[slot])
-            if kinds[slot] == ScalarKind.boxed.rawValue {
-                place.initializeMemory(as: SlotValue.self, to: .null)
-            } else {
-                place.initializeMemory(as: ScalarCell.self, to: ScalarCell(bits: 0, isNull: true))
-            }
-        }
+        // Every slot empty, copied from the entity's template of empty places (plain bits, no references).
+        raw.copyMemory(from: entity.emptySlots, byteCount: entity.slotBytes)
         if !isFault { _replaceSlots(with: entity.initialSlots) }
     }
 
