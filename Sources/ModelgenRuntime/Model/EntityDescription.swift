@@ -96,9 +96,9 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     @exclusivity(unchecked) internal var observationKeyPathRefs: UnsafeMutablePointer<Unmanaged<KeyPath<ManagedObject, Int>>> = .allocate(capacity: 1)
     /// The tracking probe's registrar and key path (see `ObservationProbe`), here so an object's read
     /// reaches them through its entity without a global's lazy-initialisation check.
-    internal let probeRegistrar = ObservationRegistrar()
+    @usableFromInline internal let probeRegistrar = ObservationRegistrar()
     /// (Held as `Unmanaged`, released by `deinit`: the read path uses it without reference counting.)
-    nonisolated(unsafe) internal let probeKeyPathRef: Unmanaged<KeyPath<ManagedObject, Int>> = .passRetained(ObservationProbe.keyPath)
+    @usableFromInline nonisolated(unsafe) internal let probeKeyPathRef: Unmanaged<KeyPath<ManagedObject, Int>> = .passRetained(ObservationProbe.keyPath)
     /// Each slot's value in a newly inserted object (defaults; empty to-many lists).
     @exclusivity(unchecked) internal var initialSlots: [SlotValue] = []
     /// Whether the entity has to-many relationships that are stored (fetched rows may leave them out).

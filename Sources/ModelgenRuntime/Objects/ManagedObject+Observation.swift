@@ -31,21 +31,31 @@ extension ManagedObject {
     /// The object's observation state, if it has been read under tracking.
     final var _observation: ObjectObservation? { _observationRef?.takeUnretainedValue() }
 
-    /// Registers a read of `slot` with the current observation tracking, if any (the read path of
-    /// every property; out of line so the inlined accessors stay small).
-    @usableFromInline @inline(never)
+    /// Registers a read of `slot` with the current observation tracking, if any: the read path of every
+    /// property. Inlined into `_observedRead` (the probe of an object nobody observes, the common case, is
+    /// then one call into Observation instead of three calls deep); the rare paths are out of line.
+    @inlinable @inline(__always)
     final func _observeAccess(_ slot: Int) {
-        if _observationRef == nil {
-            guard entity.isTracking(reading: self) else { return }
-            // First read under tracking: from now on this object has a registrar.
-            _observationRef = Unmanaged.passRetained(ObjectObservation())
-            _isObserved = true
-        }
+        if _observationRef != nil { return _observeRegisteredAccess(slot) }
+        if entity.isTracking(reading: self) { _beginObserving(slot) }
+    }
+
+    /// Registers a read of `slot` with the object's own registrar.
+    @usableFromInline @inline(never)
+    final func _observeRegisteredAccess(_ slot: Int) {
         _observationRef.unsafelyUnwrapped._withUnsafeGuaranteedRef { observation in
             entity.observationKeyPathRefs[slot]._withUnsafeGuaranteedRef { keyPath in
                 observation.registrar.access(self, keyPath: keyPath)
             }
         }
+    }
+
+    /// The first read of this object under tracking: from now on it has a registrar.
+    @usableFromInline @inline(never)
+    final func _beginObserving(_ slot: Int) {
+        _observationRef = Unmanaged.passRetained(ObjectObservation())
+        _isObserved = true
+        _observeRegisteredAccess(slot)
     }
 
     /// Registers a read of a property by name (key-value access, dependent keys).
@@ -138,7 +148,8 @@ enum ObservationProbe {
     static var keyPath: KeyPath<ManagedObject, Int> { \ManagedObject.[_trackingProbe: ProbeKey()] }
 }
 
-private let probeHashes = Atomic<Int>(0)
+/// The hashes of `ProbeKey`s so far (read around each probe).
+@usableFromInline let probeHashes = Atomic<Int>(0)
 
 /// The component of the probe's key paths: it counts its hashes (Observation hashes the key paths it records).
 struct ProbeKey: Hashable, Sendable {
@@ -152,7 +163,7 @@ extension EntityDescription {
     /// Whether tracking is on (`ObservationProbe`), probed with the entity's own registrar and key path,
     /// which an object's read reaches through its entity: no lazy global to check, no copy of the
     /// registrar, no reference counting.
-    @inline(__always)
+    @inlinable @inline(__always)
     final func isTracking(reading object: ManagedObject) -> Bool {
         let before = probeHashes.load(ordering: .relaxed)
         probeKeyPathRef._withUnsafeGuaranteedRef { probeRegistrar.access(object, keyPath: $0) }
