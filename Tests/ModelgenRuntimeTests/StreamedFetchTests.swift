@@ -36,9 +36,8 @@ final class Line: ManagedObject {
                           relationships: [RelationshipDescription("sheet", destination: "Sheet", inverse: "lines")]),
     ])
 
-    @Test(.timeLimit(.minutes(1)))
-    func awakeFromFetchMayUseTheStoreAndEveryObjectArrivesLoaded() throws {
-        let container = try ManagedContainer(model: Self.model, store: .sqlite(try temporaryDirectory().appendingPathComponent("s.sqlite")))
+    /// Sheets A and B, three lines each (A1…A3, B1…B3), saved.
+    func saveTwoSheets(in container: ManagedContainer) throws {
         let writer = container.newContext()
         for title in ["A", "B"] {
             let sheet = Sheet(context: writer)
@@ -50,6 +49,12 @@ final class Line: ManagedObject {
             }
         }
         try writer.save()
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func awakeFromFetchMayUseTheStoreAndEveryObjectArrivesLoaded() throws {
+        let container = try ManagedContainer(model: Self.model, store: .sqlite(try temporaryDirectory().appendingPathComponent("s.sqlite")))
+        try saveTwoSheets(in: container)
 
         Line.sheetsSeenOnAwake = []
         let reader = container.newContext()
@@ -71,17 +76,7 @@ final class Line: ManagedObject {
     @Test(.timeLimit(.minutes(1)))
     func prefetchedMembersAwakeOnceEachAfterTheStoreIsDone() throws {
         let container = try ManagedContainer(model: Self.model, store: .sqlite(try temporaryDirectory().appendingPathComponent("p.sqlite")))
-        let writer = container.newContext()
-        for title in ["A", "B"] {
-            let sheet = Sheet(context: writer)
-            sheet.title = title
-            for n in 1...3 {
-                let line = Line(context: writer)
-                line.text = "\(title)\(n)"
-                line.sheet = sheet
-            }
-        }
-        try writer.save()
+        try saveTwoSheets(in: container)
 
         let reader = container.newContext()
         let edited = try #require(try reader.fetch(try FetchRequest<Line>(entityName: "Line", predicate: "text == 'B2'")).first)
