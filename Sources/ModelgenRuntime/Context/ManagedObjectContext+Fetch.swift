@@ -249,10 +249,7 @@ extension ManagedObjectContext {
             if loadNow, let sqlite = store as? SQLiteStore {
                 // The SQLite store writes a fault's plain attributes from its statement straight into the
                 // slots (asked for the object before it decodes the row); the rest loads from the row.
-                answered = try sqlite.fetch(query, objects: { id in
-                    let object = self.object(with: id)
-                    return (object, object._isFault && object.entity.loadsPlainAttributesDirectly)
-                }) { row, object, plainLoaded in
+                answered = try sqlite.fetch(query, objects: directLoadTarget) { row, object, plainLoaded in
                     try take(row, object!, plainLoaded: plainLoaded)
                 }
             } else {

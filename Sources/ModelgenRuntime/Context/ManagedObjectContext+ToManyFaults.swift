@@ -103,10 +103,7 @@ extension ManagedObjectContext {
                 let answered: Bool
                 do {
                     defer { awakeFromFetch(loaded) }   // also when a row fails: what was loaded is awake
-                    answered = try sqlite.forEachMember(of: ids, relationship: slot, objects: { id in
-                        let object = self.object(with: id)
-                        return (object, object._isFault && object.entity.loadsPlainAttributesDirectly)
-                    }) { ownerKey, id, row, object, plainLoaded in
+                    answered = try sqlite.forEachMember(of: ids, relationship: slot, objects: directLoadTarget) { ownerKey, id, row, object, plainLoaded in
                         let object = object ?? self.object(with: id)
                         lists.add(object, toOwnerKey: ownerKey)
                         if let row, try loadFetchedMember(row, into: object, plainLoaded: plainLoaded) { loaded.append(object) }
@@ -150,6 +147,14 @@ extension ManagedObjectContext {
         for row in rows {
             if let object = registered[row.id], try loadFetchedMember(row, into: object) { loaded.append(object) }
         }
+    }
+
+    /// The registered object (a new fault if none) for the record SQLite is about to decode, and whether
+    /// the statement may write the record's plain attributes straight into its slots: what a fetch and a
+    /// prefetch ask before each row (`SQLiteStore.decodeRow`'s `objects`).
+    func directLoadTarget(for id: ObjectID) -> (object: ManagedObject, loadsHere: Bool) {
+        let object = self.object(with: id)
+        return (object, object._isFault && object.entity.loadsPlainAttributesDirectly)
     }
 
     /// Loads `object` from `row` (a row a prefetch read with it) if it is still a fault that `row` can
