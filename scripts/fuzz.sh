@@ -60,7 +60,7 @@ seed fuzz-config $(find Examples Tests -name 'modelgen*.y*ml' -not -path '*/.bui
 printf '%s\n' "models:" "  - { path: A.model.yaml, output: Gen, access: public, singleFile: true }" "defaults: { propertyStyle: accessors }" \
     | tr '\n' '\r' | sed 's/\r/\n/g' >"$work/config-seed.yml"
 seed fuzz-config "$work/config-seed.yml" Tests/Fixtures/Fuzz/config-*
-seed fuzz-template Templates/*.mustache
+seed fuzz-template Templates/*.mustache Tests/Fixtures/Fuzz/template-*
 if [ ! -f "$work/sqlite-seed.sqlite" ]; then
     FUZZ_SQLITE_SEED="$PWD/$work/sqlite-seed.sqlite" "$bin/fuzz-sqlite" >/dev/null 2>&1 || true
 fi

@@ -87,6 +87,12 @@ struct HostileInput: CustomTestStringConvertible, Sendable {
             HostileInput(name: "a template including itself", files: ["S.model.yaml": small, "t/entity.mustache": "// entity\n  {{> entity}}\n"],
                          arguments: ["generate", "S.model.yaml", "--output", "Out", "--templates", "t"], status: 2,
                          message: "t/entity.mustache:2:3: error: partials include each other in a cycle"),
+            HostileInput(name: "a template including itself behind a line break in the tag", files: ["S.model.yaml": small, "t/entity.mustache": "// entity\n{{>\n entity}}\n"],
+                         arguments: ["generate", "S.model.yaml", "--output", "Out", "--templates", "t"], status: 2,
+                         message: "t/entity.mustache:2:1: error: partials include each other in a cycle"),
+            HostileInput(name: "a template including a partial the model names", files: ["S.model.yaml": small, "t/entity.mustache": "// {{name}}\n  {{>*name}}\n"],
+                         arguments: ["generate", "S.model.yaml", "--output", "Out", "--templates", "t"], status: 2,
+                         message: "t/entity.mustache:2:3: error: a partial named by the context"),
         ]
     }()
 }

@@ -82,6 +82,11 @@ public struct ModelEmitter: Sendable {
     }
 
     private init(sources: [String: String], paths: [String: String]) throws {
+        if let dynamic = TemplatePartials.dynamicPartial(in: sources) {
+            let file = paths[dynamic.template] ?? dynamic.template + ".mustache"
+            throw EmitError([Diagnostic(.error, .invalidTemplate, "a partial named by the context ({{>*name}}) is not supported: its name comes from the model, so it could include the template that includes it and never end; name the partial ({{> entity}})",
+                                        at: SourceLocation(file: file, line: dynamic.line, column: dynamic.column))])
+        }
         if let cycle = TemplatePartials.cycle(in: sources) {
             let file = paths[cycle.template] ?? cycle.template + ".mustache"
             throw EmitError([Diagnostic(.error, .invalidTemplate, "partials include each other in a cycle (\(cycle.path.joined(separator: " → "))), which would never end; a template cannot include itself, directly or through other templates",

@@ -3,9 +3,10 @@
 /// before rendering: mustache would recurse until the stack overflows (the context modelgen renders
 /// has no recursive data that could end such a recursion).
 enum TemplatePartials {
-    /// Each partial a template includes, with the 1-based line and column of its tag.
-    static func references(in text: String) -> [(name: String, line: Int, column: Int)] {
-        var result: [(String, Int, Int)] = []
+    /// Each partial a template includes, with the 1-based line and column of its tag; `dynamic` for a
+    /// partial named by a value of the context (`{{>*name}}`), which no scan can follow.
+    static func references(in text: String) -> [(name: String, line: Int, column: Int, dynamic: Bool)] {
+        var result: [(String, Int, Int, Bool)] = []
         var open = Array("{{"), close = Array("}}")
         let characters = Array(text)
         var index = 0, line = 1, lineStart = 0
@@ -30,13 +31,17 @@ enum TemplatePartials {
             var tag = String(characters[(tagStart + open.count)..<end])
             // `{{{name}}}`: the third brace belongs to the tag.
             if tag.hasPrefix("{"), matches(Array("}"), at: end + close.count) { end += 1; tag.removeFirst() }
-            let trimmed = tag.trimmingCharacters(in: .whitespaces)
+            // Mustache skips any whitespace around a tag's name, line breaks included (`Character.isWhitespace`;
+            // found by fuzz-template: `{{>` + newline + ` entity}}` hid a self-inclusion behind the break).
+            let trimmed = Self.trimmingWhitespace(Substring(tag))
             if trimmed.hasPrefix("="), trimmed.hasSuffix("="), trimmed.count > 2 {
-                let parts = trimmed.dropFirst().dropLast().split(separator: " ", omittingEmptySubsequences: true)
+                let parts = trimmed.dropFirst().dropLast().split(whereSeparator: \.isWhitespace)
                 if parts.count == 2 { open = Array(parts[0]); close = Array(parts[1]) }
             } else if trimmed.hasPrefix(">") || trimmed.hasPrefix("<") {
-                let name = trimmed.dropFirst().trimmingCharacters(in: .whitespaces)
-                result.append((name, line, tagStart - lineStart + 1))
+                var name = Self.trimmingWhitespace(trimmed.dropFirst())
+                let dynamic = name.hasPrefix("*")
+                if dynamic { name = Self.trimmingWhitespace(name.dropFirst()) }
+                result.append((String(name), line, tagStart - lineStart + 1, dynamic))
             }
             for position in tagStart..<min(end + close.count, characters.count) where characters[position] == "\n" {
                 line += 1
@@ -45,6 +50,25 @@ enum TemplatePartials {
             index = end + close.count
         }
         return result
+    }
+
+    /// `text` without the whitespace (as `Character.isWhitespace` has it, line breaks included) at either end.
+    private static func trimmingWhitespace(_ text: Substring) -> Substring {
+        guard let first = text.firstIndex(where: { !$0.isWhitespace }),
+              let last = text.lastIndex(where: { !$0.isWhitespace }) else { return text[text.endIndex...] }
+        return text[first...last]
+    }
+
+    /// The first partial among `sources` (template name → text) named by the context (`{{>*name}}`), as the
+    /// template and the position of its tag; nil without one. Its name is a value of the model, so no
+    /// scan can tell whether it includes a template from itself: modelgen refuses it.
+    static func dynamicPartial(in sources: [String: String]) -> (template: String, line: Int, column: Int)? {
+        for name in sources.keys.sorted() {
+            if let reference = references(in: sources[name]!).first(where: \.dynamic) {
+                return (name, reference.line, reference.column)
+            }
+        }
+        return nil
     }
 
     /// The first cycle of partials among `sources` (template name → text), as the names along it and
