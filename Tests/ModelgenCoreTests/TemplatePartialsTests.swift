@@ -1,3 +1,4 @@
+import Mustache
 import Testing
 @testable import ModelgenCore
 
@@ -35,7 +36,7 @@ import Testing
     /// value of the model: no scan can follow it, so it is refused, with its position.
     @Test func aPartialNamedByTheContextIsRefused() {
         for text in ["x\n  {{>*kind}}", "{{> *kind}}", "{{>\n*\tkind}}"] {
-            #expect(TemplatePartials.dynamicPartial(in: ["entity": text]) != nil, "\(text.debugDescription)")
+            #expect(TemplatePartials.dynamicPartial(in: ["entity": TemplatePartials.references(in: text)]) != nil, "\(text.debugDescription)")
             do {
                 _ = try ModelEmitter(templates: ["entity": text])
                 Issue.record("accepted \(text.debugDescription)")
@@ -43,7 +44,84 @@ import Testing
                 #expect(error.diagnostics.first?.message.contains("partial named by the context") == true, "\(error)")
             } catch { Issue.record("\(error)") }
         }
-        let located = TemplatePartials.dynamicPartial(in: ["entity": "x\n  {{>*kind}}"])
+        let located = TemplatePartials.dynamicPartial(in: ["entity": TemplatePartials.references(in: "x\n  {{>*kind}}")])
         #expect(located.map { ($0.template, $0.line, $0.column) } ?? ("", 0, 0) == ("entity", 2, 3))
+    }
+
+    /// A user's template is judged by the engine's own parse (its tokens, by reflection): this build's
+    /// swift-mustache can be read so, and on the built-in templates the scan and the parse agree, name
+    /// for name and in order (the scan alone judges those).
+    @Test func theEnginesParseAndTheScanAgreeOnTheBuiltInTemplates() throws {
+        #expect(TemplatePartials.reflectionReadsTokens)
+        var deepest = 0
+        for (name, text) in BuiltinTemplates.all.sorted(by: { $0.key < $1.key }) {
+            let template = try MustacheTemplate(string: text)
+            let parsed = TemplatePartials.references(in: TemplatePartials.parsed(template), text: text)
+            let scanned = TemplatePartials.references(in: text)
+            #expect(parsed.map(\.name) == scanned.map(\.name), "\(name)")
+            #expect(parsed.map(\.line) == scanned.map(\.line), "\(name)")
+            deepest = max(deepest, TemplatePartials.parsed(template).depth)
+        }
+        #expect(deepest == 5, "the built-in templates nest \(deepest) deep (ModelEmitter.maximumSectionDepth's comment says 5)")
+        #expect(BuiltinTemplates.all.values.contains { !TemplatePartials.references(in: $0).isEmpty })
+        // The engine's reading stands on its own: a partial the scan did not place is placed at 1:1.
+        let template = try MustacheTemplate(string: "{{#a}}{{>entity}}{{/a}}")
+        #expect(TemplatePartials.references(in: TemplatePartials.parsed(template), text: "").map { "\($0.name) \($0.line):\($0.column)" } == ["entity 1:1"])
+    }
+
+    /// Whatever the scan makes of a tag, a partial the engine reads is followed: each spelling here
+    /// includes `entity` from itself, some inside sections, blocks and inherited partials.
+    @Test func everyPartialTheEngineReadsIsFollowed() {
+        for text in ["{{#a}}{{^b}}{{>entity}}{{/b}}{{/a}}", "{{<model-file}}{{$x}}{{>entity}}{{/x}}{{/model-file}}",
+                     "{{=| |=}}|#a||> entity||/a|", "{{!}}{{>entity}}", "{{>\u{2028}entity\u{2028}}}"] {
+            do {
+                _ = try ModelEmitter(templates: ["entity": text])
+                Issue.record("accepted \(text.debugDescription)")
+            } catch let error as EmitError {
+                #expect(error.message.contains("cycle") || error.message.contains("does not parse"), "\(text.debugDescription): \(error)")
+            } catch { Issue.record("\(error)") }
+        }
+    }
+
+    /// Sections nested deeper than `maximumSectionDepth` are refused at the tag that goes too deep, before
+    /// the parse (a debug build's parser overflowed the stack at about 1,000); 32 deep in every template
+    /// along the longest chain of partials renders.
+    @Test func sectionsNestedTooDeepAreRefusedAndTheDeepestAllowedRender() throws {
+        let limit = ModelEmitter.maximumSectionDepth
+        func nested(_ depth: Int, _ inner: String) -> String {
+            String(repeating: "{{#.}}", count: depth) + inner + String(repeating: "{{/.}}", count: depth)
+        }
+        for depth in [limit + 1, 100_000] {
+            do {
+                _ = try ModelEmitter(templates: ["entity": "// x\n" + nested(depth, "{{className}}")])
+                Issue.record("accepted \(depth) deep")
+            } catch let error as EmitError {
+                let location = error.diagnostics.first?.location
+                #expect(location.map { "\($0.line):\($0.column)" } == "2:\(6 * limit + 1)", "\(error)")
+                #expect(error.message.contains("sections nest more than \(limit) deep"), "\(error)")
+            }
+        }
+        let emitter = try ModelEmitter(templates: [
+            "model-file": nested(limit - 1, "{{> header}}{{#entities}}{{> entity}}{{/entities}}"),
+            "header": nested(limit, "// DO NOT EDIT\n"),
+            "entity": nested(limit, "final class {{className}} {}\n"),
+        ])
+        let text = "model: Deep\nentities:\n  A: { attributes: { n: string } }\n  B: { attributes: { n: string } }\n"
+        let validated = try #require(ModelCheck.run(text: text, path: "Deep.model.yaml").validated)
+        var options = GenerationOptions()
+        options.singleFile = true
+        let files = try emitter.generate(validated, options: options)
+        #expect(files.first?.contents.contains("final class A {}") == true, "\(files)")
+    }
+
+    /// The bound behind the scan: the engine's parse of a template nested thousands deep, read and
+    /// dropped on the large stack (on the main thread's 8 MB a debug build overflowed at about 1,000).
+    @Test func theLargeStackParsesReadsAndDropsDeepTemplates() throws {
+        let depth = try LargeStack.run { () throws -> Int in
+            let template = try MustacheTemplate(string: String(repeating: "{{#a}}", count: 5_000) + String(repeating: "{{/a}}", count: 5_000))
+            return TemplatePartials.parsed(template).depth
+        }
+        #expect(depth == 5_000)
+        #expect(throws: MustacheTemplate.ParserError.self) { try LargeStack.run { try MustacheTemplate(string: "{{#a}}") } }
     }
 }

@@ -47,6 +47,10 @@ public struct ModelEmitter: Sendable {
 
     private let library: MustacheLibrary
 
+    /// How deep sections (`{{#…}}`, `{{^…}}`, blocks and inherited partials) may nest in a user's template:
+    /// mustache renders each level by recursion, partials adding theirs (the built-in templates nest 5 deep).
+    public static let maximumSectionDepth = 32
+
     /// Loads the templates once: built-in ones, replaced by those in `templatesDirectory`.
     public init(templatesDirectory: String? = nil) throws {
         var sources = BuiltinTemplates.all
@@ -70,44 +74,77 @@ public struct ModelEmitter: Sendable {
                 paths[name] = path
             }
         }
-        try self.init(sources: sources, paths: paths)
+        try self.init(sources: sources, paths: paths, replaced: Set(paths.keys))
     }
 
     /// The built-in templates with some replaced by text (`templates`: name → template), as a library
     /// user or a test passes them without files.
     public init(templates: [String: String]) throws {
         var sources = BuiltinTemplates.all
-        for (name, text) in templates where Self.templateNames.contains(name) { sources[name] = text }
-        try self.init(sources: sources, paths: [:])
+        var replaced: Set<String> = []
+        for (name, text) in templates where Self.templateNames.contains(name) { sources[name] = text; replaced.insert(name) }
+        try self.init(sources: sources, paths: [:], replaced: replaced)
     }
 
-    private init(sources: [String: String], paths: [String: String]) throws {
-        if let dynamic = TemplatePartials.dynamicPartial(in: sources) {
-            let file = paths[dynamic.template] ?? dynamic.template + ".mustache"
-            throw EmitError([Diagnostic(.error, .invalidTemplate, "a partial named by the context ({{>*name}}) is not supported: its name comes from the model, so it could include the template that includes it and never end; name the partial ({{> entity}})",
-                                        at: SourceLocation(file: file, line: dynamic.line, column: dynamic.column))])
-        }
-        if let cycle = TemplatePartials.cycle(in: sources) {
-            let file = paths[cycle.template] ?? cycle.template + ".mustache"
-            throw EmitError([Diagnostic(.error, .invalidTemplate, "partials include each other in a cycle (\(cycle.path.joined(separator: " → "))), which would never end; a template cannot include itself, directly or through other templates",
-                                        at: SourceLocation(file: file, line: cycle.line, column: cycle.column))])
-        }
+    /// `replaced`: the names of the templates that are not the built-in ones, judged by the engine's parse.
+    private init(sources: [String: String], paths: [String: String], replaced: Set<String>) throws {
+        func file(_ name: String) -> String { paths[name] ?? name + ".mustache" }
         var library = MustacheLibrary()
+        var partials: [String: [TemplatePartials.Reference]] = [:]
         for (name, text) in sources.sorted(by: { $0.key < $1.key }) {
+            let template: MustacheTemplate
             do {
                 // Generated code is text: no HTML escaping.
-                library.register(try MustacheTemplate(string: "{{% CONTENT_TYPE: TEXT}}\n" + text), named: name)
+                let source = "{{% CONTENT_TYPE: TEXT}}\n" + text
+                if replaced.contains(name) {
+                    // Too deep as the scan reads the text: refused before the parse (which also takes time
+                    // growing with the square of the depth).
+                    if let tag = TemplatePartials.sectionOpening(atDepth: Self.maximumSectionDepth + 1, in: text) {
+                        throw Self.tooDeep(at: SourceLocation(file: file(name), line: tag.line, column: tag.column))
+                    }
+                    // Parsed, read and (if too deep after all) dropped on a thread with a large stack: each of
+                    // these recurses as deep as the sections nest.
+                    let read = try LargeStack.run { () throws -> (template: MustacheTemplate?, references: [TemplatePartials.Reference]) in
+                        let template = try MustacheTemplate(string: source)
+                        let parsed = TemplatePartials.parsed(template)
+                        guard parsed.depth <= Self.maximumSectionDepth else { return (nil, []) }
+                        return (template, TemplatePartials.references(in: parsed, text: text))
+                    }
+                    guard let parsed = read.template else { throw Self.tooDeep(at: SourceLocation(file: file(name), line: 1, column: 1)) }
+                    template = parsed
+                    partials[name] = read.references
+                } else {
+                    template = try MustacheTemplate(string: source)
+                    partials[name] = TemplatePartials.references(in: text)
+                }
             } catch let error as MustacheTemplate.ParserError {
                 // One line was prepended (the content-type pragma): report the template's own line.
                 let line = max(1, error.context.lineNumber - 1)
                 throw EmitError([Diagnostic(.error, .invalidTemplate, "template does not parse: \(Self.explain(error.error))",
-                                            at: SourceLocation(file: paths[name] ?? name + ".mustache", line: line, column: error.context.columnNumber))])
+                                            at: SourceLocation(file: file(name), line: line, column: error.context.columnNumber))])
+            } catch let error as EmitError {
+                throw error
             } catch {
                 throw EmitError([Diagnostic(.error, .invalidTemplate, "template does not parse: \(error)",
-                                            at: SourceLocation(file: paths[name] ?? name + ".mustache", line: 1, column: 1))])
+                                            at: SourceLocation(file: file(name), line: 1, column: 1))])
             }
+            library.register(template, named: name)
+        }
+        if let dynamic = TemplatePartials.dynamicPartial(in: partials) {
+            throw EmitError([Diagnostic(.error, .invalidTemplate, "a partial named by the context ({{>*name}}) is not supported: its name comes from the model, so it could include the template that includes it and never end; name the partial ({{> entity}})",
+                                        at: SourceLocation(file: file(dynamic.template), line: dynamic.line, column: dynamic.column))])
+        }
+        if let cycle = TemplatePartials.cycle(in: partials) {
+            throw EmitError([Diagnostic(.error, .invalidTemplate, "partials include each other in a cycle (\(cycle.path.joined(separator: " → "))), which would never end; a template cannot include itself, directly or through other templates",
+                                        at: SourceLocation(file: file(cycle.template), line: cycle.line, column: cycle.column))])
         }
         self.library = library
+    }
+
+    /// The error of a template whose sections nest deeper than `maximumSectionDepth`, at the tag that does.
+    private static func tooDeep(at location: SourceLocation) -> EmitError {
+        EmitError([Diagnostic(.error, .invalidTemplate, "sections nest more than \(maximumSectionDepth) deep here; modelgen renders at most \(maximumSectionDepth) (mustache renders a section inside a section by recursion)",
+                              at: location)])
     }
 
     /// swift-mustache's parser error in words.
