@@ -495,7 +495,7 @@ func runProcess(_ executable: URL, _ arguments: [String], in directory: URL? = n
     }
 
     /// A model file over 10 MB (MODELGEN_MAX_FILE_BYTES raises it) is refused by its size, before it is
-    /// read: a clear error at the file, exit status 1, nothing written.
+    /// read: a clear error at the file, exit status 1, nothing written; a template file too (status 2).
     @Test func filesOverTheSizeLimitAreRefusedBeforeReading() throws {
         let dir = try temporaryDirectory()
         var text = "model: Big\nentities:\n  A:\n    attributes: { a: string }\n"
@@ -508,6 +508,14 @@ func runProcess(_ executable: URL, _ arguments: [String], in directory: URL? = n
         #expect(result.stderr.hasPrefix("Big.model.yaml:1:1: error: the file is 11.0 MB, over the 10.0 MB modelgen reads; set MODELGEN_MAX_FILE_BYTES"), "\(result.stderr)")
         #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("Out").path))
         #expect(Date().timeIntervalSince(start) < 30, "refused without reading the file")
+        // A template of --templates likewise (exit status 2, as for any bad template).
+        try "model: S\nentities:\n  A:\n    attributes: { a: string }\n".write(to: dir.appendingPathComponent("S.model.yaml"), atomically: true, encoding: .utf8)
+        try FileManager.default.createDirectory(at: dir.appendingPathComponent("t"), withIntermediateDirectories: true)
+        try ("{{! a large template }}\n" + padding).write(to: dir.appendingPathComponent("t/entity.mustache"), atomically: true, encoding: .utf8)
+        let template = try modelgen(["generate", "S.model.yaml", "--output", "Out", "--templates", "t"], in: dir)
+        #expect(template.status == 2, "\(template.stderr)")
+        #expect(template.stderr.hasPrefix("t/entity.mustache:1:1: error: the file is 11.0 MB, over the 10.0 MB modelgen reads"), "\(template.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("Out").path))
     }
 
     /// Partials that include each other (directly, or hidden behind changed delimiters) are refused at

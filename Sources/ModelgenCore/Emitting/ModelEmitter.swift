@@ -63,6 +63,11 @@ public struct ModelEmitter: Sendable {
             for name in Self.templateNames {
                 let path = (directory as NSString).appendingPathComponent(name + ".mustache")
                 guard FileManager.default.fileExists(atPath: path) else { continue }
+                // By its size before it is read, as models and configs are (10 MB, or MODELGEN_MAX_FILE_BYTES).
+                if let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int,
+                   let problem = SourceText.sizeProblem(size, path: path) {
+                    throw EmitError([problem])
+                }
                 guard let data = FileManager.default.contents(atPath: path), var text = String(data: data, encoding: .utf8) else {
                     throw EmitError(message: "cannot read template '\(path)'")
                 }
