@@ -66,8 +66,7 @@ struct ModelFileChecker {
             exitStatus = max(exitStatus, 2)
             return nil
         }
-        if let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int,
-           let tooLarge = SourceText.sizeProblem(size, path: path) {
+        if let tooLarge = SourceText.sizeProblem(ofFileAt: path) {
             write(DiagnosticRenderer(format: format).render(tooLarge))
             exitStatus = max(exitStatus, 1)
             return nil

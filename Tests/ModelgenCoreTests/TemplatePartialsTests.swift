@@ -56,7 +56,7 @@ import Testing
         var deepest = 0
         for (name, text) in BuiltinTemplates.all.sorted(by: { $0.key < $1.key }) {
             let template = try MustacheTemplate(string: text)
-            let parsed = TemplatePartials.references(in: TemplatePartials.parsed(template), text: text)
+            let parsed = TemplatePartials.references(in: TemplatePartials.parsed(template), placedBy: TemplatePartials.tags(in: text))
             let scanned = TemplatePartials.references(in: text)
             #expect(parsed.map(\.name) == scanned.map(\.name), "\(name)")
             #expect(parsed.map(\.line) == scanned.map(\.line), "\(name)")
@@ -66,7 +66,7 @@ import Testing
         #expect(BuiltinTemplates.all.values.contains { !TemplatePartials.references(in: $0).isEmpty })
         // The engine's reading stands on its own: a partial the scan did not place is placed at 1:1.
         let template = try MustacheTemplate(string: "{{#a}}{{>entity}}{{/a}}")
-        #expect(TemplatePartials.references(in: TemplatePartials.parsed(template), text: "").map { "\($0.name) \($0.line):\($0.column)" } == ["entity 1:1"])
+        #expect(TemplatePartials.references(in: TemplatePartials.parsed(template), placedBy: []).map { "\($0.name) \($0.line):\($0.column)" } == ["entity 1:1"])
     }
 
     /// Whatever the scan makes of a tag, a partial the engine reads is followed: each spelling here

@@ -64,10 +64,7 @@ public struct ModelEmitter: Sendable {
                 let path = (directory as NSString).appendingPathComponent(name + ".mustache")
                 guard FileManager.default.fileExists(atPath: path) else { continue }
                 // By its size before it is read, as models and configs are (10 MB, or MODELGEN_MAX_FILE_BYTES).
-                if let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int,
-                   let problem = SourceText.sizeProblem(size, path: path) {
-                    throw EmitError([problem])
-                }
+                if let problem = SourceText.sizeProblem(ofFileAt: path) { throw EmitError([problem]) }
                 guard let data = FileManager.default.contents(atPath: path), var text = String(data: data, encoding: .utf8) else {
                     throw EmitError(message: "cannot read template '\(path)'")
                 }
@@ -102,9 +99,10 @@ public struct ModelEmitter: Sendable {
                 // Generated code is text: no HTML escaping.
                 let source = "{{% CONTENT_TYPE: TEXT}}\n" + text
                 if replaced.contains(name) {
+                    let tags = TemplatePartials.tags(in: text)
                     // Too deep as the scan reads the text: refused before the parse (which also takes time
                     // growing with the square of the depth).
-                    if let tag = TemplatePartials.sectionOpening(atDepth: Self.maximumSectionDepth + 1, in: text) {
+                    if let tag = TemplatePartials.sectionOpening(atDepth: Self.maximumSectionDepth + 1, in: tags) {
                         throw Self.tooDeep(at: SourceLocation(file: file(name), line: tag.line, column: tag.column))
                     }
                     // Parsed, read and (if too deep after all) dropped on a thread with a large stack: each of
@@ -113,7 +111,7 @@ public struct ModelEmitter: Sendable {
                         let template = try MustacheTemplate(string: source)
                         let parsed = TemplatePartials.parsed(template)
                         guard parsed.depth <= Self.maximumSectionDepth else { return (nil, []) }
-                        return (template, TemplatePartials.references(in: parsed, text: text))
+                        return (template, TemplatePartials.references(in: parsed, placedBy: tags))
                     }
                     guard let parsed = read.template else { throw Self.tooDeep(at: SourceLocation(file: file(name), line: 1, column: 1)) }
                     template = parsed

@@ -13,9 +13,18 @@ enum TemplatePartials {
     /// scan did not place it), and whether the context names it (`{{>*name}}`), which no check can follow.
     typealias Reference = (name: String, line: Int, column: Int, dynamic: Bool)
 
+    /// A tag of a template as the scan reads it: the text between its delimiters (a triple mustache's
+    /// third brace dropped) and the position of its opening.
+    typealias Tag = (text: Substring, line: Int, column: Int)
+
     /// Each partial a template includes, read from its text, with the position of its tag.
     static func references(in text: String) -> [Reference] {
-        tags(in: text).compactMap { tag in
+        references(in: tags(in: text))
+    }
+
+    /// Each partial among a template's scanned tags, with the position of its tag.
+    private static func references(in tags: [Tag]) -> [Reference] {
+        tags.compactMap { tag in
             // Mustache skips any whitespace around a tag's name, line breaks included (`Character.isWhitespace`;
             // found by fuzz-template: `{{>` + newline + ` entity}}` hid a self-inclusion behind the break).
             guard tag.text.hasPrefix(">") || tag.text.hasPrefix("<") else { return nil }
@@ -27,10 +36,10 @@ enum TemplatePartials {
     }
 
     /// The position of the first tag that opens a section (`{{#…}}`, `{{^…}}`, a block `{{$…}}` or an
-    /// inherited partial `{{<…}}`) nested `depth` deep in the text, as the scan reads it; nil without one.
-    static func sectionOpening(atDepth depth: Int, in text: String) -> (line: Int, column: Int)? {
+    /// inherited partial `{{<…}}`) nested `depth` deep among a template's scanned tags; nil without one.
+    static func sectionOpening(atDepth depth: Int, in tags: [Tag]) -> (line: Int, column: Int)? {
         var open = 0
-        for tag in tags(in: text) {
+        for tag in tags {
             switch tag.text.first {
             case "#", "^", "$", "<":
                 open += 1
@@ -42,10 +51,9 @@ enum TemplatePartials {
         return nil
     }
 
-    /// The tags of a template as mustache reads them (set-delimiter tags followed), each as the text
-    /// between its delimiters (a triple mustache's third brace dropped) with the position of its opening.
-    private static func tags(in text: String) -> [(text: Substring, line: Int, column: Int)] {
-        var result: [(Substring, Int, Int)] = []
+    /// The tags of a template as mustache reads them (set-delimiter tags followed), in order.
+    static func tags(in text: String) -> [Tag] {
+        var result: [Tag] = []
         var open = Array("{{"), close = Array("}}")
         let characters = Array(text)
         var index = 0, line = 1, lineStart = 0
@@ -122,11 +130,11 @@ enum TemplatePartials {
         return parsed
     }
 
-    /// The engine's partials of a parsed template, each placed where the scan of its `text` found a tag
+    /// The engine's partials of a parsed template, each placed where the scan (its `tags`) found a tag
     /// of the same name (in order), 1:1 where it found none; the scan's reading alone if this build's
     /// swift-mustache cannot be read by reflection.
-    static func references(in parsed: Parsed, text: String) -> [Reference] {
-        let scanned = references(in: text)
+    static func references(in parsed: Parsed, placedBy tags: [Tag]) -> [Reference] {
+        let scanned = references(in: tags)
         guard reflectionReadsTokens else { return scanned }
         var unplaced = scanned[...]
         return parsed.partials.map { partial in

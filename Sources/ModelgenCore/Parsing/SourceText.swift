@@ -27,6 +27,13 @@ public struct SourceText: Sendable {
                           at: SourceLocation(file: path, line: 1, column: 1))
     }
 
+    /// The diagnostic for the file at `path` when its size is over `maximumByteCount`, read from the file
+    /// system before the file is; nil within it (or when its size cannot be read: reading it will say why).
+    public static func sizeProblem(ofFileAt path: String) -> Diagnostic? {
+        guard let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int else { return nil }
+        return sizeProblem(size, path: path)
+    }
+
     /// Decodes file bytes (refusing binary data, invalid UTF-8 and files over `maximumByteCount`), or returns the diagnostics that make the file unusable.
     public static func decode(_ data: Data, path: String) -> Result<SourceText, DiagnosticList> {
         var diagnostics = DiagnosticList()
