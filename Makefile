@@ -5,16 +5,20 @@ SHARED  ?= ../shared
 PYTHON  ?= python3
 EXAMPLES = Examples/Blog/Blog.model.yaml Examples/Graphics/Graphics.model.yaml Examples/Staff/Staff.model.yaml
 
-.PHONY: migration-kill load doc-coverage docs all deps deps-postgres build example examples test test-postgres tsan fuzz fuzz-long install bench bench-postgres clean templates reference runtime-names
+.PHONY: consumer migration-kill load doc-coverage docs all deps deps-postgres build example examples test test-postgres tsan fuzz fuzz-long install bench bench-postgres clean templates reference runtime-names
 
 all: build
 
-# System packages the project needs (Debian/Ubuntu). Runs apt only when something is missing.
+# System packages the tests need (Debian/Ubuntu), installed only when missing: as root with apt-get
+# and pip, otherwise the command to run is printed. `make example` needs none of them.
+APT_INSTALL = if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq
+APT_ELSE = >/dev/null; else echo "error: missing $$what: run sudo apt-get install $$package" >&2; exit 1; fi
 deps:
-	@command -v $(PYTHON) >/dev/null || { echo "installing python3"; apt-get update -qq && apt-get install -y -qq python3; }
-	@[ -f /usr/include/sqlite3.h ] || [ "$$(uname)" = Darwin ] || { echo "installing libsqlite3-dev (the runtime's SQLite store)"; apt-get update -qq && apt-get install -y -qq libsqlite3-dev >/dev/null; }
-	@command -v dot >/dev/null || { echo "installing graphviz (tests render modelgen graph --format dot)"; apt-get update -qq && apt-get install -y -qq graphviz >/dev/null; }
-	@command -v patch >/dev/null || { echo "installing patch (tests apply the diffs of modelgen generate --check)"; apt-get update -qq && apt-get install -y -qq patch >/dev/null; }
+	@command -v $(PYTHON) >/dev/null || { what=python3 package=python3; $(APT_INSTALL) python3 $(APT_ELSE); }
+	@[ -f /usr/include/sqlite3.h ] || [ "$$(uname)" = Darwin ] || { what="SQLite's headers (the runtime's SQLite store)" package=libsqlite3-dev; $(APT_INSTALL) libsqlite3-dev $(APT_ELSE); }
+	@command -v dot >/dev/null || { what="graphviz (tests render modelgen graph --format dot)" package=graphviz; $(APT_INSTALL) graphviz $(APT_ELSE); }
+	@command -v patch >/dev/null || { what="patch (tests apply the diffs of modelgen generate --check)" package=patch; $(APT_INSTALL) patch $(APT_ELSE); }
+	@$(PYTHON) -c "import jsonschema, yaml" 2>/dev/null || { echo "installing jsonschema and pyyaml (scripts/check-schemas.py)"; $(PYTHON) -m pip install -q jsonschema pyyaml; }
 
 # The PostgreSQL server for test-postgres (Debian's postgresql: initdb, pg_ctl, postgres).
 deps-postgres:
@@ -25,8 +29,9 @@ deps-postgres:
 build: deps
 	$(SWIFT) build
 
-# Quick start: validate the example models and generate the Blog model's Swift code.
-example: build
+# Quick start: validate the example models and generate the Blog model's Swift code (builds only the
+# modelgen command, which needs nothing beyond Swift).
+example:
 	$(SWIFT) run -q modelgen validate $(EXAMPLES)
 	@echo "example models are valid: $(EXAMPLES)"
 	$(SWIFT) run -q modelgen generate Examples/Blog/Blog.model.yaml --output .build/example-output/Blog
@@ -53,6 +58,14 @@ test: deps
 	else \
 		echo "note: $(SHARED) not found beside the repository; skipped the shared invalid-model corpus"; \
 	fi
+	@# The JSON Schemas of Schemas/ against every model modelgen accepts, with a JSON Schema validator.
+	$(PYTHON) scripts/check-schemas.py .build/debug/modelgen $$([ -d "$(SHARED)/models" ] && echo "$(SHARED)")
+
+# modelgen as another package's dependency, outside the repository: modelgen init's package built and
+# run, and a package beside a dependency pinning Yams to modelgen's lowest version (scripts/test-consumer.sh).
+consumer: deps
+	$(SWIFT) build --product modelgen
+	bash scripts/test-consumer.sh .build/debug/modelgen
 
 # The PostgreSQL store (package trait PostgreSQL: PostgresNIO is fetched and built only here, in
 # .build-postgres) against a throw-away PostgreSQL server started on 127.0.0.1 and stopped after.

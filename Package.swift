@@ -3,6 +3,10 @@ import PackageDescription
 
 let package = Package(
     name: "modelgen",
+    // Every Apple-platform API the code uses is available from these releases: Observation and
+    // Foundation's Predicate (macOS 14 / iOS 17), Synchronization's Mutex and Atomic and task
+    // executors (macOS 15 / iOS 18). Linux has no deployment target.
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [
         .executable(name: "modelgen", targets: ["modelgen"]),
         .library(name: "ModelgenCore", targets: ["ModelgenCore"]),
@@ -19,13 +23,18 @@ let package = Package(
         .trait(name: "PostgreSQL", description: "The PostgreSQL store (ModelgenPostgres), on PostgresNIO"),
         .default(enabledTraits: []),
     ],
+    // Ranges, never exact versions, so that modelgen resolves beside other packages that share these
+    // dependencies; each lower bound is the lowest version the project builds and tests with
+    // (scripts/test-consumer.sh resolves a package that pins Yams to its lower bound). Package.resolved,
+    // kept out of git, pins the project's own builds.
     dependencies: [
-        .package(url: "https://github.com/vapor/postgres-nio", exact: "1.33.2"),
-        .package(url: "https://github.com/jpsim/Yams", exact: "6.2.2"),
-        .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
-        .package(url: "https://github.com/hummingbird-project/swift-mustache", exact: "2.1.1"),
-        // `make docs`: the DocC catalogs of ModelgenRuntime and ModelgenCore (swift package generate-documentation).
-        .package(url: "https://github.com/swiftlang/swift-docc-plugin", exact: "1.5.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/jpsim/Yams", "5.0.1"..<"7.0.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
+        // `make docs` only: the DocC catalogs of ModelgenRuntime and ModelgenCore (swift package
+        // generate-documentation). No product uses it, so it never enters a consumer's resolved graph.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // The NSPredicate-format subset: lexer, parser and AST with positions.
@@ -105,10 +114,10 @@ let package = Package(
         ),
 
         .testTarget(name: "ModelgenPredicateTests", dependencies: ["ModelgenPredicate"]),
-        .testTarget(name: "ModelgenCoreTests", dependencies: ["ModelgenCore"]),
+        .testTarget(name: "ModelgenCoreTests", dependencies: ["ModelgenCore", "TestScratch"]),
         .testTarget(name: "ModelgenCLITests", dependencies: ["modelgen", "ModelgenCore", "ModelgenRuntime", "ClinicVersions", "TestScratch"]),
         .testTarget(name: "ModelgenRuntimeTests", dependencies: ["ModelgenRuntime", "SQLiteFaultInjection", "ClinicVersions", "TestScratch"]),
-        // The tests' scratch directory, removed when the test process exits.
+        // What the test targets share: the scratch directory (removed when the test process exits) and a seeded random generator.
         .target(name: "TestScratch", path: "Tests/Support/TestScratch"),
         // A model's four versions and the stages between them, for the staged-migration tests on every store and the kill test.
         .target(name: "ClinicVersions", dependencies: ["ModelgenRuntime"], path: "Tests/Support/ClinicVersions"),

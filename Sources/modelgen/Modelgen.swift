@@ -11,6 +11,7 @@ struct Modelgen: ParsableCommand {
             With no command, modelgen reads ./modelgen.yml and generates every model it lists (flags given here win over the file). modelgen --check checks them all, for CI.
 
             Examples:
+              modelgen init
               modelgen validate Blog.model.yaml
               modelgen validate Models/*.model.yaml --strict --diagnostics github
               modelgen generate Blog.model.yaml --output Sources/Blog/Generated
@@ -19,7 +20,7 @@ struct Modelgen: ParsableCommand {
             Exit status: 0 success, 1 model errors or stale output, 2 usage or I/O errors.
             """,
         version: ModelgenVersion.current,
-        subcommands: [Project.self, Validate.self, Generate.self, Diff.self, Graph.self, Import.self, Export.self, Format.self, Config.self],
+        subcommands: [Project.self, Init.self, Validate.self, Generate.self, Diff.self, Graph.self, Import.self, Export.self, Format.self, Config.self],
         defaultSubcommand: Project.self
     )
 }

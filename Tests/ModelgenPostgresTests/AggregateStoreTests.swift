@@ -1,4 +1,3 @@
-#if PostgreSQL
 import Foundation
 import ModelgenPostgres
 import ModelgenRuntime
@@ -72,4 +71,3 @@ import Testing
         #expect(try context.aggregate(stricter).count == 1, "\(kind)")
     }
 }
-#endif

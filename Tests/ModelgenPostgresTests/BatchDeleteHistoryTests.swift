@@ -1,4 +1,3 @@
-#if PostgreSQL
 import Foundation
 import ModelgenPostgres
 import ModelgenRuntime
@@ -77,4 +76,3 @@ let workshopModel = try! ManagedObjectModel(name: "Workshop", entities: [
         #expect(left == ["y0", "y1"], "\(kind)")
     }
 }
-#endif

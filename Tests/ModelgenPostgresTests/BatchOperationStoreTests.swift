@@ -1,4 +1,3 @@
-#if PostgreSQL
 import Foundation
 import ModelgenPostgres
 import ModelgenRuntime
@@ -92,9 +91,7 @@ import Testing
         if kind != .inMemory { #expect(try container.history().last?.changes == changes, "\(kind)") }
     }
 }
-#endif
 
-#if PostgreSQL
 /// Clubs whose people (required club) and events go with them, people's tickets with them, and a
 /// sponsor cycle: a batch delete cascades and denies in SQL on SQLite and PostgreSQL, as the in-memory
 /// store's record-by-record delete does.
@@ -176,4 +173,3 @@ let clubsModel = try! ManagedObjectModel(name: "Clubs", entities: [
         #expect(try snapshot(container).isEmpty, "\(kind)")
     }
 }
-#endif

@@ -1,4 +1,3 @@
-#if PostgreSQL
 import Foundation
 import ModelgenPostgres
 import ModelgenRuntime
@@ -137,4 +136,3 @@ let readingModel = try! ManagedObjectModel(name: "Readings", entities: [
         }
     }
 }
-#endif

@@ -1,4 +1,3 @@
-#if PostgreSQL
 import Foundation
 import ModelgenPostgres
 import ModelgenRuntime
@@ -67,4 +66,3 @@ import Testing
         #expect(try stored("Task", "summary == 'Build' AND project.title == 'Analytical Engine'") == 1)
     }
 }
-#endif

@@ -1,4 +1,3 @@
-#if PostgreSQL
 import Foundation
 import ModelgenPostgres
 import ModelgenRuntime
@@ -82,4 +81,3 @@ let compositeModel = try! ManagedObjectModel(name: "Depots", entities: [
         }
     }
 }
-#endif

@@ -1,4 +1,3 @@
-#if PostgreSQL
 import Foundation
 import ModelgenPostgres
 import ModelgenRuntime
@@ -135,4 +134,3 @@ import Testing
         #expect(try after.fetch(FetchRequest<ManagedObject>(entityName: "Task")).map { try $0.value(forKey: "summary") as! String } == ["loom"], "\(kind)")
     }
 }
-#endif

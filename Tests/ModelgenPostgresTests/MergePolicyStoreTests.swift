@@ -1,4 +1,3 @@
-#if PostgreSQL
 import Foundation
 import ModelgenPostgres
 import ModelgenRuntime
@@ -101,4 +100,3 @@ import Testing
         }
     }
 }
-#endif

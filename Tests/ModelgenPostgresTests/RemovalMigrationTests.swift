@@ -1,4 +1,3 @@
-#if PostgreSQL
 import Foundation
 import ModelgenPostgres
 import ModelgenRuntime
@@ -60,11 +59,15 @@ final class Holder: ManagedObject {}
             let url = FileManager.default.temporaryDirectory.appendingPathComponent("removal-\(UUID().uuidString).sqlite")
             return { model, policy in try SQLiteStore(url: url, model: model, configuration: SQLiteConfiguration(migration: policy)) }
         case .postgres:
+            #if PostgreSQL
             var configuration = try #require(try testConfiguration())
             return { model, policy in
                 configuration.migration = policy
                 return try PostgreSQLStore(model: model, configuration: configuration)
             }
+            #else
+            throw StoreKind.SkipReason.noServer
+            #endif
         case .inMemory:
             throw StoreKind.SkipReason.noServer
         }
@@ -142,4 +145,3 @@ final class Holder: ManagedObject {}
         #expect(try names(reader, "Gadget", "name") == ["clock", "lamp", "lamp 2"], "\(kind)")
     }
 }
-#endif

@@ -1,4 +1,3 @@
-#if PostgreSQL
 import ClinicVersions
 import Foundation
 import ModelgenPostgres
@@ -16,8 +15,12 @@ import Testing
             let url = FileManager.default.temporaryDirectory.appendingPathComponent("staged-\(UUID().uuidString).sqlite")
             return { model, plan in try SQLiteStore(url: url, model: model, migrationPlan: plan) }
         case .postgres:
+            #if PostgreSQL
             let configuration = try #require(try testConfiguration())
             return { model, plan in try PostgreSQLStore(model: model, configuration: configuration, migrationPlan: plan) }
+            #else
+            throw StoreKind.SkipReason.noServer
+            #endif
         case .inMemory:
             throw StoreKind.SkipReason.noServer
         }
@@ -122,4 +125,3 @@ import Testing
         }
     }
 }
-#endif

@@ -1,4 +1,3 @@
-#if PostgreSQL
 import Foundation
 import ModelgenPostgres
 import ModelgenRuntime
@@ -169,4 +168,3 @@ final class InterleavingStore: PersistentStore, @unchecked Sendable {
         return try base.commit(changes)
     }
 }
-#endif

@@ -56,18 +56,6 @@ final class MixSong: ManagedObject {
             + songs.map { "\($0.title): \($0.playlists.map(\.name).sorted()) \($0.similar.map(\.title).sorted())" }
     }
 
-    /// Writes the fixture (run by hand with MODELGEN_WRITE_JOIN_FIXTURE=1 on the layout to keep).
-    @Test func writeTheFixtureWhenAsked() throws {
-        guard ProcessInfo.processInfo.environment["MODELGEN_WRITE_JOIN_FIXTURE"] == "1" else { return }
-        try? FileManager.default.removeItem(at: Self.fixture)
-        let store = try SQLiteStore(url: Self.fixture, model: Self.model)
-        try Self.fill(ManagedContainer(model: Self.model, store: store).newContext())
-        var db: OpaquePointer?
-        sqlite3_open(Self.fixture.path, &db)
-        sqlite3_exec(db, "PRAGMA wal_checkpoint(TRUNCATE); PRAGMA journal_mode=DELETE", nil, nil, nil)
-        sqlite3_close(db)
-    }
-
     @Test func aStoreWithAJoinTablePerSideOpensAndKeepsEveryLink() throws {
         let copy = scratchDirectory.appendingPathComponent("mix-\(UUID().uuidString).sqlite")
         defer { try? FileManager.default.removeItem(at: copy) }

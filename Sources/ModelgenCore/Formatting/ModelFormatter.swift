@@ -101,7 +101,7 @@ public enum ModelFormatter {
                     anchors.append(position(item))
                     collect(item, anchors: &anchors, quoted: &quoted)
                 }
-            case .alias:
+            default: // an alias (Yams 6; Yams 5 resolves aliases before this tree exists)
                 aliasLocation = SourceLocation(file: source.path, line: node.mark?.line ?? 1, column: node.mark?.column ?? 1)
             }
         }
@@ -148,7 +148,7 @@ public enum ModelFormatter {
                     result.items.append(.init(self.value(item), comments: comments))
                 }
                 return .sequence(result)
-            case .alias:
+            default: // an alias (Yams 6); refused before formatting
                 return .scalar(.text(""))
             }
         }

@@ -95,7 +95,7 @@ final class NodeReader {
         case .scalar(let s): return s.string.isEmpty && s.style == .plain ? "nothing" : "a scalar"
         case .mapping: return "a mapping"
         case .sequence: return "a list"
-        case .alias: return "an alias"
+        default: return "an alias" // Yams 6's alias case (Yams 5 has none)
         }
     }
 
