@@ -4,7 +4,7 @@ import PackageDescription
 
 // This example depends on the modelgen repository two folders up, by path. A path
 // dependency's package name is its folder's name, so read it rather than assume it.
-// In your own package: .package(url: "https://github.com/…/modelgen", from: "…") and package: "modelgen".
+// In your own package: .package(url: "https://github.com/OWNER/modelgen", from: "0.1.0") and package: "modelgen".
 let modelgenRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 let modelgen = modelgenRoot.lastPathComponent
 

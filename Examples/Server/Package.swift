@@ -5,7 +5,7 @@ import PackageDescription
 // A shop served by several app servers sharing one database: the same generated classes run on
 // SQLite (one machine) or PostgreSQL (many), chosen at run time. The modelgen repository two
 // folders up is the dependency, with its PostgreSQL trait on; its package name is its folder's name.
-// In your own package: .package(url: "https://github.com/…/modelgen", from: "…", traits: ["PostgreSQL"]).
+// In your own package: .package(url: "https://github.com/OWNER/modelgen", from: "0.1.0", traits: ["PostgreSQL"]).
 let modelgenRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 let modelgen = modelgenRoot.lastPathComponent
 
@@ -13,7 +13,7 @@ let package = Package(
     name: "Server",
     dependencies: [
         .package(path: modelgenRoot.path, traits: ["PostgreSQL"]),
-        .package(url: "https://github.com/hummingbird-project/hummingbird", exact: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
     ],
     targets: [
         // Shop.model.yaml is turned into Swift at build time by the plugin.

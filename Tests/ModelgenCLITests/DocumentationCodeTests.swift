@@ -49,10 +49,11 @@ import Testing
         return blocks
     }
 
-    /// The Swift files a block may be found in: compiled by `make test`, `make test-postgres` or `make examples`.
+    /// The Swift files a block may be found in: compiled by `make test`, `make test-postgres`, `make examples`
+    /// or `make consumer` (the starter `modelgen init` writes, built and run).
     static func compiledSources() throws -> [(path: String, lines: [String])] {
         var files: [(String, [String])] = []
-        for folder in ["Tests/GeneratedCodeTests", "Tests/ModelgenPostgresTests", "Examples"] {
+        for folder in ["Tests/GeneratedCodeTests", "Tests/ModelgenPostgresTests", "Examples", "Templates/Starter"] {
             let base = root.appendingPathComponent(folder)
             guard let enumerator = FileManager.default.enumerator(at: base, includingPropertiesForKeys: nil) else { continue }
             for case let url as URL in enumerator where url.pathExtension == "swift" && !url.path.contains("/.build")
@@ -128,6 +129,35 @@ import Testing
             try manifest.write(to: directory.appendingPathComponent("Package.swift"), atomically: true, encoding: .utf8)
             let run = try runProcess(URL(fileURLWithPath: "/usr/bin/env"), ["swift", "package", "dump-package"], in: directory)
             #expect(run.status == 0, "\(block): the Package.swift fragment does not load:\n\(run.stderr.suffix(2000))")
+        }
+    }
+
+    /// The README's model is the one `modelgen init` writes (the starter, less its comment lines).
+    @Test func theReadmesModelIsTheStarter() throws {
+        let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
+        let starter = try String(contentsOf: Self.root.appendingPathComponent("Templates/Starter/Library.model.yaml"), encoding: .utf8)
+            .split(separator: "\n", omittingEmptySubsequences: false).filter { !$0.hasPrefix("#") }.joined(separator: "\n")
+        #expect(readme.contains("```yaml\n" + starter + "```"), "README.md's model is not Templates/Starter/Library.model.yaml")
+    }
+
+    /// A figure the README shows is the one docs/performance.md's current table has for the question:
+    /// performance.md is the source, the README's "Speed" table copies three of its rows.
+    @Test func theReadmesFiguresAreThoseOfThePerformanceTable() throws {
+        func rows(_ document: String, under heading: String) throws -> [[String]] {
+            let text = try String(contentsOf: Self.root.appendingPathComponent(document), encoding: .utf8)
+            let section = try #require(text.components(separatedBy: "\n\(heading)\n").dropFirst().first, "\(document) has no \(heading)")
+            return section.split(separator: "\n").prefix { !$0.hasPrefix("#") }.filter { $0.hasPrefix("| ") }
+                .map { $0.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) } }
+        }
+        let readme = try rows("README.md", under: "## Speed").dropFirst()   // the header row
+        let current = try rows("docs/performance.md", under: "## Today's figures")
+        #expect(readme.count >= 3)
+        for row in readme {
+            let (question, ratio, goal) = (row[0], row[1], row[2])
+            let source = current.first { $0.contains(question) }
+            #expect(source != nil, "README's speed row '\(question)' is not a row of docs/performance.md's current table")
+            #expect(source?.contains(ratio) == true && source?.contains(goal) == true,
+                    "README says \(ratio) (goal \(goal)) for '\(question)'; docs/performance.md: \(source ?? [])")
         }
     }
 

@@ -61,6 +61,25 @@ import Testing
         try ModelFormatter.format(data: Data(text.utf8), path: "m.model.yaml").get()
     }
 
+    /// The canonical order names every key the parser accepts, and docs/interop.md lists it as it is.
+    @Test func theCanonicalOrderHasEveryKeyAndIsTheDocumentedOne() throws {
+        typealias Order = ModelDocumentCanonicalizer
+        let kinds: [(String, [String], KeySet)] = [
+            ("top level", Order.topLevel, ModelParser.Keys.topLevel), ("options", Order.options, ModelParser.Keys.options),
+            ("composite", Order.composite, ModelParser.Keys.composite), ("entity", Order.entity, ModelParser.Keys.entity),
+            ("attribute (and composite field)", Order.attribute, ModelParser.Keys.attribute),
+            ("relationship", Order.relationship, ModelParser.Keys.relationship),
+            ("fetched property", Order.fetchedProperty, ModelParser.Keys.fetchedProperty),
+            ("fetch request", Order.fetchRequest, ModelParser.Keys.fetchRequest),
+        ]
+        let interop = try String(contentsOf: packageRoot.appendingPathComponent("docs/interop.md"), encoding: .utf8)
+        for (kind, order, keys) in kinds {
+            #expect(Set(order) == keys.set, "\(kind): the formatter's order misses \(keys.set.subtracting(order).sorted())")
+            let line = "  - \(kind): " + order.map { "`\($0)`" }.joined(separator: ", ")
+            #expect(interop.contains(line + "\n"), "docs/interop.md does not list the \(kind)'s order as:\n\(line)")
+        }
+    }
+
     @Test func canonicalLayoutKeepsEveryComment() throws {
         let formatted = try format(Self.messy)
         #expect(formatted == Self.expected, "\(UnifiedDiff.diff(old: Self.expected, new: formatted, oldName: "expected", newName: "formatted"))")

@@ -7,7 +7,7 @@ enum ModelDocumentCanonicalizer {
     static let composite = ["doc", "attributes"]
     static let options = ["codegen", "access", "imports"]
     static let entity = ["doc", "parent", "abstract", "class", "codegen", "renamingIdentifier", "versionHashModifier", "attributes", "relationships", "fetchedProperties",
-                         "unique", "indexes", "userInfo"]
+                         "computed", "unique", "indexes", "userInfo"]
     static let attribute = ["type", "optional", "default", "min", "max", "regex", "swiftType", "transformer", "externalStorage",
                             "transient", "derived", "renamingIdentifier", "versionHashModifier", "doc", "userInfo"]
     static let relationship = ["destination", "toMany", "ordered", "inverse", "deleteRule", "optional", "min", "max", "transient",
