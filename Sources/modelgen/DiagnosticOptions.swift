@@ -15,14 +15,18 @@ struct ModelInputOptions: ParsableArguments {
     @Option(help: "How to print diagnostics: text, json or github.")
     var diagnostics: DiagnosticFormat = .text
 
+    @Flag(help: "Print the warnings of a version folder's released versions too (by default one note counts them).")
+    var releasedVersionWarnings = false
+
     /// Checks every file, printing diagnostics; the valid models' checks, or an `ExitCode` (1 model errors, 2 I/O).
     func checkAll() throws -> [ModelCheck] {
-        try Self.checkAll(files, format: diagnostics, strict: strict)
+        try Self.checkAll(files, format: diagnostics, strict: strict, releasedVersionWarnings: releasedVersionWarnings)
     }
 
     /// Checks files, printing diagnostics; the valid models' checks, or an `ExitCode` (1 model errors, 2 I/O).
-    static func checkAll(_ files: [String], format: DiagnosticFormat, strict: Bool) throws -> [ModelCheck] {
+    static func checkAll(_ files: [String], format: DiagnosticFormat, strict: Bool, releasedVersionWarnings: Bool = false) throws -> [ModelCheck] {
         var checker = ModelFileChecker(format: format, strict: strict)
+        checker.releasedVersionWarnings = releasedVersionWarnings
         // A version folder stands for its current version (once the folder and its path check out).
         let checks = files.compactMap { file in
             ModelVersionFolder.isVersionFolder(file) ? checker.checkVersionFolder(path: file)?.checks.last : checker.check(path: file)
@@ -46,11 +50,25 @@ struct ModelFileChecker {
         self.strict = strict
     }
 
-    /// Checks one file, printing its diagnostics; the parsed model when it has no errors.
-    mutating func check(path: String) -> ModelCheck? {
+    /// Whether the warnings of a version folder's released versions are printed
+    /// (`--released-version-warnings`); without it they are counted and named in one note.
+    var releasedVersionWarnings = false
+    /// The warnings of released versions left unprinted, by version number.
+    private(set) var hiddenReleasedWarnings: [(version: Int, count: Int)] = []
+
+    /// Checks one file, printing its diagnostics; the parsed model when it has no errors. The warnings
+    /// of a released version (`released`: its number in a version folder) are left out unless asked for:
+    /// a released version cannot change, so they are noise (`--strict` still fails on them).
+    mutating func check(path: String, released: Int? = nil) -> ModelCheck? {
         guard let source = read(path: path) else { return nil }
         let result = ModelCheck.run(data: source.contents, path: path, strict: strict)
-        emit(result.diagnostics, of: source)
+        var diagnostics = result.diagnostics
+        if let released, !releasedVersionWarnings, !strict {
+            diagnostics = diagnostics.filter { $0.severity == .error }
+            let hidden = result.diagnostics.count(where: { $0.severity == .warning })
+            if hidden > 0 { hiddenReleasedWarnings.append((released, hidden)) }
+        }
+        emit(diagnostics, of: source)
         if result.hasErrors { exitStatus = max(exitStatus, 1) }
         // The process ends soon: keep the trees instead of freeing them one node at a time.
         KeptForExit.keep(result)
@@ -86,7 +104,7 @@ struct ModelFileChecker {
         let renderer = DiagnosticRenderer(format: format, sourceLine: { file, line in
             file == source.path ? SourceExcerpt.line(line, in: lines) : nil
         })
-        for diagnostic in diagnostics {
+        for diagnostic in format == .json ? diagnostics : RepeatedWarnings.collapse(diagnostics) {
             write(renderer.render(diagnostic))
         }
     }
@@ -126,12 +144,25 @@ struct ModelFileChecker {
         }
         emitUnlocated(folder.problems)
         let versions = throughCurrent ? folder.versions : Array(folder.versions.dropLast())
-        let checks = versions.compactMap { check(path: $0.path) }
+        let current = folder.current?.number
+        let checks = versions.compactMap { check(path: $0.path, released: $0.number == current ? nil : $0.number) }
+        noteHiddenReleasedWarnings(in: path)
         guard folder.problems.isEmpty, checks.count == versions.count else {
             exitStatus = max(exitStatus, 1)
             return nil
         }
         return (folder, checks)
+    }
+
+    /// One note for the warnings of released versions left unprinted, when there are any.
+    private mutating func noteHiddenReleasedWarnings(in folder: String) {
+        guard !hiddenReleasedWarnings.isEmpty else { return }
+        let total = hiddenReleasedWarnings.reduce(0) { $0 + $1.count }
+        let versions = hiddenReleasedWarnings.map(\.version)
+        let range = versions.count == 1 ? "v\(versions[0])" : "v\(versions.min()!)–v\(versions.max()!)"
+        hiddenReleasedWarnings = []
+        guard format == .text else { return }
+        printLine("\(folder): note: \(total) warning\(total == 1 ? "" : "s") of released versions (\(range)) not shown: released versions cannot change; --released-version-warnings shows them")
     }
 
     /// Prints diagnostics without the source line under them.

@@ -66,6 +66,7 @@ struct Generate: ParsableCommand {
         job.check = check
         job.dryRun = dryRun
         job.useCache = !noCache
+        job.releasedVersionWarnings = input.releasedVersionWarnings
         try job.run()
     }
 }
@@ -115,6 +116,8 @@ struct GenerationJob {
     var dryRun = false
     /// Skip the run when nothing changed since the last one (`RegenerationCache`).
     var useCache = false
+    /// Print the warnings of a version folder's released versions too.
+    var releasedVersionWarnings = false
 
     init(files: [String], output: String, format: DiagnosticFormat, strict: Bool) {
         self.files = files
@@ -138,6 +141,7 @@ struct GenerationJob {
     /// `Modelgen.generate`): model errors are printed and end the job (exit 1) here.
     func plan() throws -> GenerationPlan {
         var reader = ModelFileChecker(format: format, strict: strict)
+        reader.releasedVersionWarnings = releasedVersionWarnings
         // A version folder generates its current version; its earlier versions are checked here, the
         // current one and the path from them by the pipeline.
         var paths: [String] = []

@@ -46,6 +46,9 @@ struct Project: ParsableCommand {
     @Flag(help: "Treat warnings as errors.")
     var strict = false
 
+    @Flag(help: "Print the warnings of version folders' released versions too (by default one note counts them).")
+    var releasedVersionWarnings = false
+
     @Option(help: "How to print diagnostics: text, json or github.")
     var diagnostics: DiagnosticFormat = .text
 
@@ -70,6 +73,7 @@ struct Project: ParsableCommand {
             job.templates = entry.templates
             job.check = check
             job.dryRun = dryRun
+            job.releasedVersionWarnings = releasedVersionWarnings
             return job
         }
         // Nothing changed for any entry since its last run (RegenerationCache): nothing to do. When one

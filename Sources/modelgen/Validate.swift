@@ -25,6 +25,7 @@ struct Validate: ParsableCommand {
 
     func run() throws {
         var checker = ModelFileChecker(format: input.diagnostics, strict: input.strict)
+        checker.releasedVersionWarnings = input.releasedVersionWarnings
         var summaries: [String] = []
         for file in input.files {
             if ModelVersionFolder.isVersionFolder(file) {

@@ -76,8 +76,38 @@ import Testing
         #expect(model.contains("Clinic.modelversions/v4.model.yaml. DO NOT EDIT."))
         #expect(model.contains("static let versionHash = \"\(ClinicVersions.v4.versionHash)\""))
         #expect(FileManager.default.fileExists(atPath: output.appendingPathComponent("Patient.swift").path))
-        // The current version's warnings are printed once.
-        #expect(run.stderr.components(separatedBy: "[MG0301]").count - 1 == 2, "\(run.stderr)")
+        // The current version's warning is printed; the released version's is counted in a note.
+        #expect(run.stderr.components(separatedBy: "[MG0301]").count - 1 == 1, "\(run.stderr)")
+        #expect(run.stderr.contains("v4.model.yaml:9:21: warning: optional numeric attribute 'Patient.weight'"), "\(run.stderr)")
+        #expect(run.stderr.contains("note: 1 warning of released versions (v3) not shown"), "\(run.stderr)")
+        #expect(!run.stderr.contains("v3.model.yaml:"), "\(run.stderr)")
+    }
+
+    /// Released versions cannot change: their warnings are one note unless asked for; the current
+    /// version's repeated warnings are one line per kind in text, every one in JSON; errors are never collapsed.
+    @Test func releasedVersionsWarnQuietlyAndRepeatedWarningsCollapse() throws {
+        func version(_ count: Int) -> String {
+            "model: Shop\nentities:\n  Item:\n    attributes:\n      name: string\n" + (1...count).map { "      n\($0): int16?\n" }.joined()
+        }
+        let shop = try folder(["v1.model.yaml": version(4), "v2.model.yaml": version(5), "v3.model.yaml": version(6)])
+        let run = try modelgen(["validate", shop.path])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stderr.components(separatedBy: "warning:").count - 1 == 1, "\(run.stderr)")
+        #expect(run.stderr.contains("v3.model.yaml:6:16: warning: optional numeric attribute 'Item.n1'"), "\(run.stderr)")
+        #expect(run.stderr.contains("(and 5 more like it in this file, at 7:16, 8:16, 9:16, …; --diagnostics json lists each) [MG0301]"), "\(run.stderr)")
+        #expect(run.stderr.contains("note: 9 warnings of released versions (v1–v2) not shown"), "\(run.stderr)")
+        let all = try modelgen(["validate", shop.path, "--released-version-warnings"])
+        #expect(all.stderr.contains("v1.model.yaml:6:16: warning:") && all.stderr.contains("v2.model.yaml:6:16: warning:"), "\(all.stderr)")
+        #expect(!all.stderr.contains("not shown"))
+        let json = try modelgen(["validate", shop.path, "--diagnostics", "json"])
+        #expect(json.stdout.split(separator: "\n").filter { $0.contains("\"MG0301\"") }.count == 6, "\(json.stdout)")
+        // --strict fails on a released version's warnings, and shows them.
+        let strict = try modelgen(["validate", shop.path, "--strict"])
+        #expect(strict.status == 1 && strict.stderr.contains("v1.model.yaml:6:16: error:"), "\(strict.stderr)")
+        // Errors of one kind are each printed.
+        let broken = try folder(["v1.model.yaml": "model: Shop\nentities:\n  Item:\n    attributes:\n      a: strin\n      b: strin\n"])
+        let errors = try modelgen(["validate", broken.path])
+        #expect(errors.stderr.components(separatedBy: ": error: unknown attribute type").count - 1 == 2, "\(errors.stderr)")
     }
 }
 

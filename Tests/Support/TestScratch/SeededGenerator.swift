@@ -5,6 +5,7 @@ import Foundation
 public struct SeededGenerator: RandomNumberGenerator {
     private var state: UInt64
 
+    /// A generator whose values follow from `seed` alone.
     public init(seed: UInt64) { state = seed }
 
     /// The seed of a randomized test: `MODELGEN_TEST_SEED` when set (to repeat a failure), else
@@ -13,6 +14,7 @@ public struct SeededGenerator: RandomNumberGenerator {
         ProcessInfo.processInfo.environment["MODELGEN_TEST_SEED"].flatMap { UInt64($0) } ?? fallback
     }
 
+    /// The next value.
     public mutating func next() -> UInt64 {
         let high = step() >> 32
         return high << 32 | step() >> 32
