@@ -41,11 +41,15 @@ let package = Package(
         // Dependency-free so that the generator and the runtime can both use it.
         .target(name: "ModelgenPredicate"),
 
+        // A model version as lines, and a model's earlier versions as edits of those lines: written by
+        // the generator, read by the runtime (one format, dependency-free, shared by both).
+        .target(name: "ModelgenArchive"),
+
         // The generator core: model file text in, model + diagnostics out. Works in memory.
         .target(
             name: "ModelgenCore",
             dependencies: [
-                "ModelgenPredicate",
+                "ModelgenPredicate", "ModelgenArchive",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Mustache", package: "swift-mustache"),
             ]
@@ -53,7 +57,7 @@ let package = Package(
 
         // What generated code links against: managed objects, contexts, stores, fetching.
         // Depends on the predicate language and the system's SQLite only (never on Yams or ArgumentParser).
-        .target(name: "ModelgenRuntime", dependencies: ["ModelgenPredicate", "CSQLite"]),
+        .target(name: "ModelgenRuntime", dependencies: ["ModelgenPredicate", "ModelgenArchive", "CSQLite"]),
 
         .target(
             name: "ModelgenPostgres",
@@ -115,7 +119,7 @@ let package = Package(
 
         .testTarget(name: "ModelgenPredicateTests", dependencies: ["ModelgenPredicate"]),
         .testTarget(name: "ModelgenCoreTests", dependencies: ["ModelgenCore", "TestScratch"]),
-        .testTarget(name: "ModelgenCLITests", dependencies: ["modelgen", "ModelgenCore", "ModelgenRuntime", "ClinicVersions", "TestScratch"]),
+        .testTarget(name: "ModelgenCLITests", dependencies: ["modelgen", "ModelgenCore", "ModelgenRuntime", "ModelgenArchive", "ClinicVersions", "TestScratch"]),
         .testTarget(name: "ModelgenRuntimeTests", dependencies: ["ModelgenRuntime", "SQLiteFaultInjection", "ClinicVersions", "TestScratch"]),
         // What the test targets share: the scratch directory (removed when the test process exits) and a seeded random generator.
         .target(name: "TestScratch", path: "Tests/Support/TestScratch"),

@@ -18,15 +18,20 @@ struct ModelInputOptions: ParsableArguments {
     @Flag(help: "Print the warnings of a version folder's released versions too (by default one note counts them).")
     var releasedVersionWarnings = false
 
+    @Option(help: "A version folder's oldest version a store may still be at: earlier versions are neither checked nor generated, and stores of them are refused.")
+    var oldestVersion: Int?
+
     /// Checks every file, printing diagnostics; the valid models' checks, or an `ExitCode` (1 model errors, 2 I/O).
     func checkAll() throws -> [ModelCheck] {
-        try Self.checkAll(files, format: diagnostics, strict: strict, releasedVersionWarnings: releasedVersionWarnings)
+        try Self.checkAll(files, format: diagnostics, strict: strict, releasedVersionWarnings: releasedVersionWarnings, oldestVersion: oldestVersion)
     }
 
     /// Checks files, printing diagnostics; the valid models' checks, or an `ExitCode` (1 model errors, 2 I/O).
-    static func checkAll(_ files: [String], format: DiagnosticFormat, strict: Bool, releasedVersionWarnings: Bool = false) throws -> [ModelCheck] {
+    static func checkAll(_ files: [String], format: DiagnosticFormat, strict: Bool, releasedVersionWarnings: Bool = false,
+                         oldestVersion: Int? = nil) throws -> [ModelCheck] {
         var checker = ModelFileChecker(format: format, strict: strict)
         checker.releasedVersionWarnings = releasedVersionWarnings
+        checker.oldestVersion = oldestVersion
         // A version folder stands for its current version (once the folder and its path check out).
         let checks = files.compactMap { file in
             ModelVersionFolder.isVersionFolder(file) ? checker.checkVersionFolder(path: file)?.checks.last : checker.check(path: file)
@@ -114,7 +119,7 @@ struct ModelFileChecker {
     /// (`--strict`: nor a warning), else nil with the exit status raised.
     mutating func checkVersionFolder(path: String) -> (folder: ModelVersionFolder, checks: [ModelCheck])? {
         guard let (folder, checks) = checkVersions(path: path, throughCurrent: true) else { return nil }
-        let path = ModelVersionFolder.pathDiagnostics(checks.compactMap(\.model))
+        let path = ModelVersionFolder.pathDiagnostics(checks.compactMap(\.model), firstNumber: folder.kept(from: oldestVersion).first?.number ?? 1)
         emitUnlocated(path)
         guard !path.contains(where: { $0.severity == .error || strict }) else {
             exitStatus = max(exitStatus, 1)
@@ -126,9 +131,24 @@ struct ModelFileChecker {
     /// Checks a version folder's layout and its earlier versions, printing their diagnostics: the
     /// current version's path with the earlier versions validated, for `generate` (whose pipeline
     /// checks the current version and the path from them); nil with the exit status raised on errors.
-    mutating func checkEarlierVersions(path: String) -> (current: String, earlier: [ValidatedModel])? {
+    mutating func checkEarlierVersions(path: String) -> (current: String, earlier: EarlierVersions)? {
         guard let (folder, checks) = checkVersions(path: path, throughCurrent: false), let current = folder.current else { return nil }
-        return (current.path, checks.compactMap(\.validated))
+        let kept = folder.kept(from: oldestVersion)
+        return (current.path, EarlierVersions(firstNumber: kept.first?.number ?? current.number, models: checks.compactMap(\.validated),
+                                              retiredVersionHashes: retiredVersionHashes(folder)))
+    }
+
+    /// The oldest version a store may still be at (`--oldest-version`, `oldestVersion`): versions before
+    /// it are neither checked nor generated.
+    var oldestVersion: Int?
+
+    /// The version hashes of the versions before the oldest kept, from their files parsed but not
+    /// checked (a file that does not parse has none: its stores open as of no version).
+    private func retiredVersionHashes(_ folder: ModelVersionFolder) -> [String] {
+        folder.retired(before: oldestVersion).compactMap { version in
+            guard let data = try? Data(contentsOf: URL(fileURLWithPath: version.path)) else { return nil }
+            return ModelParser.parse(data: data, path: version.path).model?.versionHash
+        }
     }
 
     /// The folder's layout and its versions' checks (the current one's too when `throughCurrent`),
@@ -143,7 +163,13 @@ struct ModelFileChecker {
             return nil
         }
         emitUnlocated(folder.problems)
-        let versions = throughCurrent ? folder.versions : Array(folder.versions.dropLast())
+        if let oldest = oldestVersion, let current = folder.current, oldest > current.number || oldest < 1 {
+            printLine("error: the oldest version to keep, \(oldest), is not one of \(path)'s versions (1 to \(current.number))")
+            exitStatus = max(exitStatus, 1)
+            return nil
+        }
+        let kept = folder.kept(from: oldestVersion)
+        let versions = throughCurrent ? kept : Array(kept.dropLast())
         let current = folder.current?.number
         let checks = versions.compactMap { check(path: $0.path, released: $0.number == current ? nil : $0.number) }
         noteHiddenReleasedWarnings(in: path)

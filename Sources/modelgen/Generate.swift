@@ -67,6 +67,7 @@ struct Generate: ParsableCommand {
         job.dryRun = dryRun
         job.useCache = !noCache
         job.releasedVersionWarnings = input.releasedVersionWarnings
+        job.oldestVersion = input.oldestVersion
         try job.run()
     }
 }
@@ -118,6 +119,8 @@ struct GenerationJob {
     var useCache = false
     /// Print the warnings of a version folder's released versions too.
     var releasedVersionWarnings = false
+    /// A version folder's oldest version a store may still be at (nil: every version).
+    var oldestVersion: Int?
 
     init(files: [String], output: String, format: DiagnosticFormat, strict: Bool) {
         self.files = files
@@ -140,12 +143,22 @@ struct GenerationJob {
     /// Everything the job would write, computed before anything touches the disk (by
     /// `Modelgen.generate`): model errors are printed and end the job (exit 1) here.
     func plan() throws -> GenerationPlan {
+        var settings = GeneratorConfig()
+        if let config {
+            do {
+                settings = try GeneratorConfig.load(path: config)
+            } catch {
+                FileHandle.standardError.write(Data("\(error)\n".utf8))
+                throw ExitCode(1)
+            }
+        }
         var reader = ModelFileChecker(format: format, strict: strict)
         reader.releasedVersionWarnings = releasedVersionWarnings
+        reader.oldestVersion = oldestVersion ?? settings.oldestVersion
         // A version folder generates its current version; its earlier versions are checked here, the
         // current one and the path from them by the pipeline.
         var paths: [String] = []
-        var earlier: [String: [ValidatedModel]] = [:]
+        var earlier: [String: EarlierVersions] = [:]
         for file in files {
             guard ModelVersionFolder.isVersionFolder(file) else { paths.append(file); continue }
             if let (current, versions) = reader.checkEarlierVersions(path: file) {
@@ -165,16 +178,10 @@ struct GenerationJob {
         configuration.options.singleFile = singleFile
         configuration.options.access = access
         configuration.options.propertyStyle = propertyStyle ?? .managed
-        if let config {
-            do {
-                let settings = try GeneratorConfig.load(path: config)
-                configuration.options.access = access ?? settings.access
-                configuration.options.extraImports = settings.imports
-                configuration.options.propertyStyle = propertyStyle ?? settings.propertyStyle ?? .managed
-            } catch {
-                FileHandle.standardError.write(Data("\(error)\n".utf8))
-                throw ExitCode(1)
-            }
+        if config != nil {
+            configuration.options.access = access ?? settings.access
+            configuration.options.extraImports = settings.imports
+            configuration.options.propertyStyle = propertyStyle ?? settings.propertyStyle ?? .managed
         }
         let output: GenerationOutput
         let collector = PrintingCollector(checker: reader)

@@ -74,6 +74,7 @@ struct Project: ParsableCommand {
             job.check = check
             job.dryRun = dryRun
             job.releasedVersionWarnings = releasedVersionWarnings
+            job.oldestVersion = entry.oldestVersion
             return job
         }
         // Nothing changed for any entry since its last run (RegenerationCache): nothing to do. When one

@@ -26,11 +26,16 @@ struct Validate: ParsableCommand {
     func run() throws {
         var checker = ModelFileChecker(format: input.diagnostics, strict: input.strict)
         checker.releasedVersionWarnings = input.releasedVersionWarnings
+        checker.oldestVersion = input.oldestVersion
         var summaries: [String] = []
         for file in input.files {
             if ModelVersionFolder.isVersionFolder(file) {
                 if let (folder, checks) = checker.checkVersionFolder(path: file) {
-                    summaries += ModelVersionFolder.summary(folder.versions, models: checks.compactMap(\.model))
+                    let retired = folder.retired(before: input.oldestVersion)
+                    if let last = retired.last {
+                        summaries.append("\(file): versions 1 to \(last.number) retired (oldest version \(last.number + 1)): not checked; stores of them are refused")
+                    }
+                    summaries += ModelVersionFolder.summary(folder.kept(from: input.oldestVersion), models: checks.compactMap(\.model))
                 }
             } else {
                 _ = checker.check(path: file)

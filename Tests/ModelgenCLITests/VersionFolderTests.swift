@@ -83,6 +83,33 @@ import Testing
         #expect(!run.stderr.contains("v3.model.yaml:"), "\(run.stderr)")
     }
 
+    /// `--oldest-version` (and `oldestVersion` in modelgen.yml): versions before it are neither checked
+    /// nor generated; their hashes go into the history as retired, so stores of them are refused.
+    @Test func versionsBeforeTheOldestAreRetired() throws {
+        let check = try modelgen(["validate", Self.clinic, "--oldest-version", "3"])
+        #expect(check.status == 0, "\(check.stderr)")
+        #expect(check.stdout.contains("versions 1 to 2 retired (oldest version 3): not checked"), "\(check.stdout)")
+        #expect(!check.stdout.contains("v1.model.yaml") && check.stdout.contains("v3.model.yaml: version 3"), "\(check.stdout)")
+
+        let output = try temporaryDirectory().appendingPathComponent("Generated")
+        let run = try modelgen(["generate", Self.clinic, "--output", output.path, "--oldest-version", "2"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let model = try String(contentsOf: output.appendingPathComponent("ClinicModel.swift"), encoding: .utf8)
+        #expect(model.contains("current: model, currentNumber: 4, firstNumber: 2,"))
+        #expect(model.contains("retiredVersionHashes: [\"\(ClinicVersions.v1.versionHash)\"],"))
+        #expect(!model.contains("static var v1:") && model.contains("static var v2:"))
+
+        // The same from modelgen.yml.
+        let project = try temporaryDirectory()
+        try "models:\n  - path: \(Self.clinic)\n    output: Out\n    oldestVersion: 2\n".write(to: project.appendingPathComponent("modelgen.yml"), atomically: true, encoding: .utf8)
+        let configured = try modelgen([], in: project)
+        #expect(configured.status == 0, "\(configured.stderr)")
+        #expect(try String(contentsOf: project.appendingPathComponent("Out/ClinicModel.swift"), encoding: .utf8) == model)
+
+        let beyond = try modelgen(["validate", Self.clinic, "--oldest-version", "9"])
+        #expect(beyond.status == 1 && beyond.stderr.contains("the oldest version to keep, 9, is not one of"), "\(beyond.stderr)")
+    }
+
     /// Released versions cannot change: their warnings are one note unless asked for; the current
     /// version's repeated warnings are one line per kind in text, every one in JSON; errors are never collapsed.
     @Test func releasedVersionsWarnQuietlyAndRepeatedWarningsCollapse() throws {

@@ -27,10 +27,11 @@ import Testing
         }
         let directory = packageRoot.appendingPathComponent("Tests/GeneratedCodeTests/Reference/Clinic")
         var config = GenerationConfiguration(outputDirectory: directory.path)
-        config.earlierVersions[sources[3].path] = try sources.prefix(3).map { try #require(ModelCheck.run(data: $0.contents, path: $0.path).validated) }
+        config.earlierVersions[sources[3].path] = EarlierVersions(models: try sources.prefix(3).map { try #require(ModelCheck.run(data: $0.contents, path: $0.path).validated) })
         let files = try Modelgen.generate(input: [sources[3]], config: config, diagnostics: CollectedDiagnostics()).files
         try expectFiles(files, in: directory)
-        #expect(files[0].contents.contains("static let versions: [ModelgenRuntime.ManagedObjectModel] = [Versions.v1, Versions.v2, Versions.v3, model]"))
+        #expect(files[0].contents.contains("static var versions: [ModelgenRuntime.ManagedObjectModel] { history.versions }"))
+        #expect(files[0].contents.contains("current: model, currentNumber: 4, firstNumber: 1,"))
     }
 
     @Test(arguments: references)

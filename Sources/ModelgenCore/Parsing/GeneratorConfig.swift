@@ -12,9 +12,14 @@ public struct GeneratorConfig: Sendable {
     public var imports: [String] = []
     /// How class-mode properties are declared.
     public var propertyStyle: PropertyStyle?
+    /// A version folder's oldest version a store may still be at (nil: every version).
+    public var oldestVersion: Int?
+
+    /// No options.
+    public init() {}
 
     /// The keys a config file allows.
-    static let keys = KeySet(["access", "imports", "propertyStyle"])
+    static let keys = KeySet(["access", "imports", "propertyStyle", "oldestVersion"])
 
     /// Reads a config file; throws its diagnostics, rendered, when it is wrong.
     public static func load(path: String) throws -> GeneratorConfig {
@@ -37,6 +42,7 @@ public struct GeneratorConfig: Sendable {
             switch entry.key {
             case "access": config.access = reader.choice(entry.value, "access level", as: AccessLevel.self)?.value
             case "propertyStyle": config.propertyStyle = reader.choice(entry.value, "property style", as: PropertyStyle.self)?.value
+            case "oldestVersion": config.oldestVersion = reader.count(entry.value, "'oldestVersion'")?.value
             default: config.imports = reader.strings(entry.value, "'imports'")?.map(\.value) ?? []
             }
         }

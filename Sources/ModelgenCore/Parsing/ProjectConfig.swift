@@ -33,6 +33,8 @@ public struct ProjectConfig: Sendable {
         public var templates: String?
         /// How class-mode properties are declared (nil: the defaults', else `@Managed` wrappers).
         public var propertyStyle: PropertyStyle?
+        /// A version folder's oldest version a store may still be at (nil: every version).
+        public var oldestVersion: Int?
         /// Where the entry is written (for diagnostics).
         public var location: SourceLocation
     }
@@ -40,7 +42,7 @@ public struct ProjectConfig: Sendable {
     /// Every model to generate, in file order.
     public var entries: [Entry] = []
 
-    static let optionKeys = ["access", "singleFile", "humanDir", "templates", "propertyStyle"]
+    static let optionKeys = ["access", "singleFile", "humanDir", "templates", "propertyStyle", "oldestVersion"]
     static let topKeys = KeySet(["defaults", "models"])
     static let entryKeys = KeySet(["path", "output"] + optionKeys)
     static let defaultKeys = KeySet(optionKeys)
@@ -66,6 +68,7 @@ public struct ProjectConfig: Sendable {
             case "humanDir": target.humanDir = reader.string(entry.value, "'humanDir' of \(what)").map { resolve($0.value) }
             case "propertyStyle": target.propertyStyle = reader.choice(entry.value, "property style", as: PropertyStyle.self)?.value
             case "templates": target.templates = reader.string(entry.value, "'templates' of \(what)").map { resolve($0.value) }
+            case "oldestVersion": target.oldestVersion = reader.count(entry.value, "'oldestVersion' of \(what)")?.value
             default: break
             }
         }

@@ -17,10 +17,10 @@ public struct GenerationConfiguration: Sendable {
     /// freeing them node by node, which would only delay the exit.
     public var processExitsAfterward = false
     /// For a model of a version folder (`NAME.modelversions`), by the current version's path: the
-    /// earlier versions, validated, oldest first. The pipeline checks the path from them to the
-    /// current version (`ModelVersionFolder.pathDiagnostics`) and writes their descriptions into the
-    /// generated model file (`<Model>Model.versions`, `<Model>Model.Versions.v1`, …) for a `MigrationPlan`.
-    public var earlierVersions: [String: [ValidatedModel]] = [:]
+    /// earlier versions. The pipeline checks the path from them to the current version
+    /// (`ModelVersionFolder.pathDiagnostics`) and writes them into the generated model file
+    /// (`<Model>Model.history`, `<Model>Model.Versions.v1`, …) for a `MigrationPlan`.
+    public var earlierVersions: [String: EarlierVersions] = [:]
 
     /// Generation into `outputDirectory` with the default options.
     public init(outputDirectory: String) {

@@ -21,7 +21,7 @@ public enum Modelgen {
                 validated.append(model)
                 // A version folder's current version: the path from its earlier versions.
                 if let earlier = config.earlierVersions[source.path] {
-                    let path = ModelVersionFolder.pathDiagnostics(earlier.map(\.model) + [model.model])
+                    let path = ModelVersionFolder.pathDiagnostics(earlier.models.map(\.model) + [model.model], firstNumber: earlier.firstNumber)
                     diagnostics.emit(path, of: source)
                     errorCount += path.filter { $0.severity == .error || config.strict }.count
                 }
@@ -66,7 +66,7 @@ public enum Modelgen {
                 if config.singleFileName != nil { options.singleFile = true }
                 options.headerSourcePath = RelativePath.from(directory: config.outputDirectory, to: validated.model.sourcePath)
                 var files = try emitter.generate(validated, options: options)
-                if let versions = config.earlierVersions[validated.model.sourcePath], !versions.isEmpty {
+                if let versions = config.earlierVersions[validated.model.sourcePath], !versions.models.isEmpty {
                     files[0].contents += EarlierVersionsWriter(current: validated.model, earlier: versions, options: options).render()
                 }
                 if let name = config.singleFileName, files.count == 1 { files[0].name = name }

@@ -971,6 +971,11 @@ print("borrowed: \(try reader.count(for: FetchRequest(predicate: #Predicate<Book
         "managed",
         "accessors"
       ]
+    },
+    "oldestVersion": {
+      "description": "A version folder's oldest version a store may still be at: earlier versions are neither checked nor generated, and a store of one is refused with a clear error (default: every version is kept).",
+      "type": "integer",
+      "minimum": 1
     }
   }
 }
@@ -1017,6 +1022,11 @@ print("borrowed: \(try reader.count(for: FetchRequest(predicate: #Predicate<Book
             "managed",
             "accessors"
           ]
+        },
+        "oldestVersion": {
+          "description": "A version folder's oldest version a store may still be at: earlier versions are neither checked nor generated, and a store of one is refused with a clear error (default: every version is kept).",
+          "type": "integer",
+          "minimum": 1
         }
       }
     },
@@ -1066,6 +1076,11 @@ print("borrowed: \(try reader.count(for: FetchRequest(predicate: #Predicate<Book
               "managed",
               "accessors"
             ]
+          },
+          "oldestVersion": {
+            "description": "A version folder's oldest version a store may still be at: earlier versions are neither checked nor generated, and a store of one is refused with a clear error (default: every version is kept).",
+            "type": "integer",
+            "minimum": 1
           }
         }
       }

@@ -1,57 +1,63 @@
+import ModelgenArchive
+
 /// Writes the earlier versions of a version folder's model into its generated model file: an
-/// extension of `<Model>Model` with `versions` (every version's `ManagedObjectModel`, oldest first,
-/// the current one last: what a `MigrationPlan` takes) and an enum `Versions` with each earlier
-/// version's description. Earlier versions have no classes of their own (`ManagedObject`, records
-/// read by key), no fetch request templates and nothing that names the user's Swift types.
+/// extension of `<Model>Model` with `history` (a `ModelVersionHistory`: the current model, and each
+/// earlier version as the edits that turn the next version's description into its own, in one string
+/// literal the compiler does not type-check element by element), `versions` and an enum `Versions`
+/// with each kept earlier version (decoded when first asked for). Earlier versions have no classes of
+/// their own (`ManagedObject`, records read by key), no fetch request templates and nothing that names
+/// the user's Swift types.
 struct EarlierVersionsWriter {
     /// The current version's model.
     let current: ObjectModel
-    /// The earlier versions, oldest first (version 1 is the first).
-    let earlier: [ValidatedModel]
+    /// The earlier versions.
+    let earlier: EarlierVersions
     let options: GenerationOptions
 
     func render() -> String {
-        let builder = ModelViewBuilder(model: current, variables: [:], options: options)
-        let access = builder.access
+        let access = ModelViewBuilder(model: current, variables: [:], options: options).access
         let type = current.name.value + "Model"
+        let first = earlier.firstNumber, currentNumber = first + earlier.models.count
+        let numbers = Array(first..<currentNumber)
+        // Each version's lines, then the edits from each one back to the one before it, newest first.
+        let lines = earlier.models.map { ArchivedModel(model: $0.model).lines } + [ArchivedModel(model: current).lines]
+        let history = VersionHistoryText(versions: numbers.reversed().map { number in
+            let index = number - first
+            return VersionHistoryText.Version(number: number, versionHash: earlier.models[index].model.versionHash,
+                                              edits: VersionHistoryText.edits(from: lines[index + 1], to: lines[index]))
+        }).text
+        var pounds = "#"
+        while history.contains("\\" + pounds) || history.contains("\"\"\"" + pounds) { pounds += "#" }
+        let hashes = earlier.models.map(\.model.versionHash) + [current.versionHash]
+        func list(_ strings: [String]) -> String { "[" + strings.map { SwiftLiterals.string($0) }.joined(separator: ", ") + "]" }
         var text = """
 
-            /// The released versions of the \(current.name.value) model, oldest first, from its version folder.
+            /// The released versions of the \(current.name.value) model, from its version folder: versions \(first) to \(currentNumber).
             extension \(type) {
-                /// Every version's description, oldest first; the last is `model` (the current version). A
-                /// `MigrationPlan(versions:stages:)` takes them.
-                \(access)static let versions: [ModelgenRuntime.ManagedObjectModel] = [\((earlier.indices.map { "Versions.v\($0 + 1)" } + ["model"]).joined(separator: ", "))]
+                /// The current version (`model`) and each earlier one as edits of the next one's description,
+                /// decoded when a migration first needs it. `MigrationPlan(history: \(type).history, stages: …)`.
+                \(access)static let history = ModelgenRuntime.ModelVersionHistory(
+                    current: model, currentNumber: \(currentNumber), firstNumber: \(first),
+                    versionHashes: \(list(hashes)),
+                    retiredVersionHashes: \(list(earlier.retiredVersionHashes)),
+                    digest: \(SwiftLiterals.string(VersionHistoryText.digest(of: lines[lines.count - 1]))),
+                    history: \(pounds)\"\"\"
+            \(history)\"\"\"\(pounds)
+                )
+
+                /// Every kept version's description, oldest first; the last is `model` (the current version).
+                \(access)static var versions: [ModelgenRuntime.ManagedObjectModel] { history.versions }
 
                 /// The earlier versions: descriptions without classes (their records are read by key, `value(forKey:)`).
                 \(access)enum Versions {
 
             """
-        let builders = earlier.map { ModelViewBuilder(model: $0.model, variables: $0.templateVariables, options: options) }
-        for (index, version) in earlier.enumerated() {
-            if index > 0 { text += "\n" }
-            let members = version.model.entities.map { "V\(index + 1)." + builders[index].entityMember($0) }.joined(separator: ", ")
+        for number in numbers {
             text += """
-                        /// Version \(index + 1) (version hash \(version.model.versionHash)).
-                        \(access)static let v\(index + 1): ModelgenRuntime.ManagedObjectModel = .generated(
-                            name: \(SwiftLiterals.string(version.model.name.value)),
-                            entities: [\(members)],
-                            fetchRequestTemplates: [],
-                            configurations: [:]
-                        )
+                        /// Version \(number) (version hash \(earlier.models[number - first].model.versionHash)).
+                        \(access)static var v\(number): ModelgenRuntime.ManagedObjectModel { \(type).history.version(\(number)) }
 
                 """
-        }
-        for (index, version) in earlier.enumerated() {
-            let formatter = builders[index].formatter
-            text += "\n        private enum V\(index + 1) {\n"
-            for entity in version.model.entities {
-                // The formatter indents continuation lines for the model enum's `Entities` (eight spaces): four more here.
-                let description = formatter.entityDescription(entity, untyped: true)
-                    .split(separator: "\n", omittingEmptySubsequences: false).enumerated()
-                    .map { $0.offset == 0 ? String($0.element) : "    " + $0.element }.joined(separator: "\n")
-                text += "            " + description + "\n"
-            }
-            text += "        }\n"
         }
         text += "    }\n}\n"
         return text

@@ -28,6 +28,18 @@ public struct ModelVersionFolder: Sendable {
     /// The current version (the highest number).
     public var current: Version? { versions.last }
 
+    /// The versions from `oldest` on (every version when nil): those a store may still be at.
+    public func kept(from oldest: Int?) -> [Version] {
+        guard let oldest else { return versions }
+        return versions.filter { $0.number >= oldest || $0 == current }
+    }
+
+    /// The versions before `oldest` (none when nil): retired, neither checked nor generated.
+    public func retired(before oldest: Int?) -> [Version] {
+        guard let oldest else { return [] }
+        return versions.filter { $0.number < oldest && $0 != current }
+    }
+
     /// Whether `path` names a version folder (by its suffix).
     public static func isVersionFolder(_ path: String) -> Bool {
         var trimmed = path
@@ -79,17 +91,19 @@ public struct ModelVersionFolder: Sendable {
     /// name throughout (MG0706), and a version hash that changes from each version to the next
     /// (MG0707, a warning: a store of either could not tell which it is, and a `MigrationPlan` refuses
     /// two versions with one hash).
-    public static func pathDiagnostics(_ models: [ObjectModel]) -> [Diagnostic] {
+    /// `firstNumber` is the first model's version number (the oldest kept).
+    public static func pathDiagnostics(_ models: [ObjectModel], firstNumber: Int = 1) -> [Diagnostic] {
         guard let first = models.first else { return [] }
         var diagnostics: [Diagnostic] = []
         for (index, model) in models.enumerated().dropFirst() {
+            let number = firstNumber + index
             if model.name.value != first.name.value {
                 diagnostics.append(Diagnostic(.error, .versionModelName,
-                                              "version \(index + 1) names the model '\(model.name.value)', version 1 '\(first.name.value)': the versions of a folder are one model's",
+                                              "version \(number) names the model '\(model.name.value)', version \(firstNumber) '\(first.name.value)': the versions of a folder are one model's",
                                               at: model.name.location))
             } else if model.versionHash == models[index - 1].versionHash {
                 diagnostics.append(Diagnostic(.warning, .versionUnchanged,
-                                              "version \(index + 1) keeps in stores what version \(index) keeps (version hash \(model.versionHash)): a store of either cannot tell which it is; release the change in version \(index) itself, or change what stores keep",
+                                              "version \(number) keeps in stores what version \(number - 1) keeps (version hash \(model.versionHash)): a store of either cannot tell which it is; release the change in version \(number - 1) itself, or change what stores keep",
                                               at: model.name.location))
             }
         }

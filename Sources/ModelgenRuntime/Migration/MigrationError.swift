@@ -11,6 +11,9 @@ public enum MigrationError: Error, CustomStringConvertible {
     case requiredValuesMissing(stage: String, property: String, records: Int)
     /// A custom stage's closure threw.
     case stageFailed(stage: String, error: any Error)
+    /// The store was written by a version older than the oldest the plan keeps (`oldestVersion`):
+    /// this build cannot migrate it. Numbers are the versions' in their version folder.
+    case versionRetired(storeVersion: Int, oldestKept: Int)
 
     public var description: String {
         switch self {
@@ -23,6 +26,9 @@ public enum MigrationError: Error, CustomStringConvertible {
                 + "set it in didMigrate (or give it a default value). The store stays at the version before the stage"
         case .stageFailed(let stage, let error):
             return "\(stage) failed: \(error); the store stays at the version before it"
+        case .versionRetired(let storeVersion, let oldestKept):
+            return "the store was written by version \(storeVersion) of the model, and this build migrates stores from version \(oldestKept) on "
+                + "(versions before it are no longer generated: oldestVersion); open it once with a build that still migrates version \(storeVersion), or start a new store"
         }
     }
 }

@@ -13,46 +13,100 @@
 /// let container = try ManagedContainer(model: ShopModel.model, store: .sqlite(url), migrationPlan: plan)
 /// ```
 public struct MigrationPlan: Sendable {
-    /// Every released version, oldest first; the last is the current model.
-    public let versions: [ManagedObjectModel]
+    /// Where the versions come from: given, or a generated history decoded when a migration needs them.
+    private enum Source: Sendable {
+        case models([ManagedObjectModel])
+        case history(ModelVersionHistory)
+    }
+
+    private let source: Source
     /// The custom stages, each between two consecutive versions.
     public let stages: [MigrationStage]
     /// Hears each stage begin, change phase and end, and, during a custom stage's code, the records
     /// its saves wrote (`MigrationProgress`); called on the thread that opens the store.
     public let progress: (@Sendable (MigrationProgress) -> Void)?
+    /// The hashes of versions older than the oldest in the plan, oldest first: a store recorded with one
+    /// is refused with `MigrationError.versionRetired` instead of being opened as of no version.
+    public let retiredVersionHashes: [String]
 
     /// A plan over `versions` (oldest first) with `stages` where a lightweight one will not do.
-    public init(versions: [ManagedObjectModel], stages: [MigrationStage] = [],
+    public init(versions: [ManagedObjectModel], stages: [MigrationStage] = [], retiredVersionHashes: [String] = [],
                 progress: (@Sendable (MigrationProgress) -> Void)? = nil) {
-        self.versions = versions
+        self.source = .models(versions)
         self.stages = stages
+        self.retiredVersionHashes = retiredVersionHashes
         self.progress = progress
+    }
+
+    /// A plan over a generated history's versions (`<Model>Model.history`), decoded only when a store of
+    /// an earlier version is opened, with `stages` where a lightweight one will not do.
+    public init(history: ModelVersionHistory, stages: [MigrationStage] = [],
+                progress: (@Sendable (MigrationProgress) -> Void)? = nil) {
+        self.source = .history(history)
+        self.stages = stages
+        self.retiredVersionHashes = history.retiredVersionHashes
+        self.progress = progress
+    }
+
+    /// Every version, oldest first; the last is the current model (a history's are decoded here).
+    public var versions: [ManagedObjectModel] {
+        switch source {
+        case .models(let models): return models
+        case .history(let history): return history.versions
+        }
+    }
+
+    /// How many versions the plan has.
+    var versionCount: Int {
+        switch source {
+        case .models(let models): return models.count
+        case .history(let history): return history.versionHashes.count
+        }
+    }
+
+    /// The hash of the version at `index` (without decoding it).
+    func versionHash(at index: Int) -> String {
+        switch source {
+        case .models(let models): return models[index].versionHash
+        case .history(let history): return history.versionHashes[index]
+        }
+    }
+
+    /// The version at `index`, decoded if it comes from a history.
+    func model(at index: Int) -> ManagedObjectModel {
+        switch source {
+        case .models(let models): return models[index]
+        case .history(let history): return history.version(history.firstNumber + index)
+        }
     }
 
     /// The custom stage from the version at `index`, nil for a lightweight step.
     func customStage(from index: Int) -> MigrationStage? {
-        stages.first { $0.from.versionHash == versions[index].versionHash }
+        let hash = versionHash(at: index)
+        return stages.first { $0.from.versionHash == hash }
     }
 
     /// The position of the version with this hash in `versions`, nil when none has it.
     func version(withHash hash: String) -> Int? {
-        versions.firstIndex { $0.versionHash == hash }
+        (0..<versionCount).first { versionHash(at: $0) == hash }
     }
 
     /// The problems that make the plan unusable for a store of `model`: no versions, a last version
     /// that is not `model`, two versions with one hash, a stage not between consecutive versions.
     func problems(current model: ManagedObjectModel) -> [String] {
-        guard let last = versions.last else { return ["the plan has no versions"] }
+        guard versionCount > 0 else { return ["the plan has no versions"] }
         var problems: [String] = []
-        if last.versionHash != model.versionHash {
-            problems.append("its last version (hash \(last.versionHash)) is not the model the store is opened with (hash \(model.versionHash))")
+        let last = versionHash(at: versionCount - 1)
+        if last != model.versionHash {
+            problems.append("its last version (hash \(last)) is not the model the store is opened with (hash \(model.versionHash))")
         }
         var seen: [String: Int] = [:]
-        for (index, version) in versions.enumerated() {
-            if let earlier = seen[version.versionHash] {
-                problems.append("versions \(earlier + 1) and \(index + 1) have the same version hash \(version.versionHash): a store of either could not tell which it is")
+        for index in 0..<versionCount {
+            let hash = versionHash(at: index)
+            if let earlier = seen[hash] {
+                problems.append("versions \(earlier + 1) and \(index + 1) have the same version hash \(hash): a store of either could not tell which it is")
             }
-            seen[version.versionHash] = index
+            seen[hash] = index
         }
         for (index, stage) in stages.enumerated() {
             guard let from = version(withHash: stage.from.versionHash), let to = version(withHash: stage.to.versionHash), to == from + 1 else {

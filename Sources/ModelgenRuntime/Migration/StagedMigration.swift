@@ -39,11 +39,16 @@ package struct StagedMigration {
     /// records, or `recorded` when it is at the current version or at none of the plan's versions.
     package func run(from recorded: SQLiteSchema,
                      inTransaction: ((any MigrationTransaction) throws -> SQLiteSchema) throws -> SQLiteSchema) throws -> SQLiteSchema {
+        // A store at the current version needs nothing of the plan (and a history decodes nothing).
+        guard recorded.versionHash != model.versionHash else { return recorded }
         let problems = plan.problems(current: model)
         guard problems.isEmpty else { throw MigrationError.invalidPlan(problems: problems) }
-        guard let start = plan.version(withHash: recorded.versionHash), start < plan.versions.count - 1 else { return recorded }
+        if let retired = plan.retiredVersionHashes.firstIndex(of: recorded.versionHash) {
+            throw MigrationError.versionRetired(storeVersion: retired + 1, oldestKept: plan.retiredVersionHashes.count + 1)
+        }
+        guard let start = plan.version(withHash: recorded.versionHash), start < plan.versionCount - 1 else { return recorded }
         var schema = recorded
-        let last = plan.versions.count - 1
+        let last = plan.versionCount - 1
         let count = last - start
         var index = start
         while index < last {
@@ -74,7 +79,7 @@ package struct StagedMigration {
 
     private func runStage(from index: Int, number: Int, of count: Int, recorded: SQLiteSchema,
                           _ transaction: any MigrationTransaction) throws -> SQLiteSchema {
-        let (old, new) = (plan.versions[index], plan.versions[index + 1])
+        let (old, new) = (plan.model(at: index), plan.model(at: index + 1))
         let custom = plan.customStage(from: index)
         let name = "migration stage \(number) of \(count) (version \(index + 1) → \(index + 2), \(custom == nil ? "lightweight" : "custom"))"
         let saved = SavedCount()

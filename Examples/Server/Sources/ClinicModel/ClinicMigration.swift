@@ -26,7 +26,7 @@ public enum ClinicMigration {
 
     /// Every version and the stages between them (1 → 2, a rename, is lightweight).
     public static func plan(progress: (@Sendable (MigrationProgress) -> Void)? = nil) -> MigrationPlan {
-        MigrationPlan(versions: ClinicModel.versions, stages: [weightsInKilograms, splitNamesAndNumberCharts], progress: progress)
+        MigrationPlan(history: ClinicModel.history, stages: [weightsInKilograms, splitNamesAndNumberCharts], progress: progress)
     }
 
     /// "72.5 kg" or "160 lb" as kilograms (one decimal); nil for no weight or one that does not read.

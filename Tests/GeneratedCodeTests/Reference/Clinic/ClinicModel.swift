@@ -64,99 +64,49 @@ enum ClinicModel {
     }
 }
 
-/// The released versions of the Clinic model, oldest first, from its version folder.
+/// The released versions of the Clinic model, from its version folder: versions 1 to 4.
 extension ClinicModel {
-    /// Every version's description, oldest first; the last is `model` (the current version). A
-    /// `MigrationPlan(versions:stages:)` takes them.
-    static let versions: [ModelgenRuntime.ManagedObjectModel] = [Versions.v1, Versions.v2, Versions.v3, model]
+    /// The current version (`model`) and each earlier one as edits of the next one's description,
+    /// decoded when a migration first needs it. `MigrationPlan(history: ClinicModel.history, stages: …)`.
+    static let history = ModelgenRuntime.ModelVersionHistory(
+        current: model, currentNumber: 4, firstNumber: 1,
+        versionHashes: ["a3e2f2f388c1b396", "7c9d057a22fd61b4", "a3156d58f94288a8", "7580601ad652cd8"],
+        retiredVersionHashes: [],
+        digest: "436e167286edb6ac",
+        history: #"""
+V3	a3156d58f94288a8
+=2
+-3
++A	name	string
+=2
+-1
+V2	7c9d057a22fd61b4
+=3
+-3
++A	weight	string	optional=1
++R	appointments	Appointment	inverse=patient	toMany=1	delete=cascade	rename=visits
++E	Appointment	rename=Visit
+V1	a3e2f2f388c1b396
+=4
+-2
++R	visits	Visit	inverse=patient	toMany=1	delete=cascade
++E	Visit
+=2
+-1
++R	patient	Patient	inverse=visits
+"""#
+    )
+
+    /// Every kept version's description, oldest first; the last is `model` (the current version).
+    static var versions: [ModelgenRuntime.ManagedObjectModel] { history.versions }
 
     /// The earlier versions: descriptions without classes (their records are read by key, `value(forKey:)`).
     enum Versions {
         /// Version 1 (version hash a3e2f2f388c1b396).
-        static let v1: ModelgenRuntime.ManagedObjectModel = .generated(
-            name: "Clinic",
-            entities: [V1.patient, V1.visit],
-            fetchRequestTemplates: [],
-            configurations: [:]
-        )
-
+        static var v1: ModelgenRuntime.ManagedObjectModel { ClinicModel.history.version(1) }
         /// Version 2 (version hash 7c9d057a22fd61b4).
-        static let v2: ModelgenRuntime.ManagedObjectModel = .generated(
-            name: "Clinic",
-            entities: [V2.patient, V2.appointment],
-            fetchRequestTemplates: [],
-            configurations: [:]
-        )
-
+        static var v2: ModelgenRuntime.ManagedObjectModel { ClinicModel.history.version(2) }
         /// Version 3 (version hash a3156d58f94288a8).
-        static let v3: ModelgenRuntime.ManagedObjectModel = .generated(
-            name: "Clinic",
-            entities: [V3.patient, V3.appointment],
-            fetchRequestTemplates: [],
-            configurations: [:]
-        )
-
-        private enum V1 {
-            static let patient: EntityDescription = EntityDescription("Patient", class: ManagedObject.self,
-                attributes: [
-                    AttributeDescription("name", .string),
-                    AttributeDescription("weight", .string, optional: true),
-                ],
-                relationships: [
-                    RelationshipDescription("visits", destination: "Visit", inverse: "patient", toMany: true, deleteRule: .cascade),
-                ]
-            )
-            static let visit: EntityDescription = EntityDescription("Visit", class: ManagedObject.self,
-                attributes: [
-                    AttributeDescription("day", .int64),
-                    AttributeDescription("room", .string, optional: true),
-                ],
-                relationships: [
-                    RelationshipDescription("patient", destination: "Patient", inverse: "visits"),
-                ]
-            )
-        }
-
-        private enum V2 {
-            static let patient: EntityDescription = EntityDescription("Patient", class: ManagedObject.self,
-                attributes: [
-                    AttributeDescription("name", .string),
-                    AttributeDescription("weight", .string, optional: true),
-                ],
-                relationships: [
-                    RelationshipDescription("appointments", destination: "Appointment", inverse: "patient", toMany: true, deleteRule: .cascade, renamingIdentifier: "visits"),
-                ]
-            )
-            static let appointment: EntityDescription = EntityDescription("Appointment", class: ManagedObject.self, renamingIdentifier: "Visit",
-                attributes: [
-                    AttributeDescription("day", .int64),
-                    AttributeDescription("room", .string, optional: true),
-                ],
-                relationships: [
-                    RelationshipDescription("patient", destination: "Patient", inverse: "appointments"),
-                ]
-            )
-        }
-
-        private enum V3 {
-            static let patient: EntityDescription = EntityDescription("Patient", class: ManagedObject.self,
-                attributes: [
-                    AttributeDescription("name", .string),
-                    AttributeDescription("weight", .double, optional: true),
-                ],
-                relationships: [
-                    RelationshipDescription("appointments", destination: "Appointment", inverse: "patient", toMany: true, deleteRule: .cascade),
-                ]
-            )
-            static let appointment: EntityDescription = EntityDescription("Appointment", class: ManagedObject.self,
-                attributes: [
-                    AttributeDescription("day", .int64),
-                    AttributeDescription("room", .string, optional: true),
-                ],
-                relationships: [
-                    RelationshipDescription("patient", destination: "Patient", inverse: "appointments"),
-                ]
-            )
-        }
+        static var v3: ModelgenRuntime.ManagedObjectModel { ClinicModel.history.version(3) }
     }
 }
