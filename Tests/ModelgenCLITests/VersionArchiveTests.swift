@@ -41,8 +41,9 @@ import Testing
 
     /// Each version of a version folder, decoded by the runtime from the history the generator writes,
     /// is the description built from its model file (its lines and its version hash).
-    @Test(arguments: ["Tests/Fixtures/Versions/Clinic.modelversions", "Examples/Server/Sources/ClinicModel/Clinic.modelversions"])
-    func aFoldersHistoryDecodesToEachVersion(folder: String) throws {
+    /// A folder's models, their lines, and the history the generator would write of them, decoded by
+    /// the runtime (its current version built from its lines: records are `ManagedObject`s).
+    static func history(of folder: String) throws -> (models: [ObjectModel], lines: [[String]], decoder: ModelVersionHistory) {
         let files = try ModelVersionFolder(path: Self.root.appendingPathComponent(folder).path).versions
         let models = try files.map { try #require(ModelCheck.run(data: try Data(contentsOf: URL(fileURLWithPath: $0.path)), path: $0.path).validated?.model) }
         let lines = models.map { ArchivedModel(model: $0).lines }
@@ -53,15 +54,63 @@ import Testing
         })
         let decoder = ModelVersionHistory(current: current, currentNumber: models.count, firstNumber: 1, versionHashes: models.map(\.versionHash),
                                           digest: VersionHistoryText.digest(of: lines.last!), history: history.text)
+        return (models, lines, decoder)
+    }
+
+    @Test(arguments: ["Tests/Fixtures/Versions/Clinic.modelversions", "Examples/Server/Sources/ClinicModel/Clinic.modelversions",
+                      "Tests/Fixtures/Versions/Storefront.modelversions"])
+    func aFoldersHistoryDecodesToEachVersion(folder: String) throws {
+        let (models, lines, decoder) = try Self.history(of: folder)
         for (index, model) in models.enumerated() {
             let version = decoder.version(index + 1)
             #expect(version.versionHash == model.versionHash, "version \(index + 1)")
             #expect(ArchivedModel(describing: version).lines == lines[index], "version \(index + 1)")
         }
         // The runtime tests' hand-written descriptions of the same versions have the same hashes.
-        if folder.hasPrefix("Tests/") {
+        if folder == "Tests/Fixtures/Versions/Clinic.modelversions" {
             #expect(decoder.versions.map(\.versionHash) == [ClinicVersions.v1, ClinicVersions.v2, ClinicVersions.v3, ClinicVersions.v4].map(\.versionHash))
         }
+    }
+
+    /// A store written by the first of 101 versions opens with the last through the plan of the
+    /// decoded history: a hundred lightweight stages (attributes and entities added, attributes renamed
+    /// and made required with a default), every record kept, renamed values under their new names.
+    @Test func aHundredVersionHistoryMigratesAStoreOfItsFirstVersion() throws {
+        let (models, _, decoder) = try Self.history(of: "Tests/Fixtures/Versions/Storefront.modelversions")
+        #expect(models.count >= 100 && models.last!.entities.count >= 80)
+        let url = try temporaryDirectory().appendingPathComponent("storefront.sqlite")
+        let first = decoder.version(1)
+        do {
+            let context = try ManagedContainer(model: first, store: .sqlite(url)).newContext()
+            for entity in first.entities {
+                for i in 0..<3 {
+                    let record = try context.insertObject(entityName: entity.name)
+                    for attribute in entity.ownAttributes where !attribute.isOptional && attribute.defaultValue == .null {
+                        let value: Any = switch attribute.type {
+                        case .string: "text \(i)"
+                        case .bool: true
+                        case .int16: Int16(i)
+                        case .int32: Int32(i)
+                        case .int64: Int64(i)
+                        case .float: Float(i)
+                        case .double: Double(i)
+                        case .decimal: Decimal(i)
+                        case .date: Date(timeIntervalSinceReferenceDate: Double(i))
+                        default: Data([UInt8(i)])
+                        }
+                        try record.setValue(value, forKey: attribute.name)
+                    }
+                    try record.setValue(Int64(i + 1), forKey: "identifier")
+                }
+            }
+            try context.save()
+        }
+        let context = try ManagedContainer(model: decoder.current, store: .sqlite(url), migrationPlan: MigrationPlan(history: decoder)).newContext()
+        for entity in first.entities {
+            let records = try context.fetch(FetchRequest<ManagedObject>(entityName: entity.name, sortDescriptors: [SortDescriptor("identifier")]))
+            #expect(try records.map { try $0.value(forKey: "identifier") as? Int64 } == [1, 2, 3], "\(entity.name)")
+        }
+        #expect(decoder.decodedVersions.count == models.count - 1)
     }
 
     /// The edits between random line lists lead from one to the other, whatever changed where.
