@@ -5,7 +5,7 @@ SHARED  ?= ../shared
 PYTHON  ?= python3
 EXAMPLES = Examples/Blog/Blog.model.yaml Examples/Graphics/Graphics.model.yaml Examples/Staff/Staff.model.yaml
 
-.PHONY: consumer migration-kill load doc-coverage docs all deps deps-postgres build example examples test test-postgres tsan fuzz fuzz-long install bench bench-postgres clean templates reference runtime-names
+.PHONY: history consumer migration-kill load doc-coverage docs all deps deps-postgres build example examples test test-postgres tsan fuzz fuzz-long install bench bench-postgres clean templates reference runtime-names
 
 all: build
 
@@ -212,6 +212,33 @@ migration-kill: deps deps-postgres
 	trap 'scripts/postgres-server.sh stop' EXIT; \
 	scripts/migration-kill.sh .build-postgres/release/modelgen-store-stress $(MIGRATION_KILL_ROWS) 4 "$$url?schema=clinic_kill"
 	@rm -rf .build-postgres/migration-kill
+
+# Random concurrent histories checked for anomalies (docs/concurrency.md, "Isolation, stated"): the
+# checker's self-test; SQLite under .error and under .mergeByPropertyObjectTrump, writer processes
+# killed at random; a run of the deliberately broken store mode (version check skipped), which the
+# checker must fail; then PostgreSQL (two client processes on one schema) when its server binaries
+# are installed. HISTORY_SECONDS sets the length of each main run (figures: docs/reliability.md).
+HISTORY_SECONDS ?= 25
+HISTORY_DIR ?= .build/history
+history: deps
+	$(PYTHON) scripts/history-check.py --self-test
+	$(SWIFT) build --product modelgen-store-stress
+	@rm -rf $(HISTORY_DIR) && mkdir -p $(HISTORY_DIR)
+	.build/debug/modelgen-store-stress history $(HISTORY_DIR)/error $(HISTORY_DIR)/error.sqlite --seconds $(HISTORY_SECONDS) --processes 2 --clients 3 --kill --seed 1
+	$(PYTHON) scripts/history-check.py $(HISTORY_DIR)/error
+	.build/debug/modelgen-store-stress history $(HISTORY_DIR)/trump $(HISTORY_DIR)/trump.sqlite --seconds $$(( $(HISTORY_SECONDS) / 2 )) --processes 2 --clients 3 --kill --seed 2 --policy mergeByPropertyObjectTrump
+	$(PYTHON) scripts/history-check.py $(HISTORY_DIR)/trump
+	.build/debug/modelgen-store-stress history $(HISTORY_DIR)/broken $(HISTORY_DIR)/broken.sqlite --seconds 6 --processes 2 --clients 3 --seed 3 --broken
+	@if $(PYTHON) scripts/history-check.py $(HISTORY_DIR)/broken >$(HISTORY_DIR)/broken.txt 2>&1; then \
+		cat $(HISTORY_DIR)/broken.txt; echo "error: the checker passed the broken store mode" >&2; exit 1; \
+	else echo "the broken store mode fails the checker, as it must: $$(grep '^anomalies' $(HISTORY_DIR)/broken.txt)"; fi
+	@if ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || command -v initdb >/dev/null; then \
+		$(SWIFT) build --traits PostgreSQL --scratch-path .build-postgres --product modelgen-store-stress || exit 1; \
+		url=$$(scripts/postgres-server.sh start) || exit 1; trap 'scripts/postgres-server.sh stop' EXIT; \
+		.build-postgres/debug/modelgen-store-stress history $(HISTORY_DIR)/postgres "$$url?schema=history_run" --seconds $(HISTORY_SECONDS) --processes 2 --clients 3 --kill --seed 4 || exit 1; \
+		$(PYTHON) scripts/history-check.py $(HISTORY_DIR)/postgres || exit 1; \
+	elif [ "$${CI:-}" = true ]; then echo "error: CI needs PostgreSQL's server for make history" >&2; exit 1; \
+	else echo "note: no PostgreSQL server binaries: make history checked SQLite only"; fi
 
 # The PostgreSQL store's figures (release build with the PostgreSQL trait) against a throw-away server:
 # insert + save and fetch of 100,000 objects beside PostgresNIO directly, propagation between processes.

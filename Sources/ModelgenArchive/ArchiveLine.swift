@@ -51,7 +51,9 @@ public struct ArchiveLine: Sendable, Hashable {
         self.options = options
     }
 
+    /// Lines are equal when their text is.
     public static func == (a: ArchiveLine, b: ArchiveLine) -> Bool { a.text == b.text }
+    /// Hashes the text.
     public func hash(into hasher: inout Hasher) { hasher.combine(text) }
 
     /// `\` `\t` `\n` `\r` and `=` written as two characters each.

@@ -55,6 +55,7 @@ public struct ArchivedModel: Sendable, Equatable {
         }
     }
 
+    /// Models are equal when their lines are.
     public static func == (a: ArchivedModel, b: ArchivedModel) -> Bool { a.lines == b.lines }
 }
 

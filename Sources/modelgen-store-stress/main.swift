@@ -11,6 +11,8 @@
 //   modelgen-store-stress race PATH POLICY V  read the counter, print "ready", wait for a line on stdin, set it to V
 //                                             and save under the merge policy (error|mergeByPropertyObjectTrump|mergeByPropertyStoreTrump|overwrite|rollback); prints
 //                                             "saved value=…" (what the store then holds) or "conflict"
+//   modelgen-store-stress history DIR STORE [options]   random concurrent transactions, histories for
+//                                             scripts/history-check.py (History.swift)
 //   modelgen-store-stress migrate-seed|migrate|migrate-check PATH [N]   the staged-migration kill test (Migrate.swift)
 //   modelgen-store-stress open PATH rw|ro     as an unprivileged user (root drops to nobody, so file permissions
 //                                             apply): open read-write or read-only, count the batches, try a save;
@@ -60,6 +62,13 @@ guard arguments.count >= 3 else {
     exit(2)
 }
 if ["converge", "fields"].contains(arguments[1]) && !arguments[2].hasPrefix("postgres") { try? FileManager.default.removeItem(atPath: arguments[2]) }
+if arguments[1] == "history" {
+    exit(try runHistory(HistoryOptions(Array(arguments.dropFirst(2)))) ? 0 : 1)
+}
+if arguments[1] == "history-client" {
+    try await runHistoryClient(HistoryOptions(Array(arguments.dropFirst(2))))
+    exit(0)
+}
 if arguments[1].hasPrefix("migrate") {
     exit(try runMigrate(arguments[1], path: arguments[2], count: arguments.count > 3 ? Int(arguments[3]) ?? 0 : 0) ? 0 : 1)
 }

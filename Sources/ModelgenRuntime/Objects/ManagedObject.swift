@@ -228,9 +228,12 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         return slot
     }
 
-    /// The value of a property (to-many relationships as `[ManagedObject]`).
+    /// The value of a property (to-many relationships as `[ManagedObject]`). Throws
+    /// `RuntimeError.objectNotFound` for a fault whose record another save deleted (a typed property
+    /// read of such a fault stops the program, as Core Data's "could not fulfill a fault" does).
     public final func value(forKey key: String) throws -> Any? {
         let slot = try slot(forKey: key)
+        try fulfillFaultIfNeeded()
         fireFaultIfNeeded(loading: slot)
         observeAccess(slot: slot)
         return _slots[slot].anyValue
@@ -239,6 +242,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// Sets a property with change tracking (and inverse upkeep for relationships).
     public final func setValue(_ value: Any?, forKey key: String) throws {
         let slot = try slot(forKey: key)
+        try fulfillFaultIfNeeded()
         switch entity.properties[slot] {
         case .attribute(let attribute):
             let converted = try SlotValue(any: value, for: attribute, key: key, entity: entity.name)
@@ -454,6 +458,13 @@ open class ManagedObject: Hashable, CustomStringConvertible {
 
     final func fireFaultIfNeeded() {
         if _isFault { _fireFault() }
+    }
+
+    /// Loads a fault's values, throwing what stops `_fireFault` (a record deleted since, a context gone).
+    final func fulfillFaultIfNeeded() throws {
+        guard _isFault else { return }
+        guard let context = _context else { throw RuntimeError.wrongContext("\(objectID) was used after its ManagedObjectContext was deallocated") }
+        try context.fulfillFault(self)
     }
 
     /// Fires the fault if needed and loads the to-many relationship at `slot` if it is not loaded yet:

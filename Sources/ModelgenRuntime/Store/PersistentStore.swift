@@ -128,8 +128,11 @@ public struct ToManyDelta: Sendable, Hashable {
     }
 
     /// `members` (what the store holds) with this delta applied: removed ones gone, added ones at the
-    /// end, and, for an ordered relationship, the saving context's order first, then members another
-    /// save added meanwhile in their stored order.
+    /// end, and, for an ordered relationship, the saving context's order, with the members another save
+    /// added meanwhile kept where they are relative to the members this save knew: those after all of
+    /// them (appends) after the last member this save knew, others right after the member they follow
+    /// in the store. So appends stay in commit order: two saves that each append to one list, read
+    /// before either committed, leave the first save's element before the second's.
     public func applied(to members: [ObjectID]) -> [ObjectID] {
         applied(to: members, key: { $0 })
     }
@@ -143,8 +146,32 @@ public struct ToManyDelta: Sendable, Hashable {
         for member in added.map(key) where present.insert(member).inserted { result.append(member) }
         guard let order else { return result }
         let ordered = order.map(key).filter(present.contains)
-        let placed = Set(ordered)
-        return ordered + result.filter { !placed.contains($0) }
+        let placed = Set(ordered), new = Set(added.map(key))
+        // Members this save did not place (another save added them): those after every member this save
+        // knew are appends, kept after the last member it knew; others follow the nearest member before
+        // them in the store that this save knew (nil: the start of the list).
+        var following: [Key?: [Key]] = [:]
+        var anchor: Key?, tail: [Key] = []
+        for member in members where !gone.contains(member) {
+            if placed.contains(member) && !new.contains(member) {
+                if let anchor { following[anchor, default: []] += tail }
+                else { following[nil, default: []] += tail }
+                tail = []
+                anchor = member
+            } else if !placed.contains(member) {
+                tail.append(member)
+            }
+        }
+        let lastKnown = ordered.last { !new.contains($0) }
+        var merged = lastKnown == nil ? (following[nil] ?? []) + tail : following[nil] ?? []
+        merged.reserveCapacity(result.count)
+        for member in ordered {
+            merged.append(member)
+            guard !new.contains(member) else { continue }
+            if let after = following[member] { merged += after }
+            if member == lastKnown { merged += tail }
+        }
+        return merged
     }
 }
 
