@@ -80,6 +80,14 @@ extension ArchiveLine {
         options.filter { $0.name.hasPrefix("info.") }.map { (String($0.name.dropFirst(5)), $0.value) }
     }
 
+    /// The options every element that a release may rename has: its former name, its version hash
+    /// modifier and its user info.
+    mutating func setRenaming(_ renamingIdentifier: String?, hashModifier: String?, userInfo: ArchivedUserInfo) {
+        set("rename", renamingIdentifier)
+        set("hash", hashModifier)
+        set(userInfo: userInfo)
+    }
+
     mutating func set(_ name: String, _ value: String?) {
         if let value { set(name, value) }
     }
@@ -142,9 +150,7 @@ public struct ArchivedEntity: Sendable {
         var header = ArchiveLine("E", [name])
         header.set("abstract", isAbstract)
         header.set("parent", parent)
-        header.set("rename", renamingIdentifier)
-        header.set("hash", versionHashModifier)
-        header.set(userInfo: userInfo)
+        header.setRenaming(renamingIdentifier, hashModifier: versionHashModifier, userInfo: userInfo)
         var lines = [header.text]
         lines += attributes.map(\.line.text)
         lines += relationships.map(\.line.text)
@@ -265,9 +271,7 @@ public struct ArchivedAttribute: Sendable {
         line.set("regex", regex)
         line.set("external", allowsExternalStorage)
         line.set("derived", derivation)
-        line.set("rename", renamingIdentifier)
-        line.set("hash", versionHashModifier)
-        line.set(userInfo: userInfo)
+        line.setRenaming(renamingIdentifier, hashModifier: versionHashModifier, userInfo: userInfo)
         return line
     }
 }
@@ -333,9 +337,7 @@ public struct ArchivedRelationship: Sendable {
         if deleteRule != "nullify" { line.set("delete", deleteRule) }
         line.set("min", minCount.map(String.init))
         line.set("max", maxCount.map(String.init))
-        line.set("rename", renamingIdentifier)
-        line.set("hash", versionHashModifier)
-        line.set(userInfo: userInfo)
+        line.setRenaming(renamingIdentifier, hashModifier: versionHashModifier, userInfo: userInfo)
         return line
     }
 }
