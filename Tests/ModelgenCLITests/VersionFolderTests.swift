@@ -106,6 +106,14 @@ import Testing
         #expect(configured.status == 0, "\(configured.stderr)")
         #expect(try String(contentsOf: project.appendingPathComponent("Out/ClinicModel.swift"), encoding: .utf8) == model)
 
+        // And from modelgen-config.yaml, which the build-tool plugin passes with --config.
+        let config = try temporaryDirectory().appendingPathComponent("modelgen-config.yaml")
+        try "oldestVersion: 2\n".write(to: config, atomically: true, encoding: .utf8)
+        let plugin = try temporaryDirectory().appendingPathComponent("Plugin")
+        let planned = try modelgen(["generate", Self.clinic, "--output", plugin.path, "--config", config.path])
+        #expect(planned.status == 0, "\(planned.stderr)")
+        #expect(try String(contentsOf: plugin.appendingPathComponent("ClinicModel.swift"), encoding: .utf8).contains("current: model, currentNumber: 4, firstNumber: 2,"))
+
         let beyond = try modelgen(["validate", Self.clinic, "--oldest-version", "9"])
         #expect(beyond.status == 1 && beyond.stderr.contains("the oldest version to keep, 9, is not one of"), "\(beyond.stderr)")
     }
