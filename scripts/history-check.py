@@ -81,8 +81,14 @@ def check(transactions, final):
             elif op[0] == "add-member":
                 adder[op[2]] = t
 
-    # Which transactions committed: saved, or killed during the save and found applied (whole).
+    # Which transactions committed: saved, or killed during the save and found applied (whole): its
+    # appends in the store, or a value it wrote held by a register or read by another transaction.
     present = {value for values in lists.values() for value in values}
+    observed = {(name, value): {None} for name, value in registers.items()}  # value -> who saw it (None: the store)
+    for t in transactions:
+        for op in t["ops"]:
+            if op[0] == "read":
+                observed.setdefault((op[1], op[2]), set()).add(t["id"])
     committed = set()
     for t in transactions:
         appends = [op[2] for op in t["ops"] if op[0] == "append"]
@@ -93,10 +99,16 @@ def check(transactions, final):
                     anomalies.append(("lost-acknowledged", f"element {value} of a saved transaction is not in its list", [t["id"]]))
         elif t["outcome"] is None:  # killed during the save: unknown
             found = [value in present for value in appends]
+            seen = any(observed.get((op[1], op[2]), set()) - {t["id"]} for op in t["ops"] if op[0] == "write")
             if found and all(found):
                 committed.add(t["id"])
             elif any(found):
                 anomalies.append(("half-applied", "a transaction killed during its save is partly in the store", [t["id"]]))
+            elif seen:
+                if found:
+                    anomalies.append(("half-applied", "a transaction killed during its save wrote a register but not its appends", [t["id"]]))
+                else:
+                    committed.add(t["id"])
         else:
             for value in appends:
                 if value in present:
@@ -344,6 +356,14 @@ def self_test():
          final({}, {"K": 20}), {"lost-update", "G2"}),
         ("an acknowledged append lost", [t("T1", "ok", ("append", "L", 1))], final({"L": []}), {"lost-acknowledged"}),
         ("a killed transaction half applied", [t("T1", None, ("append", "L", 1), ("append", "M", 2))], final({"L": [1], "M": []}), {"half-applied"}),
+        ("a killed save found applied by the register it wrote", [t("T1", None, ("read", "K", 0), ("write", "K", 10)),
+                                                                   t("T2", "ok", ("read", "K", 0), ("write", "K", 20))],
+         final({}, {"K": 10}), {"lost-update", "G2"}),
+        ("a killed save's own read of its write is no evidence", [t("T1", None, ("read", "K", 0), ("write", "K", 10), ("read", "K", 10)),
+                                                                  t("T2", "ok", ("read", "K", 0), ("write", "K", 20))],
+         final({}, {"K": 20}), set()),
+        ("a killed save that wrote a register but lost its append", [t("T1", None, ("append", "L", 1), ("read", "K", 0), ("write", "K", 10))],
+         final({"L": []}, {"K": 10}), {"half-applied", "aborted-write-applied"}),
         ("a failed transaction's element stored", [t("T1", "conflict", ("append", "L", 1))], final({"L": [1]}), {"aborted-write-applied"}),
         ("a group over its maximum", [], dict(final({}), groups={"G": [1, 2, 3, 4]}, maxMembers=3), {"over-max"}),
         ("a unique code twice", [], dict(final({}), tokens=[[1, 5], [1, 6]]), {"duplicate-unique"}),
