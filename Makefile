@@ -214,8 +214,8 @@ migration-kill: deps deps-postgres
 	@rm -rf .build-postgres/migration-kill
 
 # Random concurrent histories checked for anomalies (docs/concurrency.md, "Isolation, stated"): the
-# checker's self-test; SQLite under .error and under .mergeByPropertyObjectTrump, writer processes
-# killed at random; a run of the deliberately broken store mode (version check skipped), which the
+# checker's self-test; SQLite under .error (another connection holding the write lock now and then, so
+# saves fail busy) and under .mergeByPropertyObjectTrump, writer processes killed at random; a run of the deliberately broken store mode (version check skipped), which the
 # checker must fail; then PostgreSQL (two client processes on one schema) when its server binaries
 # are installed. HISTORY_SECONDS sets the length of each main run (figures: docs/reliability.md).
 HISTORY_SECONDS ?= 25
@@ -224,7 +224,7 @@ history: deps
 	$(PYTHON) scripts/history-check.py --self-test
 	$(SWIFT) build --product modelgen-store-stress
 	@rm -rf $(HISTORY_DIR) && mkdir -p $(HISTORY_DIR)
-	.build/debug/modelgen-store-stress history $(HISTORY_DIR)/error $(HISTORY_DIR)/error.sqlite --seconds $(HISTORY_SECONDS) --processes 2 --clients 3 --kill --seed 1
+	.build/debug/modelgen-store-stress history $(HISTORY_DIR)/error $(HISTORY_DIR)/error.sqlite --seconds $(HISTORY_SECONDS) --processes 2 --clients 3 --kill --busy --seed 1
 	$(PYTHON) scripts/history-check.py $(HISTORY_DIR)/error
 	.build/debug/modelgen-store-stress history $(HISTORY_DIR)/trump $(HISTORY_DIR)/trump.sqlite --seconds $$(( $(HISTORY_SECONDS) / 2 )) --processes 2 --clients 3 --kill --seed 2 --policy mergeByPropertyObjectTrump
 	$(PYTHON) scripts/history-check.py $(HISTORY_DIR)/trump

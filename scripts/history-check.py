@@ -310,7 +310,7 @@ def report(directory):
     transactions, final = load(directory)
     anomalies, allowed, committed = check(transactions, final)
     counts = collections.Counter(kind for kind, _, _ in anomalies)
-    outcomes = collections.Counter(t["outcome"] or "unknown (killed)" for t in transactions)
+    outcomes = collections.Counter((t["outcome"] or "unknown (killed)").split(":")[0] for t in transactions)
     print(f"{final.get('store', 'sqlite')}, policy {final.get('policy')}{' (broken store mode)' if final.get('broken') else ''}: "
           f"{len(transactions)} transactions ({', '.join(f'{v} {k}' for k, v in sorted(outcomes.items()))}), "
           f"{len(committed)} committed, {final.get('kills', 0)} kills")

@@ -12,8 +12,11 @@
 //   add-member G / remove-member G   members of a group under a `max` count of 3
 //
 // Options: --seconds S (10), --processes P (2), --clients C (3 per process), --policy NAME (error),
-// --seed N (1), --kill (SIGKILL a random writer process now and then), --broken (skip the store's
-// version check: a test-only mode whose runs the checker must fail).
+// --seed N (1), --kill (SIGKILL a random writer process now and then), --busy (SQLite: another
+// connection holds the write lock now and then for longer than the clients' 200 ms busy timeout, so
+// their saves fail with SQLiteStoreError.busy), --broken (skip the store's version check: a test-only
+// mode whose runs the checker must fail).
+import CSQLite
 import Foundation
 @_spi(Testing) import ModelgenRuntime
 #if PostgreSQL
@@ -49,6 +52,7 @@ struct HistoryOptions {
     var policyName = "error"
     var seed: UInt64 = 1
     var kill = false
+    var busy = false
     var broken = false
 
     init(_ arguments: [String]) {
@@ -63,6 +67,7 @@ struct HistoryOptions {
             case "--seed": seed = UInt64(rest.next() ?? "") ?? seed
             case "--kill": kill = true
             case "--broken": broken = true
+            case "--busy": busy = true
             case "--policy":
                 policyName = rest.next() ?? policyName
                 policy = ["mergeByPropertyObjectTrump": .mergeByPropertyObjectTrump, "mergeByPropertyStoreTrump": .mergeByPropertyStoreTrump,
@@ -76,15 +81,37 @@ struct HistoryOptions {
     var childArguments: [String] {
         var arguments = [directory, store, "--seconds", String(seconds), "--clients", String(clients), "--policy", policyName, "--seed", String(seed)]
         if broken { arguments.append("--broken") }
+        if busy { arguments.append("--busy") }
         return arguments
     }
 }
 
-func historyContainer(_ store: String) throws -> ManagedContainer {
+func historyContainer(_ store: String, busyTimeout: Duration = .seconds(5)) throws -> ManagedContainer {
     #if PostgreSQL
     if store.hasPrefix("postgres") { return try ManagedContainer(model: historyModel, postgres: try PostgreSQLConfiguration(url: store)) }
     #endif
-    return try ManagedContainer(model: historyModel, store: .sqlite(URL(fileURLWithPath: store)))
+    let sqlite = try SQLiteStore(url: URL(fileURLWithPath: store), model: historyModel, configuration: SQLiteConfiguration(busyTimeout: busyTimeout))
+    return ManagedContainer(model: historyModel, store: sqlite)
+}
+
+/// Holds the SQLite file's write lock now and then (`BEGIN IMMEDIATE`, 300 to 600 ms, `COMMIT`) until
+/// `deadline`, as another program writing the file would: the clients' saves meanwhile fail busy.
+func holdWriteLockNowAndThen(_ path: String, until deadline: Date, seed: UInt64) -> Thread {
+    let thread = Thread {
+        var random = SplitMix(seed: seed)
+        var db: OpaquePointer?
+        guard sqlite3_open(path, &db) == SQLITE_OK else { return }
+        defer { sqlite3_close(db) }
+        sqlite3_busy_timeout(db, 5_000)
+        while Date() < deadline {
+            usleep(UInt32.random(in: 400_000...1_500_000, using: &random))
+            guard sqlite3_exec(db, "BEGIN IMMEDIATE", nil, nil, nil) == SQLITE_OK else { continue }
+            usleep(UInt32.random(in: 300_000...600_000, using: &random))
+            sqlite3_exec(db, "COMMIT", nil, nil, nil)
+        }
+    }
+    thread.start()
+    return thread
 }
 
 /// One line of JSON per event, each written with one `write` (lines of one process never interleave,
@@ -108,7 +135,7 @@ final class HistoryLog: @unchecked Sendable {
 /// One client process: `clients` loops of random transactions on background actors until the deadline.
 func runHistoryClient(_ options: HistoryOptions) async throws {
     if options.broken { SQLiteStore.testingSkipsVersionCheck.store(true, ordering: .relaxed) }
-    let container = try historyContainer(options.store)
+    let container = try historyContainer(options.store, busyTimeout: options.busy ? .milliseconds(200) : .seconds(5))
     let process = Int64(getpid())
     let log = HistoryLog(path: "\(options.directory)/history-\(process).jsonl")
     let deadline = Date().addingTimeInterval(options.seconds)
@@ -211,6 +238,8 @@ func runTransaction(_ context: ManagedObjectContext, id: String, unique: Int64, 
         outcome = "conflict"
     } catch is ValidationError {
         outcome = "invalid"
+    } catch SQLiteStoreError.busy {
+        outcome = "busy"
     } catch {
         outcome = "failed: \(error)"
     }
@@ -259,6 +288,7 @@ func runHistory(_ options: HistoryOptions) throws -> Bool {
         return child
     }
     var children = try (0..<options.processes).map { _ in try start(seconds: options.seconds) }
+    let locker = options.busy && !options.store.hasPrefix("postgres") ? holdWriteLockNowAndThen(options.store, until: deadline, seed: options.seed) : nil
     var kills = 0, failures: [String] = []
     var random = SplitMix(seed: options.seed)
     /// A client process that ended by itself must have ended well (a crash is a finding, not a kill).
@@ -280,6 +310,7 @@ func runHistory(_ options: HistoryOptions) throws -> Bool {
         children[victim] = try start(seconds: deadline.timeIntervalSinceNow)
     }
     for child in children { finished(child) }
+    while locker?.isFinished == false { usleep(50_000) }
     // The final state, read by a fresh container: every list in order, registers, tokens, group members.
     let context = try historyContainer(options.store).newContext(observation: .unobserved)
     var lists: [String: [Int64]] = [:], registers: [String: Int64] = [:], groups: [String: [Int64]] = [:]
@@ -293,11 +324,11 @@ func runHistory(_ options: HistoryOptions) throws -> Bool {
         groups[try group.value(forKey: "name") as! String] = try members(of: group).map { try $0.value(forKey: "value") as! Int64 }.sorted()
     }
     let tokens = try context.fetch(FetchRequest<ManagedObject>(entityName: "Token")).map { [try $0.value(forKey: "code") as! Int64, try $0.value(forKey: "writer") as! Int64] }
-    let final: [String: Any] = ["lists": lists, "registers": registers, "groups": groups, "tokens": tokens, "kills": kills,
+    let final: [String: Any] = ["lists": lists, "registers": registers, "groups": groups, "tokens": tokens, "kills": kills, "busy": options.busy,
                                 "policy": options.policyName, "broken": options.broken, "maxMembers": 3,
                                 "store": options.store.hasPrefix("postgres") ? "postgresql" : "sqlite"]
     try JSONSerialization.data(withJSONObject: final, options: [.sortedKeys]).write(to: URL(fileURLWithPath: "\(options.directory)/final.json"))
-    print("history: \(options.processes) processes × \(options.clients) clients, \(Int(options.seconds)) s, policy \(options.policyName), \(kills) kills\(options.broken ? ", BROKEN store mode" : "")")
+    print("history: \(options.processes) processes × \(options.clients) clients, \(Int(options.seconds)) s, policy \(options.policyName), \(kills) kills\(options.busy ? ", write lock held now and then" : "")\(options.broken ? ", BROKEN store mode" : "")")
     for failure in failures { FileHandle.standardError.write(Data("error: \(failure)\n".utf8)) }
     return failures.isEmpty
 }
