@@ -49,7 +49,7 @@ public struct ArchivedModel: Sendable, Equatable {
             case "I": entities[last].indexes.append(ArchivedEntity.names(try line(1).fields[0]))
             case "D":
                 let dependency = try line(2)
-                entities[last].dependencies.append((dependency.fields[0], ArchivedEntity.names(dependency.fields[1])))
+                entities[last].dependencies[dependency.fields[0]] = ArchivedEntity.names(dependency.fields[1])
             default: throw ArchiveError("a line of an unknown kind: \(text)")
             }
         }
@@ -69,7 +69,7 @@ public struct ArchiveError: Error, CustomStringConvertible, Sendable {
 }
 
 /// Free-form entries, written in key order as `info.KEY` options.
-public typealias ArchivedUserInfo = [(key: String, value: String)]
+public typealias ArchivedUserInfo = [String: String]
 
 extension ArchiveLine {
     mutating func set(userInfo: ArchivedUserInfo) {
@@ -77,7 +77,7 @@ extension ArchiveLine {
     }
 
     var userInfo: ArchivedUserInfo {
-        options.filter { $0.name.hasPrefix("info.") }.map { (String($0.name.dropFirst(5)), $0.value) }
+        Dictionary(options.filter { $0.name.hasPrefix("info.") }.map { (String($0.name.dropFirst(5)), $0.value) }, uniquingKeysWith: { first, _ in first })
     }
 
     /// The options every element that a release may rename has: its former name, its version hash
@@ -124,9 +124,9 @@ public struct ArchivedEntity: Sendable {
     /// Its indexes.
     public var indexes: [[String]] = []
     /// Its computed properties' dependencies, by property name.
-    public var dependencies: [(name: String, keyPaths: [String])] = []
+    public var dependencies: [String: [String]] = [:]
     /// Free-form entries.
-    public var userInfo: ArchivedUserInfo = []
+    public var userInfo: ArchivedUserInfo = [:]
 
     /// An entity named `name` with nothing else yet.
     public init(name: String) {
@@ -157,7 +157,7 @@ public struct ArchivedEntity: Sendable {
         lines += fetchedProperties.map(\.line.text)
         lines += unique.map { ArchiveLine("U", [$0.joined(separator: ",")]).text }
         lines += indexes.map { ArchiveLine("I", [$0.joined(separator: ",")]).text }
-        lines += dependencies.sorted { $0.name < $1.name }.map { ArchiveLine("D", [$0.name, $0.keyPaths.joined(separator: ",")]).text }
+        lines += dependencies.sorted { $0.key < $1.key }.map { ArchiveLine("D", [$0.key, $0.value.joined(separator: ",")]).text }
         return lines
     }
 }
@@ -237,7 +237,7 @@ public struct ArchivedAttribute: Sendable {
     /// Its version hash modifier.
     public var versionHashModifier: String?
     /// Free-form entries.
-    public var userInfo: ArchivedUserInfo = []
+    public var userInfo: ArchivedUserInfo = [:]
 
     /// An attribute `name` of `type`.
     public init(name: String, type: String) {
@@ -303,7 +303,7 @@ public struct ArchivedRelationship: Sendable {
     /// Its version hash modifier.
     public var versionHashModifier: String?
     /// Free-form entries.
-    public var userInfo: ArchivedUserInfo = []
+    public var userInfo: ArchivedUserInfo = [:]
 
     /// A relationship `name` to `destination`.
     public init(name: String, destination: String) {
@@ -353,7 +353,7 @@ public struct ArchivedFetchedProperty: Sendable {
     /// Its sort descriptors.
     public var sort: [String] = []
     /// Free-form entries.
-    public var userInfo: ArchivedUserInfo = []
+    public var userInfo: ArchivedUserInfo = [:]
 
     /// A fetched property `name` of `destination` objects matching `predicate`.
     public init(name: String, destination: String, predicate: String) {

@@ -100,6 +100,16 @@ public struct VersionHistoryText: Sendable {
         return result
     }
 
+    /// The version hashes the header lines of `text` name, by version number, without reading the edits.
+    public static func versionHashes(in text: String) -> [Int: String] {
+        var hashes: [Int: String] = [:]
+        for line in text.split(separator: "\n") where line.first == "V" {
+            let parts = line.dropFirst().split(separator: "\t")
+            if parts.count == 2, let number = Int(parts[0]) { hashes[number] = String(parts[1]) }
+        }
+        return hashes
+    }
+
     /// The text: each version's header line and its edits, one a line.
     public var text: String {
         var text = ""

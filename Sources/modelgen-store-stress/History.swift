@@ -77,8 +77,8 @@ struct HistoryOptions {
         }
     }
 
-    /// The arguments a client process is started with.
-    var childArguments: [String] {
+    /// The arguments of a client process that runs for `seconds`.
+    func childArguments(seconds: Double) -> [String] {
         var arguments = [directory, store, "--seconds", String(seconds), "--clients", String(clients), "--policy", policyName, "--seed", String(seed)]
         if broken { arguments.append("--broken") }
         if busy { arguments.append("--busy") }
@@ -281,9 +281,7 @@ func runHistory(_ options: HistoryOptions) throws -> Bool {
     func start(seconds: Double) throws -> Process {
         let child = Process()
         child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-        var arguments = options.childArguments
-        arguments[3] = String(max(0.5, seconds))
-        child.arguments = ["history-client"] + arguments
+        child.arguments = ["history-client"] + options.childArguments(seconds: max(0.5, seconds))
         try child.run()
         return child
     }

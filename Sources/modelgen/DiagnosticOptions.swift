@@ -21,17 +21,23 @@ struct ModelInputOptions: ParsableArguments {
     @Option(help: "A version folder's oldest version a store may still be at: earlier versions are neither checked nor generated, and stores of them are refused.")
     var oldestVersion: Int?
 
+    /// A checker with these options.
+    var checker: ModelFileChecker {
+        ModelFileChecker(format: diagnostics, strict: strict, releasedVersionWarnings: releasedVersionWarnings, oldestVersion: oldestVersion)
+    }
+
     /// Checks every file, printing diagnostics; the valid models' checks, or an `ExitCode` (1 model errors, 2 I/O).
     func checkAll() throws -> [ModelCheck] {
-        try Self.checkAll(files, format: diagnostics, strict: strict, releasedVersionWarnings: releasedVersionWarnings, oldestVersion: oldestVersion)
+        try Self.checkAll(files, checker: checker)
     }
 
     /// Checks files, printing diagnostics; the valid models' checks, or an `ExitCode` (1 model errors, 2 I/O).
-    static func checkAll(_ files: [String], format: DiagnosticFormat, strict: Bool, releasedVersionWarnings: Bool = false,
-                         oldestVersion: Int? = nil) throws -> [ModelCheck] {
-        var checker = ModelFileChecker(format: format, strict: strict)
-        checker.releasedVersionWarnings = releasedVersionWarnings
-        checker.oldestVersion = oldestVersion
+    static func checkAll(_ files: [String], format: DiagnosticFormat, strict: Bool) throws -> [ModelCheck] {
+        try checkAll(files, checker: ModelFileChecker(format: format, strict: strict))
+    }
+
+    private static func checkAll(_ files: [String], checker: ModelFileChecker) throws -> [ModelCheck] {
+        var checker = checker
         // A version folder stands for its current version (once the folder and its path check out).
         let checks = files.compactMap { file in
             ModelVersionFolder.isVersionFolder(file) ? checker.checkVersionFolder(path: file)?.checks.last : checker.check(path: file)
@@ -50,9 +56,11 @@ struct ModelFileChecker {
     private(set) var exitStatus: Int32 = 0
     private var sources: [String: [Substring]] = [:]
 
-    init(format: DiagnosticFormat, strict: Bool) {
+    init(format: DiagnosticFormat, strict: Bool, releasedVersionWarnings: Bool = false, oldestVersion: Int? = nil) {
         self.format = format
         self.strict = strict
+        self.releasedVersionWarnings = releasedVersionWarnings
+        self.oldestVersion = oldestVersion
     }
 
     /// Whether the warnings of a version folder's released versions are printed

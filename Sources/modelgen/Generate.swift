@@ -152,9 +152,8 @@ struct GenerationJob {
                 throw ExitCode(1)
             }
         }
-        var reader = ModelFileChecker(format: format, strict: strict)
-        reader.releasedVersionWarnings = releasedVersionWarnings
-        reader.oldestVersion = oldestVersion ?? settings.oldestVersion
+        var reader = ModelFileChecker(format: format, strict: strict, releasedVersionWarnings: releasedVersionWarnings,
+                                      oldestVersion: oldestVersion ?? settings.oldestVersion)
         // A version folder generates its current version; its earlier versions are checked here, the
         // current one and the path from them by the pipeline.
         var paths: [String] = []

@@ -43,6 +43,11 @@ struct Init: ParsableCommand {
     @Option(help: "The lowest modelgen version the package accepts, with --modelgen-url.")
     var modelgenVersion = ModelgenVersion.current
 
+    /// `path` from the current folder, standardized.
+    static func absolute(_ path: String) -> URL {
+        URL(fileURLWithPath: path, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath)).standardizedFileURL
+    }
+
     /// The clone this binary was built from (its sources' path), when it is still there.
     static var buildCheckout: String? {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -51,7 +56,7 @@ struct Init: ParsableCommand {
     }
 
     func run() throws {
-        let folder = URL(fileURLWithPath: path, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath)).standardizedFileURL
+        let folder = Self.absolute(path)
         let dependency = try self.dependency()
         let existingPackage = FileManager.default.fileExists(atPath: folder.appendingPathComponent("Package.swift").path)
         let packageName = name ?? folder.lastPathComponent
@@ -92,7 +97,7 @@ struct Init: ParsableCommand {
         case (.some, .some):
             fail("--modelgen-path and --modelgen-url name two places; give one")
         case (.some(let path), nil):
-            let absolute = URL(fileURLWithPath: path, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath)).standardizedFileURL.path
+            let absolute = Self.absolute(path).path
             guard FileManager.default.fileExists(atPath: absolute + "/Package.swift") else { fail("--modelgen-path \(path): no Package.swift there") }
             return .path(absolute)
         case (nil, .some(let url)):

@@ -24,9 +24,7 @@ struct Validate: ParsableCommand {
     @OptionGroup var input: ModelInputOptions
 
     func run() throws {
-        var checker = ModelFileChecker(format: input.diagnostics, strict: input.strict)
-        checker.releasedVersionWarnings = input.releasedVersionWarnings
-        checker.oldestVersion = input.oldestVersion
+        var checker = input.checker
         var summaries: [String] = []
         for file in input.files {
             if ModelVersionFolder.isVersionFolder(file) {

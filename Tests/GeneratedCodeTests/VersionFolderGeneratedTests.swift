@@ -60,7 +60,7 @@ import Testing
     static func freshHistory() -> ModelVersionHistory {
         let generated = ClinicModel.history
         return ModelVersionHistory(current: generated.current, currentNumber: generated.currentNumber, firstNumber: generated.firstNumber,
-                                   versionHashes: generated.versionHashes, digest: generated.digest, history: generated.text)
+                                   digest: generated.digest, history: generated.text)
     }
 
     static func store(of model: ManagedObjectModel, patients: Int) throws -> URL {

@@ -52,7 +52,7 @@ import Testing
             VersionHistoryText.Version(number: number, versionHash: models[number - 1].versionHash,
                                        edits: VersionHistoryText.edits(from: lines[number], to: lines[number - 1]))
         })
-        let decoder = ModelVersionHistory(current: current, currentNumber: models.count, firstNumber: 1, versionHashes: models.map(\.versionHash),
+        let decoder = ModelVersionHistory(current: current, currentNumber: models.count, firstNumber: 1,
                                           digest: VersionHistoryText.digest(of: lines.last!), history: history.text)
         return (models, lines, decoder)
     }

@@ -83,6 +83,9 @@ public struct PackageScaffold: Sendable {
     public var modelPath: String { "Sources/\(target)/Library.model.yaml" }
     /// Where committed generated code goes.
     public var generatedPath: String { "Sources/\(target)/Generated" }
+    /// The manifest line of the Apple platforms modelgen needs (the releases its package declares).
+    static let platforms = "platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],"
+
     /// The folder of the JSON Schemas.
     public static let schemaFolder = ".modelgen"
 
@@ -116,7 +119,7 @@ public struct PackageScaffold: Sendable {
 
         let package = Package(
             name: \(SwiftLiterals.string(name)),
-            platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
+            \(Self.platforms)
             dependencies: [
                 \(dependency.declaration),
             ],
@@ -145,7 +148,7 @@ public struct PackageScaffold: Sendable {
 
         The platforms modelgen needs (skip on Linux-only packages):
 
-            platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
+            \(Self.platforms)
 
         """
     }

@@ -20,13 +20,13 @@ extension ArchivedModel {
                 var fetched = ArchivedFetchedProperty(name: property.name.value, destination: property.destination.value,
                                                       predicate: property.predicate?.source.text ?? "TRUEPREDICATE")
                 fetched.sort = property.sortDescriptors.map(\.source.text)
-                fetched.userInfo = property.userInfo.map { ($0.key.value, $0.value.value) }
+                fetched.userInfo = property.userInfo.archived
                 return fetched
             }
             archived.unique = entity.uniquenessConstraints.map { $0.names.map(\.value) }
             archived.indexes = entity.indexes.map { $0.names.map(\.value) }
-            archived.dependencies = entity.computedProperties.map { ($0.name.value, $0.dependsOn.map(\.value)) }
-            archived.userInfo = entity.userInfo.map { ($0.key.value, $0.value.value) }
+            archived.dependencies = Dictionary(entity.computedProperties.map { ($0.name.value, $0.dependsOn.map(\.value)) }, uniquingKeysWith: { first, _ in first })
+            archived.userInfo = entity.userInfo.archived
             return archived
         })
     }
@@ -46,7 +46,7 @@ extension ArchivedAttribute {
         derivation = a.derivation?.source.text
         renamingIdentifier = a.renamingIdentifier?.value
         versionHashModifier = a.versionHashModifier?.value
-        userInfo = a.userInfo.map { ($0.key.value, $0.value.value) }
+        userInfo = a.userInfo.archived
     }
 
     /// A bound as the runtime holds it (`SwiftFormatter.boundLiteral`'s value).
@@ -90,6 +90,13 @@ extension ArchivedRelationship {
         maxCount = r.maxCount?.value
         renamingIdentifier = r.renamingIdentifier?.value
         versionHashModifier = r.versionHashModifier?.value
-        userInfo = r.userInfo.map { ($0.key.value, $0.value.value) }
+        userInfo = r.userInfo.archived
+    }
+}
+
+extension [UserInfoEntry] {
+    /// The entries as the runtime's description holds them (a key written twice keeps its first value).
+    var archived: ArchivedUserInfo {
+        Dictionary(map { ($0.key.value, $0.value.value) }, uniquingKeysWith: { first, _ in first })
     }
 }

@@ -28,7 +28,6 @@ struct EarlierVersionsWriter {
         }).text
         var pounds = "#"
         while history.contains("\\" + pounds) || history.contains("\"\"\"" + pounds) { pounds += "#" }
-        let hashes = earlier.models.map(\.model.versionHash) + [current.versionHash]
         func list(_ strings: [String]) -> String { "[" + strings.map { SwiftLiterals.string($0) }.joined(separator: ", ") + "]" }
         var text = """
 
@@ -38,7 +37,6 @@ struct EarlierVersionsWriter {
                 /// decoded when a migration first needs it. `MigrationPlan(history: \(type).history, stages: …)`.
                 \(access)static let history = ModelgenRuntime.ModelVersionHistory(
                     current: model, currentNumber: \(currentNumber), firstNumber: \(first),
-                    versionHashes: \(list(hashes)),
                     retiredVersionHashes: \(list(earlier.retiredVersionHashes)),
                     digest: \(SwiftLiterals.string(VersionHistoryText.digest(of: lines[lines.count - 1]))),
                     history: \(pounds)\"\"\"

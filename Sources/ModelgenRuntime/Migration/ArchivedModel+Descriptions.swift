@@ -18,13 +18,13 @@ extension ArchivedModel {
             archived.fetchedProperties = entity.fetchedProperties.map { property in
                 var fetched = ArchivedFetchedProperty(name: property.name, destination: property.destinationName, predicate: property.predicate)
                 fetched.sort = property.sortDescriptors
-                fetched.userInfo = property.userInfo.map { ($0.key, $0.value) }
+                fetched.userInfo = property.userInfo
                 return fetched
             }
             archived.unique = entity.uniquenessConstraints
             archived.indexes = entity.indexes
-            archived.dependencies = entity.dependencies.map { ($0.key, $0.value) }
-            archived.userInfo = entity.userInfo.map { ($0.key, $0.value) }
+            archived.dependencies = entity.dependencies
+            archived.userInfo = entity.userInfo
             return archived
         })
     }
@@ -38,11 +38,11 @@ extension ArchivedModel {
                               relationships: try entity.relationships.map { try $0.description() },
                               fetchedProperties: entity.fetchedProperties.map {
                                   FetchedPropertyDescription($0.name, destination: $0.destination, predicate: $0.predicate, sort: $0.sort,
-                                                             userInfo: Dictionary($0.userInfo, uniquingKeysWith: { a, _ in a }))
+                                                             userInfo: $0.userInfo)
                               },
                               unique: entity.unique, indexes: entity.indexes,
-                              dependencies: Dictionary(entity.dependencies, uniquingKeysWith: { a, _ in a }),
-                              userInfo: Dictionary(entity.userInfo, uniquingKeysWith: { a, _ in a }))
+                              dependencies: entity.dependencies,
+                              userInfo: entity.userInfo)
         })
     }
 }
@@ -60,7 +60,7 @@ extension ArchivedAttribute {
         derivation = attribute.derivation
         renamingIdentifier = attribute.renamingIdentifier
         versionHashModifier = attribute.versionHashModifier
-        userInfo = attribute.userInfo.map { ($0.key, $0.value) }
+        userInfo = attribute.userInfo
     }
 
     func description() throws -> AttributeDescription {
@@ -68,7 +68,7 @@ extension ArchivedAttribute {
         return AttributeDescription(name, type, optional: isOptional, transient: isTransient, defaultValue: defaultValue.map(StoreValue.init) ?? .null,
                                     minimum: minimum, maximum: maximum, regex: regex, externalStorage: allowsExternalStorage,
                                     derivation: derivation, renamingIdentifier: renamingIdentifier, versionHashModifier: versionHashModifier,
-                                    userInfo: Dictionary(userInfo, uniquingKeysWith: { a, _ in a }))
+                                    userInfo: userInfo)
     }
 }
 
@@ -85,7 +85,7 @@ extension ArchivedRelationship {
         maxCount = relationship.maxCount
         renamingIdentifier = relationship.renamingIdentifier
         versionHashModifier = relationship.versionHashModifier
-        userInfo = relationship.userInfo.map { ($0.key, $0.value) }
+        userInfo = relationship.userInfo
     }
 
     func description() throws -> RelationshipDescription {
@@ -93,7 +93,7 @@ extension ArchivedRelationship {
         return RelationshipDescription(name, destination: destination, inverse: inverse, toMany: isToMany, ordered: isOrdered,
                                        optional: isOptional, transient: isTransient, deleteRule: rule, minCount: minCount, maxCount: maxCount,
                                        renamingIdentifier: renamingIdentifier, versionHashModifier: versionHashModifier,
-                                       userInfo: Dictionary(userInfo, uniquingKeysWith: { a, _ in a }))
+                                       userInfo: userInfo)
     }
 }
 

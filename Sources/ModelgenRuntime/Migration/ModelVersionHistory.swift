@@ -18,7 +18,8 @@ public final class ModelVersionHistory: Sendable {
     public let retiredVersionHashes: [String]
     /// The number of the oldest kept version.
     public let firstNumber: Int
-    /// Every kept version's hash, oldest first, the current one last (known without decoding).
+    /// Every kept version's hash, oldest first, the current one last (from the history's header lines:
+    /// known without decoding).
     public let versionHashes: [String]
 
     /// The digest of the current version's lines the history's edits start from.
@@ -35,14 +36,15 @@ public final class ModelVersionHistory: Sendable {
     }
 
     /// A history of `current` (version `currentNumber`) and the versions before it down to `firstNumber`
-    /// as `history` text, whose edits start from lines with the digest `digest`; `versionHashes` are
-    /// those of versions `firstNumber` up to the current one.
-    public init(current: ManagedObjectModel, currentNumber: Int, firstNumber: Int, versionHashes: [String],
+    /// as `history` text, whose edits start from lines with the digest `digest`.
+    public init(current: ManagedObjectModel, currentNumber: Int, firstNumber: Int,
                 retiredVersionHashes: [String] = [], digest: String, history: String) {
         self.current = current
         self.currentNumber = currentNumber
         self.firstNumber = firstNumber
-        self.versionHashes = versionHashes
+        let earlier = VersionHistoryText.versionHashes(in: history)
+        // A number the text lacks gets no hash here; decoding it then fails, saying the version is missing.
+        self.versionHashes = (firstNumber..<currentNumber).map { earlier[$0] ?? "" } + [current.versionHash]
         self.retiredVersionHashes = retiredVersionHashes
         self.digest = digest
         self.text = history

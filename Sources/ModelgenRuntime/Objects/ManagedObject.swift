@@ -445,12 +445,10 @@ open class ManagedObject: Hashable, CustomStringConvertible {
 
     @usableFromInline
     final func _fireFault() {
-        guard _isFault else { return }
-        guard let context = _context else {
-            preconditionFailure("ModelgenRuntime: \(objectID) was used after its ManagedObjectContext was deallocated; objects live as long as their context: keep the context (e.g. `let context = container.newContext()`) while you use its objects")
-        }
         do {
-            try context.fulfillFault(self)
+            try fulfillFaultIfNeeded()
+        } catch RuntimeError.wrongContext(let message) {
+            preconditionFailure("ModelgenRuntime: \(message)")
         } catch {
             preconditionFailure("ModelgenRuntime: could not load \(objectID): \(error)")
         }
@@ -460,10 +458,13 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         if _isFault { _fireFault() }
     }
 
-    /// Loads a fault's values, throwing what stops `_fireFault` (a record deleted since, a context gone).
+    /// Loads a fault's values, throwing what stops `_fireFault`: a record deleted since, a context gone
+    /// (`RuntimeError.wrongContext`).
     final func fulfillFaultIfNeeded() throws {
         guard _isFault else { return }
-        guard let context = _context else { throw RuntimeError.wrongContext("\(objectID) was used after its ManagedObjectContext was deallocated") }
+        guard let context = _context else {
+            throw RuntimeError.wrongContext("\(objectID) was used after its ManagedObjectContext was deallocated; objects live as long as their context: keep the context (e.g. `let context = container.newContext()`) while you use its objects")
+        }
         try context.fulfillFault(self)
     }
 

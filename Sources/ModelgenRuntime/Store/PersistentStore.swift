@@ -154,8 +154,7 @@ public struct ToManyDelta: Sendable, Hashable {
         var anchor: Key?, tail: [Key] = []
         for member in members where !gone.contains(member) {
             if placed.contains(member) && !new.contains(member) {
-                if let anchor { following[anchor, default: []] += tail }
-                else { following[nil, default: []] += tail }
+                following[anchor, default: []] += tail
                 tail = []
                 anchor = member
             } else if !placed.contains(member) {
@@ -163,7 +162,7 @@ public struct ToManyDelta: Sendable, Hashable {
             }
         }
         let lastKnown = ordered.last { !new.contains($0) }
-        var merged = lastKnown == nil ? (following[nil] ?? []) + tail : following[nil] ?? []
+        var merged = (following[nil] ?? []) + (lastKnown == nil ? tail : [])
         merged.reserveCapacity(result.count)
         for member in ordered {
             merged.append(member)
