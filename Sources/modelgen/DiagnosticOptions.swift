@@ -151,11 +151,12 @@ struct ModelFileChecker {
     var oldestVersion: Int?
 
     /// The version hashes of the versions before the oldest kept, from their files parsed but not
-    /// checked (a file that does not parse has none: its stores open as of no version).
+    /// checked, one per version so that a hash's position is its version's number less one (a file that
+    /// does not parse has an empty one: its stores open as of no version).
     private func retiredVersionHashes(_ folder: ModelVersionFolder) -> [String] {
-        folder.retired(before: oldestVersion).compactMap { version in
-            guard let data = try? Data(contentsOf: URL(fileURLWithPath: version.path)) else { return nil }
-            return ModelParser.parse(data: data, path: version.path).model?.versionHash
+        folder.retired(before: oldestVersion).map { version in
+            guard let data = try? Data(contentsOf: URL(fileURLWithPath: version.path)) else { return "" }
+            return ModelParser.parse(data: data, path: version.path).model?.versionHash ?? ""
         }
     }
 

@@ -90,6 +90,7 @@ import Testing
         #expect(check.status == 0, "\(check.stderr)")
         #expect(check.stdout.contains("versions 1 to 2 retired (oldest version 3): not checked"), "\(check.stdout)")
         #expect(!check.stdout.contains("v1.model.yaml") && check.stdout.contains("v3.model.yaml: version 3"), "\(check.stdout)")
+        #expect(check.stdout.contains("v4.model.yaml: version 4 (current), version hash \(ClinicVersions.v4.versionHash); from version 3:"), "\(check.stdout)")
 
         let output = try temporaryDirectory().appendingPathComponent("Generated")
         let run = try modelgen(["generate", Self.clinic, "--output", output.path, "--oldest-version", "2"])

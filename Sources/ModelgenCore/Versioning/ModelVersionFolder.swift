@@ -118,7 +118,7 @@ public struct ModelVersionFolder: Sendable {
             if index > 0 {
                 let changes = ModelDiff.changes(from: models[index - 1], to: pair.1)
                 let impacts = Set(changes.flatMap(\.impacts)).sorted()
-                line += "; from version \(index): \(changes.count) change\(changes.count == 1 ? "" : "s")"
+                line += "; from version \(versions[index - 1].number): \(changes.count) change\(changes.count == 1 ? "" : "s")"
                 if !changes.isEmpty {
                     line += " (\(impacts.isEmpty ? "safe" : impacts.map(\.rawValue).joined(separator: ", "))); stores need \(Self.storeStep(impacts))"
                 }

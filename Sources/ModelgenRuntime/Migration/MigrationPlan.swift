@@ -25,8 +25,9 @@ public struct MigrationPlan: Sendable {
     /// Hears each stage begin, change phase and end, and, during a custom stage's code, the records
     /// its saves wrote (`MigrationProgress`); called on the thread that opens the store.
     public let progress: (@Sendable (MigrationProgress) -> Void)?
-    /// The hashes of versions older than the oldest in the plan, oldest first: a store recorded with one
-    /// is refused with `MigrationError.versionRetired` instead of being opened as of no version.
+    /// The hashes of the versions older than the oldest in the plan, one per version from version 1 on:
+    /// a store recorded with one is refused with `MigrationError.versionRetired` instead of being opened
+    /// as of no version.
     public let retiredVersionHashes: [String]
 
     /// A plan over `versions` (oldest first) with `stages` where a lightweight one will not do.
@@ -55,6 +56,9 @@ public struct MigrationPlan: Sendable {
         case .history(let history): return history.versions
         }
     }
+
+    /// The number of the plan's first version (the versions before it retired).
+    var firstNumber: Int { retiredVersionHashes.count + 1 }
 
     /// How many versions the plan has.
     var versionCount: Int {

@@ -44,7 +44,7 @@ package struct StagedMigration {
         let problems = plan.problems(current: model)
         guard problems.isEmpty else { throw MigrationError.invalidPlan(problems: problems) }
         if let retired = plan.retiredVersionHashes.firstIndex(of: recorded.versionHash) {
-            throw MigrationError.versionRetired(storeVersion: retired + 1, oldestKept: plan.retiredVersionHashes.count + 1)
+            throw MigrationError.versionRetired(storeVersion: retired + 1, oldestKept: plan.firstNumber)
         }
         guard let start = plan.version(withHash: recorded.versionHash), start < plan.versionCount - 1 else { return recorded }
         var schema = recorded
@@ -81,7 +81,7 @@ package struct StagedMigration {
                           _ transaction: any MigrationTransaction) throws -> SQLiteSchema {
         let (old, new) = (plan.model(at: index), plan.model(at: index + 1))
         let custom = plan.customStage(from: index)
-        let name = "migration stage \(number) of \(count) (version \(index + 1) → \(index + 2), \(custom == nil ? "lightweight" : "custom"))"
+        let name = "migration stage \(number) of \(count) (version \(plan.firstNumber + index) → \(plan.firstNumber + index + 1), \(custom == nil ? "lightweight" : "custom"))"
         let saved = SavedCount()
         let (progress, isCustom) = (plan.progress, custom != nil)
         let report: @Sendable (MigrationProgress.Phase, Int, Int) -> Void = { phase, completed, total in
