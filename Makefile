@@ -215,28 +215,38 @@ migration-kill: deps deps-postgres
 
 # Random concurrent histories checked for anomalies (docs/concurrency.md, "Isolation, stated"): the
 # checker's self-test; SQLite under .error (another connection holding the write lock now and then, so
-# saves fail busy) and under .mergeByPropertyObjectTrump, writer processes killed at random; a run of the deliberately broken store mode (version check skipped), which the
-# checker must fail; then PostgreSQL (two client processes on one schema) when its server binaries
-# are installed. HISTORY_SECONDS sets the length of each main run (figures: docs/reliability.md).
+# saves fail busy), under .mergeByPropertyObjectTrump and with serializable saves, writer processes
+# killed at random; a run of the deliberately broken store mode (version check skipped), which the
+# checker must fail; then PostgreSQL (two client processes on one schema) with writer processes
+# killed, server processes ended (pg_terminate_backend) and the server restarted immediately, and
+# with serializable saves. Every run also checks the change streams. HISTORY_SECONDS sets the length
+# of each main run (figures: docs/reliability.md).
 HISTORY_SECONDS ?= 25
 HISTORY_DIR ?= .build/history
+STRESS = debug/modelgen-store-stress history
 history: deps
 	$(PYTHON) scripts/history-check.py --self-test
 	$(SWIFT) build --product modelgen-store-stress
 	@rm -rf $(HISTORY_DIR) && mkdir -p $(HISTORY_DIR)
-	.build/debug/modelgen-store-stress history $(HISTORY_DIR)/error $(HISTORY_DIR)/error.sqlite --seconds $(HISTORY_SECONDS) --processes 2 --clients 3 --kill --busy --seed 1
+	.build/$(STRESS) $(HISTORY_DIR)/error $(HISTORY_DIR)/error.sqlite --seconds $(HISTORY_SECONDS) --processes 2 --clients 3 --kill --busy --seed 1
 	$(PYTHON) scripts/history-check.py $(HISTORY_DIR)/error
-	.build/debug/modelgen-store-stress history $(HISTORY_DIR)/trump $(HISTORY_DIR)/trump.sqlite --seconds $$(( $(HISTORY_SECONDS) / 2 )) --processes 2 --clients 3 --kill --seed 2 --policy mergeByPropertyObjectTrump
+	.build/$(STRESS) $(HISTORY_DIR)/trump $(HISTORY_DIR)/trump.sqlite --seconds $$(( $(HISTORY_SECONDS) / 2 )) --processes 2 --clients 3 --kill --seed 2 --policy mergeByPropertyObjectTrump
 	$(PYTHON) scripts/history-check.py $(HISTORY_DIR)/trump
-	.build/debug/modelgen-store-stress history $(HISTORY_DIR)/broken $(HISTORY_DIR)/broken.sqlite --seconds 6 --processes 2 --clients 3 --seed 3 --broken
+	.build/$(STRESS) $(HISTORY_DIR)/serializable $(HISTORY_DIR)/serializable.sqlite --seconds $$(( $(HISTORY_SECONDS) / 2 )) --processes 2 --clients 3 --kill --busy --seed 5 --serializable
+	$(PYTHON) scripts/history-check.py $(HISTORY_DIR)/serializable
+	.build/$(STRESS) $(HISTORY_DIR)/broken $(HISTORY_DIR)/broken.sqlite --seconds 6 --processes 2 --clients 3 --seed 3 --broken
 	@if $(PYTHON) scripts/history-check.py $(HISTORY_DIR)/broken >$(HISTORY_DIR)/broken.txt 2>&1; then \
 		cat $(HISTORY_DIR)/broken.txt; echo "error: the checker passed the broken store mode" >&2; exit 1; \
 	else echo "the broken store mode fails the checker, as it must: $$(grep '^anomalies' $(HISTORY_DIR)/broken.txt)"; fi
 	@if ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || command -v initdb >/dev/null; then \
 		$(SWIFT) build --traits PostgreSQL --scratch-path .build-postgres --product modelgen-store-stress || exit 1; \
 		url=$$(scripts/postgres-server.sh start) || exit 1; trap 'scripts/postgres-server.sh stop' EXIT; \
-		.build-postgres/debug/modelgen-store-stress history $(HISTORY_DIR)/postgres "$$url?schema=history_run" --seconds $(HISTORY_SECONDS) --processes 2 --clients 3 --kill --seed 4 || exit 1; \
+		.build-postgres/$(STRESS) $(HISTORY_DIR)/postgres "$$url?schema=history_run" --seconds $(HISTORY_SECONDS) --processes 2 --clients 3 \
+			--kill --terminate --restart "scripts/postgres-server.sh restart" --seed 4 || exit 1; \
 		$(PYTHON) scripts/history-check.py $(HISTORY_DIR)/postgres || exit 1; \
+		.build-postgres/$(STRESS) $(HISTORY_DIR)/postgres-serializable "$$url?schema=history_serializable" --seconds $$(( $(HISTORY_SECONDS) / 2 )) \
+			--processes 2 --clients 3 --kill --terminate --serializable --seed 6 || exit 1; \
+		$(PYTHON) scripts/history-check.py $(HISTORY_DIR)/postgres-serializable || exit 1; \
 	elif [ "$${CI:-}" = true ]; then echo "error: CI needs PostgreSQL's server for make history" >&2; exit 1; \
 	else echo "note: no PostgreSQL server binaries: make history checked SQLite only"; fi
 

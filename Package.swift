@@ -114,7 +114,8 @@ let package = Package(
         // A child process for the SQLite store's kill and multi-process tests.
         .executableTarget(
             name: "modelgen-store-stress",
-            dependencies: ["ModelgenRuntime", "ClinicVersions", "CSQLite", .target(name: "ModelgenPostgres", condition: .when(traits: ["PostgreSQL"]))]
+            dependencies: ["ModelgenRuntime", "ClinicVersions", "CSQLite", .target(name: "ModelgenPostgres", condition: .when(traits: ["PostgreSQL"])),
+                           .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"]))]
         ),
 
         .testTarget(name: "ModelgenPredicateTests", dependencies: ["ModelgenPredicate"]),

@@ -14,8 +14,11 @@ What it infers, over the committed transactions (saved, or killed during the sav
 - G1a (a read saw an element of a transaction that failed), lost updates (two committed
   transactions read one version of a register and both wrote it);
 - the final state: every element of a saved transaction present once, none of a failed one, a
-  transaction killed during its save applied whole or not at all, each token code once, no group
-  over its maximum.
+  transaction killed during its save (or whose connection was lost during it) applied whole or not
+  at all, each token code once, no group over its maximum;
+- the change streams: the run's follower heard exactly the store's history, in commit order; each
+  client process heard each save once, each other process's saves in their commit order, and every
+  saved transaction that began while it listened (until a moment before it stopped).
 
 The anomalies the documentation allows for the run's merge policy are counted; any other fails the
 run (exit status 1), printing the transactions that form it.
@@ -34,12 +37,11 @@ ALLOWED = {
     "mergeByPropertyStoreTrump": {"G-single", "G2", "lost-update", "dropped-write"},
     "overwrite": {"G-single", "G2", "lost-update"},
     "rollback": {"G-single", "G2", "lost-update", "dropped-write"},
-    "serializable": set(),
 }
 
 
 def load(directory):
-    transactions = {}
+    transactions, listeners = {}, {}
     for path in sorted(glob.glob(os.path.join(directory, "history-*.jsonl"))):
         with open(path, encoding="utf-8") as file:
             for line in file:
@@ -50,17 +52,81 @@ def load(directory):
                     event = json.loads(line)
                 except json.JSONDecodeError:
                     continue  # a line cut by a kill
+                if "process" in event:
+                    listener = listeners.setdefault(event["process"], {"process": event["process"], "heard": [], "start": None, "end": None})
+                    if event["event"] == "heard":
+                        listener["heard"].append(event["inserted"])
+                    elif event["event"] == "listen-start":
+                        listener["start"] = event["time"]
+                    elif event["event"] == "listen-end":
+                        listener["end"] = event["time"]
+                    continue
                 entry = transactions.setdefault(event["id"], {"id": event["id"], "ops": [], "outcome": None})
                 if event["event"] == "begin":
                     entry["ops"] = event["ops"]
                     entry["start"] = event.get("start")
                 elif event["event"] == "end":
-                    entry["outcome"] = event["outcome"]
+                    # A lost connection leaves the save's outcome unknown, as a kill does.
+                    entry["outcome"] = None if event["outcome"].startswith("unknown") else event["outcome"]
+                    entry["inserted"] = event.get("inserted", [])
                 elif event["event"] == "skipped":
                     entry["outcome"] = "skipped"
     with open(os.path.join(directory, "final.json"), encoding="utf-8") as file:
         final = json.load(file)
+    final["listeners"] = list(listeners.values())
     return list(transactions.values()), final
+
+
+def check_streams(transactions, final):
+    """The change streams' anomalies: the follower's against the history, each process's own."""
+    anomalies = []
+    history, heard = final.get("history"), final.get("heard")
+    if history is not None and heard is not None and history != heard:
+        first = next((i for i, (a, b) in enumerate(zip(history, heard)) if a != b), min(len(history), len(heard)))
+        anomalies.append(("stream-follower", f"the follower heard {len(heard)} saves, the history has {len(history)}; "
+                                             f"they differ from save {first}", []))
+    # Saves are told apart by the records they inserted that are never deleted (a deleted member's key
+    # may be given again): elements and tokens.
+    def lasting(records):
+        return [record for record in records if not record.startswith("Member/")]
+
+    position = {}  # an inserted record -> the history entry of its save
+    for index, inserted in enumerate(final.get("historyInserted", [])):
+        for record in lasting(inserted):
+            position[record] = index
+    source = {}  # a history entry -> the process that saved it (known for acknowledged saves)
+    for t in transactions:
+        if t["outcome"] == "ok" and lasting(t.get("inserted", [])):
+            places = {position.get(record) for record in lasting(t["inserted"])}
+            if "historyInserted" in final and (None in places or len(places) != 1):
+                anomalies.append(("history-missing", f"{t['id']}'s save is not one entry of the store's history", [t["id"]]))
+                continue
+            source[places.pop() if places else None] = t["id"].split("-")[0]
+    for listener in final.get("listeners", []):
+        process = str(listener["process"])
+        seen, last_by_source = set(), {}
+        for inserted in listener["heard"]:
+            inserted = lasting(inserted)
+            if not inserted or inserted[0] not in position:
+                continue
+            index = position[inserted[0]]
+            if index in seen:
+                anomalies.append(("stream-duplicate", f"process {process} heard save {index} twice", []))
+            seen.add(index)
+            origin = source.get(index)
+            if origin is not None:
+                if index < last_by_source.get(origin, -1):
+                    anomalies.append(("stream-order", f"process {process} heard process {origin}'s save {index} after a later one", []))
+                last_by_source[origin] = max(index, last_by_source.get(origin, -1))
+        if listener["start"] is None or listener["end"] is None or "historyInserted" not in final:
+            continue
+        for t in transactions:
+            if t["outcome"] == "ok" and lasting(t.get("inserted", [])) and t.get("start") is not None \
+                    and listener["start"] + 0.5 <= t["start"] and t["start"] <= listener["end"] - 2.0:
+                index = position.get(lasting(t["inserted"])[0])
+                if index is not None and index not in seen:
+                    anomalies.append(("stream-missed", f"process {process} never heard {t['id']}'s save", [t["id"]]))
+    return anomalies
 
 
 def check(transactions, final):
@@ -220,7 +286,8 @@ def check(transactions, final):
 
     # Cycles: strongly connected components, then the shortest cycle through each, classified.
     anomalies += cycles(edges)
-    allowed = ALLOWED.get(policy, set())
+    anomalies += check_streams(transactions, final)
+    allowed = set() if final.get("isolation") == "serializable" else ALLOWED.get(policy, set())
     return anomalies, allowed, committed
 
 
@@ -311,9 +378,17 @@ def report(directory):
     anomalies, allowed, committed = check(transactions, final)
     counts = collections.Counter(kind for kind, _, _ in anomalies)
     outcomes = collections.Counter((t["outcome"] or "unknown (killed)").split(":")[0] for t in transactions)
-    print(f"{final.get('store', 'sqlite')}, policy {final.get('policy')}{' (broken store mode)' if final.get('broken') else ''}: "
+    faults = f"{final.get('kills', 0)} kills"
+    if final.get("terminations"):
+        faults += f", {final['terminations']} server processes terminated"
+    if final.get("restarts"):
+        faults += f", {final['restarts']} server restarts"
+    heard = sum(len(listener["heard"]) for listener in final.get("listeners", []))
+    print(f"{final.get('store', 'sqlite')}, policy {final.get('policy')}{', serializable saves' if final.get('isolation') == 'serializable' else ''}"
+          f"{' (broken store mode)' if final.get('broken') else ''}: "
           f"{len(transactions)} transactions ({', '.join(f'{v} {k}' for k, v in sorted(outcomes.items()))}), "
-          f"{len(committed)} committed, {final.get('kills', 0)} kills")
+          f"{len(committed)} committed, {faults}; change streams: {len(final.get('listeners', []))} processes heard {heard} saves, "
+          f"the follower {len(final.get('heard') or [])} of {len(final.get('history') or [])}")
     print("anomalies: " + (", ".join(f"{k} {v}{' (allowed)' if k in allowed else ''}" for k, v in sorted(counts.items())) or "none"))
     forbidden = [a for a in anomalies if a[0] not in allowed]
     for kind, text, _ in forbidden[:10]:
@@ -327,6 +402,12 @@ def self_test():
     """Hand-written histories, each with one anomaly the checker must name."""
     def t(id, outcome, *ops):
         return {"id": id, "outcome": outcome, "ops": [list(op) for op in ops]}
+
+    def saved(id, inserted, start=None):
+        return {"id": id, "outcome": "ok", "ops": [], "inserted": inserted, "start": start}
+
+    def listener(process, heard, start=None, end=None):
+        return {"process": process, "heard": heard, "start": start, "end": end}
 
     def final(lists, registers=None, policy="error", **extra):
         return dict({"lists": lists, "registers": registers or {}, "policy": policy, "groups": {}, "tokens": []}, **extra)
@@ -367,6 +448,18 @@ def self_test():
         ("a failed transaction's element stored", [t("T1", "conflict", ("append", "L", 1))], final({"L": [1]}), {"aborted-write-applied"}),
         ("a group over its maximum", [], dict(final({}), groups={"G": [1, 2, 3, 4]}, maxMembers=3), {"over-max"}),
         ("a unique code twice", [], dict(final({}), tokens=[[1, 5], [1, 6]]), {"duplicate-unique"}),
+        ("the follower missed a save", [], dict(final({}), history=["+a", "+b"], heard=["+a"]), {"stream-follower"}),
+        ("the follower heard saves out of order", [], dict(final({}), history=["+a", "+b"], heard=["+b", "+a"]), {"stream-follower"}),
+        ("a process heard a save twice", [saved("7-0-1", ["E/1"])],
+         dict(final({}), historyInserted=[["E/1"]], listeners=[listener(8, [["E/1"], ["E/1"]])]), {"stream-duplicate"}),
+        ("a process heard another's saves out of order", [saved("7-0-1", ["E/1"]), saved("7-0-2", ["E/2"])],
+         dict(final({}), historyInserted=[["E/1"], ["E/2"]], listeners=[listener(8, [["E/2"], ["E/1"]])]), {"stream-order"}),
+        ("a process never heard a save made while it listened", [saved("7-0-1", ["E/1"], start=10)],
+         dict(final({}), historyInserted=[["E/1"]], listeners=[listener(8, [], start=0, end=100)]), {"stream-missed"}),
+        ("a saved transaction missing from the history", [saved("7-0-1", ["E/1"])],
+         dict(final({}), historyInserted=[["E/2"]]), {"history-missing"}),
+        ("a process that heard everything once, in order", [saved("7-0-1", ["E/1"], start=10), saved("7-0-2", ["E/2"], start=11)],
+         dict(final({}), historyInserted=[["E/1"], ["E/2"]], listeners=[listener(8, [["E/1"], ["E/2"]], start=0, end=100)]), set()),
     ]
     failures = 0
     for name, transactions, state, expected in cases:
@@ -379,7 +472,12 @@ def self_test():
     if "lost-update" in check(lost, final({}, {"K": 20}))[1] or "lost-update" not in check(lost, final({}, {"K": 20}, policy="mergeByPropertyObjectTrump"))[1]:
         failures += 1
         print("self-test FAILED: the policies' allowed anomalies", file=sys.stderr)
-    print(f"history-check self-test: {len(cases) + 1 - failures} passed, {failures} failed")
+    # A serializable save allows nothing: write skew passes under .error, fails under serializable.
+    skew = [t("T1", "ok", ("read-list", "L", []), ("append", "M", 2)), t("T2", "ok", ("read-list", "M", []), ("append", "L", 1))]
+    if "G2" not in check(skew, final({"L": [1], "M": [2]}))[1] or "G2" in check(skew, final({"L": [1], "M": [2]}, isolation="serializable"))[1]:
+        failures += 1
+        print("self-test FAILED: serializable saves allow no anomaly", file=sys.stderr)
+    print(f"history-check self-test: {len(cases) + 2 - failures} passed, {failures} failed")
     return 1 if failures else 0
 
 

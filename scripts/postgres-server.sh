@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A throw-away PostgreSQL server for the tests: `start` makes a cluster in a temporary directory and
-# starts it on 127.0.0.1 (trust authentication, user postgres), printing its URL; `stop` stops it and
-# removes the directory; `ca` prints the server's TLS certificate. PostgreSQL 15 from Debian's
+# starts it on 127.0.0.1 (trust authentication, user postgres), printing its URL; `restart` stops it
+# immediately (as a crash would) and starts it again; `stop` stops it and removes the directory; `ca`
+# prints the server's TLS certificate. PostgreSQL 15 from Debian's
 # `postgresql` package and `openssl` (`make deps-postgres`).
 set -euo pipefail
 dir=${MODELGEN_PG_DIR:-/tmp/modelgen-postgres-test}
@@ -35,11 +36,17 @@ start)
 ca)
     echo "$dir/server.crt"
     ;;
+restart)
+    # An immediate restart: the server stops without a checkpoint (as a crash does), every connection
+    # is cut, and the next start recovers from the write-ahead log.
+    as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -m immediate -w restart >/dev/null \
+        || { tail -20 "$dir/server.log" >&2; exit 1; }
+    ;;
 stop)
     if [ -d "$dir/data" ]; then as_owner "$bin/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null 2>&1 || true; fi
     rm -rf "$dir"
     ;;
 *)
-    echo "usage: $0 start|ca|stop" >&2; exit 2
+    echo "usage: $0 start|restart|ca|stop" >&2; exit 2
     ;;
 esac

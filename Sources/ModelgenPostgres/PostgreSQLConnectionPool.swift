@@ -120,7 +120,7 @@ extension PostgresConnection: SQLStatementRunning {
     /// Runs one statement without bindings and returns the number of rows it inserted, updated or deleted.
     func rowsChanged(by sql: String) throws -> Int {
         do {
-            return try query(PostgresQuery(unsafeSQL: sql), logger: quietLogger).wait().metadata.rows ?? 0
+            return try answered(query(PostgresQuery(unsafeSQL: sql), logger: quietLogger)).wait().metadata.rows ?? 0
         } catch {
             throw PostgreSQLSQL.storeError(error, statement: sql)
         }
@@ -129,7 +129,7 @@ extension PostgresConnection: SQLStatementRunning {
     /// Runs one statement with bindings and returns its rows.
     func rows(_ sql: String, _ bindings: PostgresBindings = PostgresBindings()) throws -> [PostgresRow] {
         do {
-            return try query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: quietLogger).wait().rows
+            return try answered(query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: quietLogger)).wait().rows
         } catch {
             throw PostgreSQLSQL.storeError(error, statement: sql)
         }
@@ -151,7 +151,7 @@ extension PostgresConnection: SQLStatementRunning {
             }
         }
         do {
-            try promise.futureResult.wait()
+            try answered(promise.futureResult).wait()
         } catch {
             throw PostgreSQLSQL.storeError(error, statement: "COPY \(PostgreSQLSQL.quote(table)) FROM STDIN")
         }
@@ -159,7 +159,19 @@ extension PostgresConnection: SQLStatementRunning {
 
     /// Sends one statement without waiting (statements sent in a row are pipelined on the connection).
     func send(_ sql: String, _ bindings: PostgresBindings) -> EventLoopFuture<PostgresQueryResult> {
-        query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: quietLogger)
+        answered(query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: quietLogger))
+    }
+
+    /// `future`, failed with `PostgreSQLStoreError.connection` if the connection closes first (the
+    /// server ended its process or restarted): a caller waiting for a statement's answer never waits
+    /// for one that cannot come.
+    func answered<T>(_ future: EventLoopFuture<T>) -> EventLoopFuture<T> {
+        let promise = eventLoop.makePromise(of: T.self)
+        future.cascade(to: promise)
+        closeFuture.whenComplete { _ in
+            promise.fail(PostgreSQLStoreError.connection("the connection closed before the server answered"))
+        }
+        return promise.futureResult
     }
 }
 #endif

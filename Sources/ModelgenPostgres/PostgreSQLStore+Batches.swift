@@ -17,7 +17,7 @@ extension PostgreSQLStore {
         }
         // The keys are gathered first when other tables need them after the rows are gone.
         let gathered = !steps.isSingleDelete
-        return try transaction { connection, pending in
+        return try transaction { connection, history in
             if gathered {
                 try connection.execute("CREATE TEMP TABLE IF NOT EXISTS \"modelgen.doomed\" (\"t\" TEXT, \"k\" BIGINT, PRIMARY KEY (\"t\", \"k\")) ON COMMIT DELETE ROWS")
                 // In a migration stage, earlier batches of the stage's transaction left their keys.
@@ -30,7 +30,7 @@ extension PostgreSQLStore {
                     try row { (try? cells[$0].decode(Int64?.self)) ?? nil }
                 }
             }
-            if !changes.isEmpty { try sendHistory(changes, author: author, connection, into: &pending) }
+            if !changes.isEmpty { history = HistoryEntry(changes: changes, author: author) }
             return changes
         }
     }
@@ -50,14 +50,14 @@ extension PostgreSQLStore {
         }
         let sql = "UPDATE \(PostgreSQLSQL.quote(entities[0].table)) SET \(assignments.joined(separator: ", ")), \"Z_OPT\" = \"Z_OPT\" + 1 "
             + "WHERE \"Z_PK\" IN (\(keys.text)) RETURNING CAST(\"Z_PK\" AS BIGINT), CAST(\"Z_ENT\" AS BIGINT)"
-        return try transaction { connection, pending in
+        return try transaction { connection, history in
             var changes = ChangeSet()
             for row in try connection.rows(sql, bindings) {
                 let cells = row.makeRandomAccess()
                 guard let name = layout.namesByCode[try cells[1].decode(Int64.self)] else { continue }
                 changes.updated[ObjectID(entityName: name, key: try cells[0].decode(Int64.self))] = names
             }
-            if !changes.isEmpty { try sendHistory(changes, author: author, connection, into: &pending) }
+            if !changes.isEmpty { history = HistoryEntry(changes: changes, author: author) }
             return changes
         }
     }

@@ -30,6 +30,8 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
     let channel: String
     private let notifications = NotificationCounter()
     private let listener = Mutex<PostgresConnection?>(nil)
+    /// Held from taking the history lock until the committed change set is published (see `transaction`).
+    private let commitOrder = NSLock()
     /// For a store of a migration stage (see `PostgreSQLMigrationTransaction`): hears the records each
     /// save wrote. Such a store writes no history, and its transactions are savepoints of the stage's.
     let stage: (@Sendable (Int) -> Void)?
@@ -414,35 +416,55 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
     // MARK: Saving
 
     public func commit(_ changes: StoreChanges) throws -> StoreCommitResult {
-        try transaction { connection, pending in
+        try transaction({ connection, history in
             let result = try apply(changes, connection)
-            try sendHistory(ChangeSet(committed: changes, result: result), author: changes.author, connection, into: &pending)
+            if !changes.writesNothing { history = HistoryEntry(changes: ChangeSet(committed: changes, result: result), author: changes.author) }
             stage?(changes.inserted.count + changes.updated.count + changes.deleted.count)
             return result
-        }
+        }, published: changes.published)
+    }
+
+    /// A transaction's history row: what it changed and who saved.
+    struct HistoryEntry {
+        var changes: ChangeSet
+        var author: String
     }
 
     /// Runs `body` in a transaction on one connection: committed when it returns, rolled back when it
-    /// throws. BEGIN goes out with the body's first statement, and the statements the body leaves in
-    /// `pending` (sent, not awaited: the history row) go out with COMMIT, pipelined (two round trips
-    /// fewer); a pending statement that fails makes the transaction roll back and its error is thrown.
-    func transaction<T>(_ body: (PostgresConnection, inout [EventLoopFuture<PostgresQueryResult>]) throws -> T) throws -> T {
+    /// throws. BEGIN goes out with the body's first statement. The history row the body leaves in
+    /// `history` goes out with COMMIT, pipelined (two round trips fewer), after a transaction-level
+    /// lock that history rows are written under: tokens are then in commit order, so a reader of the
+    /// history after a token never misses a save that committed later with a smaller one. The same
+    /// order holds in this process: `published` hears the committed change set before another
+    /// transaction of this store takes the lock (a process hears its own saves in commit order).
+    func transaction<T>(_ body: (PostgresConnection, inout HistoryEntry?) throws -> T, published: (@Sendable (ChangeSet) -> Void)? = nil) throws -> T {
         if refusesSaves {
             throw PostgreSQLStoreError.incompatibleModel(schema: configuration.schema, problems: ["a migration stage's old version is for reading; save the stage's new context instead"])
         }
         if stage != nil { return try savepoint(body) }
         return try pool.withConnection { connection in
             var pending = [connection.send("BEGIN", PostgresBindings())]
+            var ordered = false
+            defer { if ordered { commitOrder.unlock() } }
             do {
-                let result = try body(connection, &pending)
+                var history: HistoryEntry?
+                let result = try body(connection, &history)
+                if let history {
+                    commitOrder.lock()
+                    ordered = true
+                    pending.append(connection.send("SELECT pg_advisory_xact_lock(hashtext($1))", try Self.bindings { $0.append(historyLockName) }))
+                    pending.append(try sendHistory(history, connection))
+                }
                 let commit = connection.send("COMMIT", PostgresBindings())
                 var failure: Error?
                 for future in pending {
                     do { _ = try future.wait() } catch { failure = failure ?? error }
                 }
-                _ = try commit.wait()   // after a failed statement, PostgreSQL answers COMMIT with a rollback
+                // After a failed statement, PostgreSQL answers COMMIT with a rollback.
+                do { _ = try commit.wait() } catch { throw PostgreSQLSQL.storeError(error, statement: "COMMIT") }
                 pending = []
                 if let failure { throw PostgreSQLSQL.storeError(failure, statement: "a save's statements") }
+                if let history { published?(history.changes) }
                 return result
             } catch {
                 for future in pending { _ = try? future.wait() }
@@ -452,19 +474,20 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
         }
     }
 
+    /// The name of the lock history rows are written under (one per schema).
+    private var historyLockName: String { "modelgen.history:" + configuration.schema }
+
     /// A migration stage's save: a savepoint of the stage's transaction (a failed statement rolls back
-    /// to it, so the stage's code may catch the error and go on).
-    private func savepoint<T>(_ body: (PostgresConnection, inout [EventLoopFuture<PostgresQueryResult>]) throws -> T) throws -> T {
+    /// to it, so the stage's code may catch the error and go on). A stage writes no history.
+    private func savepoint<T>(_ body: (PostgresConnection, inout HistoryEntry?) throws -> T) throws -> T {
         try pool.withConnection { connection in
             try connection.execute("SAVEPOINT \"modelgen.save\"")
-            var pending: [EventLoopFuture<PostgresQueryResult>] = []
             do {
-                let result = try body(connection, &pending)
-                for future in pending { _ = try future.wait() }
+                var history: HistoryEntry?
+                let result = try body(connection, &history)
                 try connection.execute("RELEASE SAVEPOINT \"modelgen.save\"")
                 return result
             } catch {
-                for future in pending { _ = try? future.wait() }
                 try? connection.execute("ROLLBACK TO SAVEPOINT \"modelgen.save\"")
                 throw error
             }
@@ -472,36 +495,37 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
     }
 
     /// Sends a save's history row and the notification naming its token, as one statement, without
-    /// waiting (the transaction awaits it with COMMIT); a migration stage's saves write none.
-    func sendHistory(_ changeSet: ChangeSet, author: String, _ connection: PostgresConnection,
-                     into pending: inout [EventLoopFuture<PostgresQueryResult>]) throws {
-        guard stage == nil else { return }
+    /// waiting (the transaction awaits it with COMMIT).
+    private func sendHistory(_ entry: HistoryEntry, _ connection: PostgresConnection) throws -> EventLoopFuture<PostgresQueryResult> {
         let sql = "WITH \"written\" AS (INSERT INTO \"modelgen.history\" (\"author\", \"timestamp\", \"changes\") VALUES ($1, $2, $3) RETURNING \"token\") "
             + "SELECT pg_notify($4, (SELECT \"token\" FROM \"written\")::text)"
-        pending.append(connection.send(sql, try Self.bindings {
-            $0.append(author)
+        return connection.send(sql, try Self.bindings {
+            $0.append(entry.author)
             $0.append(Date().timeIntervalSinceReferenceDate)
-            try $0.append(changeSet.historyJSON())
+            try $0.append(entry.changes.historyJSON())
             $0.append(channel)
-        }))
+        })
     }
 
     private func apply(_ changes: StoreChanges, _ connection: PostgresConnection) throws -> StoreCommitResult {
-        // Optimistic locking: the versions of every updated and deleted record, read under row locks.
-        if !changes.force {
-            var keysByTable: [String: [Int64]] = [:]
-            for id in changes.updated.map(\.id) + changes.deleted.map(\.id) {
-                keysByTable[try entity(id.entityName).table.name, default: []].append(id.key)
-            }
-            var versions: [String: [Int64: Int64]] = [:]
+        // Optimistic locking: the versions of every updated and deleted record (and of every record a
+        // serializable save read), read under row locks taken in one order (table, then key), so that
+        // saves locking the same rows wait for each other instead of deadlocking.
+        let locked = (changes.force ? [] : changes.updated.map(\.id) + changes.deleted.map(\.id)) + (changes.reads?.records.map(\.id) ?? [])
+        var versions: [String: [Int64: Int64]] = [:]
+        if !locked.isEmpty {
+            var keysByTable: [String: Set<Int64>] = [:]
+            for id in locked { keysByTable[try entity(id.entityName).table.name, default: []].insert(id.key) }
             for (table, keys) in keysByTable.sorted(by: { $0.key < $1.key }) {
                 let rows = try connection.rows("SELECT \"Z_PK\", \"Z_OPT\" FROM \(PostgreSQLSQL.quote(table)) WHERE \"Z_PK\" = ANY($1) ORDER BY \"Z_PK\" FOR UPDATE",
-                                               Self.bindings { $0.append(keys) })
+                                               Self.bindings { $0.append(keys.sorted()) })
                 for row in rows {
                     let cells = row.makeRandomAccess()
                     versions[table, default: [:]][try cells[0].decode(Int64.self)] = try cells[1].decode(Int64.self)
                 }
             }
+        }
+        if !changes.force {
             var conflicts: [StoreConflict] = []
             for row in changes.updated {
                 let current = versions[try entity(row.id.entityName).table.name]?[row.id.key]
@@ -515,6 +539,11 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
                 }
             }
             if !conflicts.isEmpty { throw MergeConflictError(conflicts: conflicts) }
+        }
+        // A serializable save's reads: its records are locked above, and a save that changes a to-many
+        // relationship locks its owner, so the members read here stay until the commit.
+        try changes.reads?.verify(model: model, version: { versions[try entity($0.entityName).table.name]?[$0.key] }) { id, slot in
+            try toManyIDs(connection, id: id, storage: entity(id.entityName).layout.storage[slot])
         }
 
         // Permanent keys: from each table's sequence, as many as its inserted rows, drawn with one

@@ -11,16 +11,23 @@
 //   insert-token C     insert a token under a uniqueness constraint on its code
 //   add-member G / remove-member G   members of a group under a `max` count of 3
 //
+// Change streams: each client process and the run itself follow `container.changes` and log what
+// they hear; the checker holds that each heard every committed save once, in commit order.
+//
 // Options: --seconds S (10), --processes P (2), --clients C (3 per process), --policy NAME (error),
-// --seed N (1), --kill (SIGKILL a random writer process now and then), --busy (SQLite: another
-// connection holds the write lock now and then for longer than the clients' 200 ms busy timeout, so
-// their saves fail with SQLiteStoreError.busy), --broken (skip the store's version check: a test-only
-// mode whose runs the checker must fail).
+// --serializable (clients save with `SaveIsolation.serializable`), --seed N (1), --kill (SIGKILL a
+// random writer process now and then), --busy (SQLite: another connection holds the write lock now
+// and then for longer than the clients' 200 ms busy timeout, so their saves fail with
+// SQLiteStoreError.busy), --terminate (PostgreSQL: end the clients' server processes now and then
+// with pg_terminate_backend, mid-transaction or idle), --restart COMMAND (run COMMAND, which
+// restarts the server, now and then), --broken (skip the store's version check: a test-only mode
+// whose runs the checker must fail).
 import CSQLite
 import Foundation
 @_spi(Testing) import ModelgenRuntime
 #if PostgreSQL
 import ModelgenPostgres
+import PostgresNIO
 #endif
 
 let historyModel = try! ManagedObjectModel(name: "History", entities: [
@@ -54,6 +61,9 @@ struct HistoryOptions {
     var kill = false
     var busy = false
     var broken = false
+    var serializable = false
+    var terminate = false
+    var restart: String?
 
     init(_ arguments: [String]) {
         directory = arguments[0]
@@ -68,6 +78,9 @@ struct HistoryOptions {
             case "--kill": kill = true
             case "--broken": broken = true
             case "--busy": busy = true
+            case "--serializable": serializable = true
+            case "--terminate": terminate = true
+            case "--restart": restart = rest.next()
             case "--policy":
                 policyName = rest.next() ?? policyName
                 policy = ["mergeByPropertyObjectTrump": .mergeByPropertyObjectTrump, "mergeByPropertyStoreTrump": .mergeByPropertyStoreTrump,
@@ -82,6 +95,7 @@ struct HistoryOptions {
         var arguments = [directory, store, "--seconds", String(seconds), "--clients", String(clients), "--policy", policyName, "--seed", String(seed)]
         if broken { arguments.append("--broken") }
         if busy { arguments.append("--busy") }
+        if serializable { arguments.append("--serializable") }
         return arguments
     }
 }
@@ -139,6 +153,7 @@ func runHistoryClient(_ options: HistoryOptions) async throws {
     let process = Int64(getpid())
     let log = HistoryLog(path: "\(options.directory)/history-\(process).jsonl")
     let deadline = Date().addingTimeInterval(options.seconds)
+    let listening = listen(to: container, log: log, process: process)
     await withTaskGroup(of: Void.self) { group in
         for client in 0..<options.clients {
             group.addTask {
@@ -152,10 +167,28 @@ func runHistoryClient(_ options: HistoryOptions) async throws {
                     let seed = random.next()
                     _ = try? await container.performBackgroundTask { context in
                         var transactionRandom = SplitMix(seed: seed)
+                        context.saveIsolation = options.serializable ? .serializable : .changedRecords
                         runTransaction(context, id: id, unique: unique, policy: options.policy, log: log, random: &transactionRandom)
                     }
                 }
             }
+        }
+    }
+    // The saves of the last moments reach the stream within the watcher's interval.
+    try? await Task.sleep(for: .seconds(1))
+    log.write(["event": "listen-end", "process": process, "time": Date().timeIntervalSince1970])
+    listening.cancel()
+}
+
+/// Follows `container.changes` (this process's saves and, through the store's history, the others'),
+/// logging the records each change set inserted, in the order heard.
+func listen(to container: ManagedContainer, log: HistoryLog, process: Int64) -> Task<Void, Never> {
+    let changes = container.changes
+    log.write(["event": "listen-start", "process": process, "time": Date().timeIntervalSince1970])
+    container.watchOtherProcesses(every: .milliseconds(50))
+    return Task.detached {
+        for await change in changes {
+            log.write(["event": "heard", "process": process, "inserted": change.inserted.map(\.description), "time": Date().timeIntervalSince1970])
         }
     }
 }
@@ -179,6 +212,7 @@ func runTransaction(_ context: ManagedObjectContext, id: String, unique: Int64, 
                     random: inout SplitMix) {
     context.mergePolicy = policy
     var operations: [[Any]] = []
+    var insertedObjects: [ManagedObject] = []
     let started = Date().timeIntervalSince1970
     do {
         for _ in 0..<Int.random(in: 1...3, using: &random) {
@@ -192,6 +226,7 @@ func runTransaction(_ context: ManagedObjectContext, id: String, unique: Int64, 
                 let name = "L\(Int.random(in: 0..<historyLists, using: &random))"
                 let list = try fetchOne(context, "List", name)
                 let element = try context.insertObject(entityName: "Element")
+                insertedObjects.append(element)
                 try element.setValue(unique * 8 + Int64(operations.count), forKey: "value")
                 try element.setValue(list, forKey: "list")
                 operations.append(["append", name, unique * 8 + Int64(operations.count)])
@@ -206,6 +241,7 @@ func runTransaction(_ context: ManagedObjectContext, id: String, unique: Int64, 
             case 8:
                 let code = Int64.random(in: 0..<historyTokenCodes, using: &random)
                 let token = try context.insertObject(entityName: "Token")
+                insertedObjects.append(token)
                 try token.setValue(code, forKey: "code")
                 try token.setValue(unique, forKey: "writer")
                 operations.append(["insert-token", code, unique])
@@ -219,6 +255,7 @@ func runTransaction(_ context: ManagedObjectContext, id: String, unique: Int64, 
                     context.delete(member)
                 } else {
                     let member = try context.insertObject(entityName: "Member")
+                    insertedObjects.append(member)
                     try member.setValue(unique * 8 + Int64(operations.count), forKey: "value")
                     try member.setValue(group, forKey: "group")
                     operations.append(["add-member", name, unique * 8 + Int64(operations.count)])
@@ -236,14 +273,33 @@ func runTransaction(_ context: ManagedObjectContext, id: String, unique: Int64, 
         outcome = "ok"
     } catch is MergeConflictError {
         outcome = "conflict"
+    } catch is ReadConflictError {
+        outcome = "conflict"
     } catch is ValidationError {
         outcome = "invalid"
     } catch SQLiteStoreError.busy {
         outcome = "busy"
     } catch {
-        outcome = "failed: \(error)"
+        outcome = lostConnection(error) ? "unknown: \(error)" : "failed: \(error)"
     }
-    log.write(["id": id, "event": "end", "end": Date().timeIntervalSince1970, "outcome": outcome])
+    var end: [String: Any] = ["id": id, "event": "end", "end": Date().timeIntervalSince1970, "outcome": outcome]
+    if outcome == "ok" { end["inserted"] = insertedObjects.map(\.objectID.description) }
+    log.write(end)
+}
+
+/// True when a save failed because its connection to the server went away: whether its COMMIT took
+/// effect is unknown (the checker holds that it applied whole or not at all).
+func lostConnection(_ error: any Error) -> Bool {
+    #if PostgreSQL
+    switch error as? PostgreSQLStoreError {
+    case .connection: return true
+    // admin_shutdown, crash_shutdown, cannot_connect_now, connection exceptions (08…)
+    case .server(let state, _, _): return ["57P01", "57P02", "57P03"].contains(state) || state.hasPrefix("08")
+    default: return false
+    }
+    #else
+    return false
+    #endif
 }
 
 /// A group's members, however the untyped relationship hands them out.
@@ -263,6 +319,9 @@ func fetchOne(_ context: ManagedObjectContext, _ entity: String, _ name: String)
 /// The run: seed the store, start the client processes (replacing killed ones), wait, write the final state.
 func runHistory(_ options: HistoryOptions) throws -> Bool {
     try FileManager.default.createDirectory(atPath: options.directory, withIntermediateDirectories: true)
+    for file in try FileManager.default.contentsOfDirectory(atPath: options.directory) where file.hasPrefix("history-") || file == "final.json" {
+        try FileManager.default.removeItem(atPath: options.directory + "/" + file)
+    }
     if !options.store.hasPrefix("postgres") {
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: options.store + suffix) }
     }
@@ -277,6 +336,14 @@ func runHistory(_ options: HistoryOptions) throws -> Bool {
         for i in 0..<historyGroups { try context.insertObject(entityName: "Group").setValue("G\(i)", forKey: "name") }
         try context.save()
     }
+    // The run's own follower: it saves nothing, so it hears every save through the store's history.
+    let follower = try historyContainer(options.store)
+    let seedToken = try follower.history().last?.token
+    let heard = HeardChanges()
+    let following = Task.detached { [changes = follower.changes] in
+        for await change in changes { heard.append(change) }
+    }
+    follower.watchOtherProcesses(every: .milliseconds(50))
     let deadline = Date().addingTimeInterval(options.seconds)
     func start(seconds: Double) throws -> Process {
         let child = Process()
@@ -287,7 +354,7 @@ func runHistory(_ options: HistoryOptions) throws -> Bool {
     }
     var children = try (0..<options.processes).map { _ in try start(seconds: options.seconds) }
     let locker = options.busy && !options.store.hasPrefix("postgres") ? holdWriteLockNowAndThen(options.store, until: deadline, seed: options.seed) : nil
-    var kills = 0, failures: [String] = []
+    var kills = 0, terminations = 0, restarts = 0, failures: [String] = []
     var random = SplitMix(seed: options.seed)
     /// A client process that ended by itself must have ended well (a crash is a finding, not a kill).
     func finished(_ child: Process) {
@@ -300,15 +367,29 @@ func runHistory(_ options: HistoryOptions) throws -> Bool {
             finished(child)
             children[index] = try start(seconds: deadline.timeIntervalSinceNow)
         }
-        guard options.kill, Date().addingTimeInterval(1) < deadline else { continue }
-        let victim = Int.random(in: 0..<children.count, using: &random)
-        kill(children[victim].processIdentifier, SIGKILL)
-        children[victim].waitUntilExit()
-        kills += 1
-        children[victim] = try start(seconds: deadline.timeIntervalSinceNow)
+        guard Date().addingTimeInterval(1) < deadline else { continue }
+        let fault = Int.random(in: 0..<6, using: &random)
+        if options.kill && fault < 3 {
+            let victim = Int.random(in: 0..<children.count, using: &random)
+            kill(children[victim].processIdentifier, SIGKILL)
+            children[victim].waitUntilExit()
+            kills += 1
+            children[victim] = try start(seconds: deadline.timeIntervalSinceNow)
+        } else if options.terminate && fault < 5 {
+            terminations += terminateClientBackends(options.store)
+        } else if let restart = options.restart, fault == 5 {
+            let status = runShell(restart)
+            if status != 0 { failures.append("the restart command failed with status \(status)") }
+            restarts += 1
+        }
     }
     for child in children { finished(child) }
     while locker?.isFinished == false { usleep(50_000) }
+    // Every save is in the history now: the follower has heard them all within a few intervals.
+    let history = try follower.history(after: seedToken)
+    let caughtUp = Date().addingTimeInterval(10)
+    while heard.count < history.count && Date() < caughtUp { usleep(50_000) }
+    following.cancel()
     // The final state, read by a fresh container: every list in order, registers, tokens, group members.
     let context = try historyContainer(options.store).newContext(observation: .unobserved)
     var lists: [String: [Int64]] = [:], registers: [String: Int64] = [:], groups: [String: [Int64]] = [:]
@@ -324,9 +405,63 @@ func runHistory(_ options: HistoryOptions) throws -> Bool {
     let tokens = try context.fetch(FetchRequest<ManagedObject>(entityName: "Token")).map { [try $0.value(forKey: "code") as! Int64, try $0.value(forKey: "writer") as! Int64] }
     let final: [String: Any] = ["lists": lists, "registers": registers, "groups": groups, "tokens": tokens, "kills": kills, "busy": options.busy,
                                 "policy": options.policyName, "broken": options.broken, "maxMembers": 3,
+                                "isolation": options.serializable ? "serializable" : "changedRecords",
+                                "terminations": terminations, "restarts": restarts,
+                                "history": history.map { $0.changes.fingerprint }, "heard": heard.all.map(\.fingerprint),
+                                "historyInserted": history.map { $0.changes.inserted.map(\.description) },
                                 "store": options.store.hasPrefix("postgres") ? "postgresql" : "sqlite"]
     try JSONSerialization.data(withJSONObject: final, options: [.sortedKeys]).write(to: URL(fileURLWithPath: "\(options.directory)/final.json"))
-    print("history: \(options.processes) processes × \(options.clients) clients, \(Int(options.seconds)) s, policy \(options.policyName), \(kills) kills\(options.busy ? ", write lock held now and then" : "")\(options.broken ? ", BROKEN store mode" : "")")
+    print("history: \(options.processes) processes × \(options.clients) clients, \(Int(options.seconds)) s, policy \(options.policyName)\(options.serializable ? ", serializable saves" : ""), \(kills) kills"
+          + (options.terminate ? ", \(terminations) server processes terminated" : "") + (options.restart != nil ? ", \(restarts) server restarts" : "")
+          + "\(options.busy ? ", write lock held now and then" : "")\(options.broken ? ", BROKEN store mode" : "")")
     for failure in failures { FileHandle.standardError.write(Data("error: \(failure)\n".utf8)) }
     return failures.isEmpty
+}
+
+/// Runs a shell command and waits for it (`posix_spawn` and `waitpid`: Foundation's `Process` can miss
+/// the end of a short-lived child); returns its exit status.
+func runShell(_ command: String) -> Int32 {
+    var pid: pid_t = 0
+    let arguments = ["/bin/sh", "-c", command]
+    var argv = arguments.map { strdup($0) } + [nil]
+    defer { for pointer in argv { free(pointer) } }
+    guard posix_spawn(&pid, "/bin/sh", nil, nil, &argv, environ) == 0 else { return -1 }
+    var status: Int32 = 0
+    while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+    return status == 0 ? 0 : max(1, status >> 8)
+}
+
+/// The change sets the run's follower heard, in order.
+final class HeardChanges: @unchecked Sendable {
+    // @unchecked: `changes` is used under `lock` only.
+    private let lock = NSLock()
+    private var changes: [ChangeSet] = []
+
+    func append(_ change: ChangeSet) { lock.withLock { changes.append(change) } }
+    var count: Int { lock.withLock { changes.count } }
+    var all: [ChangeSet] { lock.withLock { changes } }
+}
+
+extension ChangeSet {
+    /// The change set as one comparable string: inserted, updated (with keys) and deleted records, sorted.
+    var fingerprint: String {
+        let updates = updated.map { "\($0.key)\($0.value.sorted())" }.sorted()
+        return "+\(inserted.map(\.description).sorted()) ~\(updates) -\(deleted.map(\.description).sorted())"
+    }
+}
+
+/// Ends every server process of the run's clients (all but this one's), whatever each is doing, with
+/// `pg_terminate_backend`; returns how many it ended.
+func terminateClientBackends(_ store: String) -> Int {
+    #if PostgreSQL
+    guard store.hasPrefix("postgres"), let configuration = try? PostgreSQLConfiguration(url: store),
+          let connection = try? PostgresConnection.connect(on: PostgresClient.defaultEventLoopGroup.any(), configuration: configuration.connection,
+                                                           id: 0, logger: Logger(label: "history")).wait() else { return 0 }
+    defer { try? connection.close().wait() }
+    let sql: PostgresQuery = "SELECT count(pg_terminate_backend(pid))::int8 FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend'"
+    guard let rows = try? connection.query(sql, logger: Logger(label: "history")).wait().rows, let count = try? rows.first?.decode(Int64.self) else { return 0 }
+    return Int(count)
+    #else
+    return 0
+    #endif
 }

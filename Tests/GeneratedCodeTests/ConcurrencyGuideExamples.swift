@@ -132,6 +132,30 @@ func catchUp(_ container: ManagedContainer, after token: Int64?) throws -> Int64
     return transactions.last?.token ?? token
 }
 
+// MARK: The serializable save
+
+/// Moves an employee out of a department unless that would leave it empty: runs again when what it
+/// read changed before it saved (another save moved someone out meanwhile).
+func moveOut(_ lastName: String, of department: String, in container: ManagedContainer) async throws -> Bool {
+    while true {
+        do {
+            return try await container.performBackgroundTask { context in
+                context.saveIsolation = .serializable
+                var request = Department.fetchRequest()
+                request.predicate = try FetchPredicate("name == $NAME")
+                request.variables = ["NAME": department]
+                guard let department = try context.fetch(request).first, department.members.count > 1,
+                      let leaving = department.members.first(where: { $0.lastName == lastName }) else { return false }
+                leaving.department = nil
+                try context.save()
+                return true
+            }
+        } catch is ReadConflictError {
+            continue   // a new context reads the state the other save left
+        }
+    }
+}
+
 // MARK: The guide's code, run
 
 @Suite struct ConcurrencyGuideTests {
@@ -224,6 +248,32 @@ func catchUp(_ container: ManagedContainer, after token: Int64?) throws -> Int64
         let reader = container.newContext()
         let stored = try reader.existingObject(with: sales.objectID, as: Department.self)
         #expect(stored.name == "Sales & Marketing" && stored.budget == 900)
+    }
+
+    /// The serializable example: two moves out of a department of two, at once; one of them leaves
+    /// the department its last member, the other finds one member and gives up (whichever saved
+    /// second either read one member or was refused and read again).
+    @Test func theSerializableExampleNeverEmptiesADepartment() async throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("guide-\(UUID().uuidString).sqlite")
+        defer { try? FileManager.default.removeItem(at: url) }
+        let container = try ManagedContainer(model: StaffModel.model, store: .sqlite(url))
+        for round in 0..<20 {
+            let setup = container.newContext()
+            let team = Department(context: setup, name: "Team \(round)")
+            for name in ["Ames", "Bell"] {
+                let employee = Employee(context: setup)
+                employee.firstName = "A"
+                employee.lastName = name
+                employee.department = team
+            }
+            try setup.save()
+            async let first = moveOut("Ames", of: "Team \(round)", in: container)
+            async let second = moveOut("Bell", of: "Team \(round)", in: container)
+            let moved = try await [first, second]
+            #expect(moved.filter { $0 }.count == 1, "round \(round): \(moved)")
+            let check = container.newContext()
+            #expect(try check.existingObject(with: team.objectID, as: Department.self).members.count == 1)
+        }
     }
 
     /// Every ```swift block of docs/concurrency.md is in this file, character for character.

@@ -179,7 +179,7 @@ extension ManagedObjectContext {
     private func publish(_ changeSet: ChangeSet) {
         guard !changeSet.isEmpty else { return }
         mergeChanges(changeSet)
-        if parentLink == nil { container.didSave(changeSet, from: self) }
+        if parentLink == nil { container.didSave(changeSet, from: ObjectIdentifier(self)) }
     }
 
     /// The changes that delete `ids` with the model's delete rules (see `batchDelete`).

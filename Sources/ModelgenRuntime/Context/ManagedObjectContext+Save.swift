@@ -19,8 +19,14 @@ extension ManagedObjectContext {
         var changedObjects = updated.objects.filter { !$0.changedValues().isEmpty }
         var insertedObjects = inserted.objects
         let deletedObjects = deleted.objects
-        guard !insertedObjects.isEmpty || !changedObjects.isEmpty || !deletedObjects.isEmpty else { return }
+        let serializable = saveIsolation == .serializable && parentLink == nil
+        guard !insertedObjects.isEmpty || !changedObjects.isEmpty || !deletedObjects.isEmpty else {
+            if serializable { try verifyReads() }
+            return
+        }
 
+        // What writing them reads, loaded first, so that a store that cannot answer fails the save.
+        for object in changedObjects { try object.loadAllPendingToManyIfNeeded() }
         // The lists one after the other, not concatenated: a copy retains every object (a cache miss
         // each when a save writes 100,000 of them).
         for objects in [insertedObjects, changedObjects] {
@@ -58,11 +64,15 @@ extension ManagedObjectContext {
 
         var changes: StoreChanges
         let result: StoreCommitResult
+        let publication = SavePublication()
         var uniquenessChecks = 1
         var outcome = ConflictOutcome()   // what settling conflicts by the merge policy leaves for after the save
         while true {
             changes = StoreChanges()
             changes.author = container.historyAuthor
+            // What it read, before writing loads the changed objects' pending relationships.
+            if serializable { changes.reads = readSet() }
+            if parentLink == nil { changes.published = publication.publisher(container: container, origin: ObjectIdentifier(self)) }
             // What the history, other contexts and `container.changes` hear of this save (after derived
             // attributes and willSave, so their changes count).
             for object in changedObjects { changes.changedKeys[object.objectID] = Set(object.changedValues().keys) }
@@ -97,8 +107,9 @@ extension ManagedObjectContext {
         let changeSet = ChangeSet(committed: changes, result: result)
         if !changeSet.isEmpty {
             updateLiveResults(changeSet)
-            // A child's save went into its parent, not the store: nobody else hears of it yet.
-            if parentLink == nil { container.didSave(changeSet, from: self) }
+            // A child's save went into its parent, not the store: nobody else hears of it yet. A store
+            // that publishes in commit order has published it.
+            if parentLink == nil && !publication.done { container.didSave(changeSet, from: ObjectIdentifier(self)) }
         }
     }
 
@@ -305,6 +316,21 @@ extension ManagedObjectContext {
                 object._willWrite()
                 object.storeSlot(slot, slotValue)
             }
+        }
+    }
+}
+
+/// Whether the store published a save's change set itself (`StoreChanges.published`).
+final class SavePublication: @unchecked Sendable {
+    // @unchecked: `done` is set by the store's call, on the saving thread, during `commit`, and read
+    // by the context after `commit` returns.
+    private(set) var done = false
+
+    /// The closure the store calls: publishes through the container and notes that it did.
+    func publisher(container: ManagedContainer, origin: ObjectIdentifier) -> @Sendable (ChangeSet) -> Void {
+        { [self] changes in
+            done = true
+            container.didSave(changes, from: origin)
         }
     }
 }

@@ -21,6 +21,9 @@ public final class ManagedObjectContext {
     var isolation = ContextIsolation.unchecked
     /// What to do when a save meets a newer save of the same records.
     public var mergePolicy: MergePolicy = .error
+    /// What a save checks of what other saves did since this context read (`.changedRecords`, or
+    /// `.serializable` to rule out read skew and write skew too).
+    public var saveIsolation: SaveIsolation = .changedRecords
     /// Whether changes are recorded for `undo()` (on by default).
     @exclusivity(unchecked) public var isUndoEnabled = true
     /// Whether this context's objects register reads with observation tracking (see `ObservationMode`).

@@ -234,7 +234,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     public final func value(forKey key: String) throws -> Any? {
         let slot = try slot(forKey: key)
         try fulfillFaultIfNeeded()
-        fireFaultIfNeeded(loading: slot)
+        try loadPendingToManyIfNeeded(slot)
         observeAccess(slot: slot)
         return _slots[slot].anyValue
     }
@@ -243,6 +243,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     public final func setValue(_ value: Any?, forKey key: String) throws {
         let slot = try slot(forKey: key)
         try fulfillFaultIfNeeded()
+        if case .relationship = entity.properties[slot] { try loadRelationshipSides(slot, newValue: value) }
         switch entity.properties[slot] {
         case .attribute(let attribute):
             let converted = try SlotValue(any: value, for: attribute, key: key, entity: entity.name)
@@ -476,22 +477,52 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         if _slowPath(_pendingToMany != 0) { loadPendingToMany(slot) }
     }
 
-    /// Loads the to-many relationship at `slot` (with those of other objects waiting for it) if it is pending.
+    /// Loads the to-many relationship at `slot` (with those of other objects waiting for it) if it is
+    /// pending; a store that cannot answer stops the program (a typed property cannot throw; the
+    /// untyped API and `save()` load through `loadPendingToManyIfNeeded`, which throws).
     final func loadPendingToMany(_ slot: Int) {
-        guard slot < 32, _pendingToMany & (1 << UInt32(slot)) != 0 else { return }
-        guard let context = _context else {
-            preconditionFailure("ModelgenRuntime: \(objectID) was used after its ManagedObjectContext was deallocated; objects live as long as their context")
-        }
         do {
-            try context.loadPendingToMany(of: self, slot: slot)
+            try loadPendingToManyIfNeeded(slot)
+        } catch RuntimeError.wrongContext(let message) {
+            preconditionFailure("ModelgenRuntime: \(message)")
         } catch {
             preconditionFailure("ModelgenRuntime: could not load \(objectID).\(entity.properties[slot].name): \(error)")
         }
     }
 
+    /// Loads the to-many relationship at `slot` if it is pending, throwing what the store reports.
+    final func loadPendingToManyIfNeeded(_ slot: Int) throws {
+        guard slot < 32, _pendingToMany & (1 << UInt32(slot)) != 0 else { return }
+        guard let context = _context else {
+            throw RuntimeError.wrongContext("\(objectID) was used after its ManagedObjectContext was deallocated; objects live as long as their context")
+        }
+        try context.loadPendingToMany(of: self, slot: slot)
+    }
+
     /// Loads every to-many relationship still pending (before a change is registered, or the values read whole).
     final func loadAllPendingToMany() {
         while _pendingToMany != 0 { loadPendingToMany(_pendingToMany.trailingZeroBitCount) }
+    }
+
+    /// Loads every to-many relationship still pending, throwing what the store reports.
+    final func loadAllPendingToManyIfNeeded() throws {
+        while _pendingToMany != 0 { try loadPendingToManyIfNeeded(_pendingToMany.trailingZeroBitCount) }
+    }
+
+    /// Loads, throwing what the store reports, what a change of the relationship at `slot` to
+    /// `newValue` reads: its members here, and the inverse relationship of the objects it leaves and
+    /// joins (the change itself then has nothing left to load).
+    private func loadRelationshipSides(_ slot: Int, newValue: Any?) throws {
+        try loadPendingToManyIfNeeded(slot)
+        guard case .relationship(let relationship) = entity.properties[slot], let inverse = relationship.inverseName else { return }
+        var others = _slots[slot].relatedObjects
+        if let object = newValue as? ManagedObject { others.append(object) }
+        if let objects = newValue as? [ManagedObject] { others += objects }
+        if let objects = newValue as? Set<ManagedObject> { others += objects }
+        for other in others where other._pendingToMany != 0 || other._isFault {
+            try other.fulfillFaultIfNeeded()
+            if let inverseSlot = other.entity.slotsByName[inverse] { try other.loadPendingToManyIfNeeded(inverseSlot) }
+        }
     }
 
     /// Loads the object's values if it is a fault, throwing what the store or the model refuses.

@@ -40,6 +40,10 @@ public final class InMemoryStore: PersistentStore {
                 }
                 if !conflicts.isEmpty { throw MergeConflictError(conflicts: conflicts) }
             }
+            try changes.reads?.verify(model: model, version: { state.rows[$0]?.version }) { id, slot in
+                guard let row = state.rows[id], slot < row.values.count, case .references(let members) = row.values[slot] else { return [] }
+                return members
+            }
             // Assign permanent IDs, then rewrite references to new records.
             var permanent: [ObjectID: ObjectID] = [:]
             var next = state.nextKey
@@ -138,7 +142,10 @@ public final class InMemoryStore: PersistentStore {
             state.rows = rows
             state.idsByEntity = idsByEntity
             state.nextKey = next
-            return StoreCommitResult(insertedIDs: insertedIDs, updatedVersions: updatedVersions)
+            let result = StoreCommitResult(insertedIDs: insertedIDs, updatedVersions: updatedVersions)
+            // Under the lock: the next commit waits, so saves are heard in commit order.
+            if !changes.writesNothing { changes.published?(ChangeSet(committed: changes, result: result)) }
+            return result
         }
     }
 

@@ -213,10 +213,10 @@ public final class ManagedContainer: Sendable {
         watcher.withLock { $0?.cancel() }
     }
 
-    /// Called by a context after a save: publishes the change set and merges it into the main context.
-    func didSave(_ changes: ChangeSet, from context: ManagedObjectContext?) {
+    /// Called for a save of a context (`origin`; nil: another process): publishes the change set and
+    /// merges it into the main context (unless the main context saved it).
+    func didSave(_ changes: ChangeSet, from origin: ObjectIdentifier?) {
         broadcaster.publish(changes)
-        let origin = context.map(ObjectIdentifier.init)
         let box = mainContextBox
         Task { @MainActor in
             guard let main = box.existingContext, ObjectIdentifier(main) != origin, main.automaticallyMergesChanges else { return }

@@ -40,6 +40,17 @@ public struct StoreChanges: Sendable {
     /// `updated` without an entry is written whole: every column, and its to-many relationships
     /// replaced by the row's lists (changes made by hand, and `MergePolicy.overwrite`).
     public var writes: [ObjectID: RecordWrite] = [:]
+    /// A serializable save's reads, verified in the committing transaction before anything is written
+    /// (`StoreReadSet.verify`); nil for other saves.
+    public var reads: StoreReadSet?
+
+    /// Hears the committed change set right after the commit and before the store commits anything
+    /// else, so that a process hears its own saves in commit order (the saving context publishes
+    /// through it). When a store does not call it, the context publishes after `commit` returns.
+    public var published: (@Sendable (ChangeSet) -> Void)?
+
+    /// True when the save writes nothing (a serializable save that only read: its reads are verified).
+    public var writesNothing: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
 
     /// Empty changes.
     public init() {}

@@ -115,13 +115,15 @@ final class SQLiteConnectionPool: @unchecked Sendable {
         return try body(writer)
     }
 
-    /// Runs `body` in one write transaction on the writer; `afterCommit` runs once no read that could
+    /// Runs `body` in one write transaction on the writer; `committed` runs right after the commit,
+    /// while the writer is held (before any later commit); `afterCommit` runs once no read that could
     /// still see the state before this commit is in progress (at once when none is).
-    func writeTransaction<T>(_ body: (SQLiteConnection) throws -> T, afterCommit: (() -> Void)? = nil) throws -> T {
+    func writeTransaction<T>(_ body: (SQLiteConnection) throws -> T, committed: ((T) -> Void)? = nil, afterCommit: (() -> Void)? = nil) throws -> T {
         try requireWritable()
         return try write { connection in
             if sharesTransaction { return try connection.inSavepoint { try body(connection) } }
             let result = try connection.inTransaction { try body(connection) }
+            committed?(result)   // before the next commit: the writer is still held
             readers.lock()
             commitCount += 1
             if let afterCommit { deferred.append((commitCount, afterCommit)) }

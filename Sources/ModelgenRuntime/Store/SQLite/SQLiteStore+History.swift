@@ -9,12 +9,6 @@ extension SQLiteStore {
         "author" TEXT NOT NULL, "timestamp" REAL NOT NULL, "changes" BLOB NOT NULL)
         """
 
-    /// Writes a save's history row (inside the save's transaction: both are kept or neither).
-    func writeHistory(_ changes: StoreChanges, result: StoreCommitResult, _ connection: SQLiteConnection) throws {
-        guard stage == nil else { return }
-        try writeHistory(ChangeSet(committed: changes, result: result), author: changes.author, connection)
-    }
-
     /// Records what a save (or a batch statement) changed, in its transaction.
     func writeHistory(_ changeSet: ChangeSet, author: String, _ connection: SQLiteConnection) throws {
         // A migration stage's saves are part of the schema change: other processes reopen the store.

@@ -641,11 +641,18 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
         var writtenFiles: [String] = []
         let directory = externalDirectory
         do {
+            var committed: ChangeSet?
             return try pool.writeTransaction({ connection in
                 let result = try apply(changes, connection, unreferenced: &unreferencedFiles, written: &writtenFiles)
-                try writeHistory(changes, result: result, connection)
+                if !changes.writesNothing {
+                    let changeSet = ChangeSet(committed: changes, result: result)
+                    try writeHistory(changeSet, author: changes.author, connection)
+                    committed = changeSet
+                }
                 stage?(changes.inserted.count + changes.updated.count + changes.deleted.count)
                 return result
+            }, committed: { _ in
+                if let committed { changes.published?(committed) }
             }, afterCommit: {
                 // Once no read that began before this save is in progress (its snapshot may name them).
                 for file in unreferencedFiles { try? FileManager.default.removeItem(at: directory.appendingPathComponent(file)) }
@@ -681,6 +688,10 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
                 }
             }
             if !conflicts.isEmpty { throw MergeConflictError(conflicts: conflicts) }
+        }
+        // A serializable save's reads (the write lock is held: they stay true until the commit).
+        try changes.reads?.verify(model: model, version: currentVersion) { id, slot in
+            try toManyIDs(connection, id: id, storage: layout.entity(id.entityName).storage[slot])
         }
         // Permanent keys: the next free key of each table (the write lock is held).
         var entities = EntityLookup(layout: layout)
