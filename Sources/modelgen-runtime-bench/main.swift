@@ -43,7 +43,7 @@ let model = try ManagedObjectModel(name: "Bench", entities: [
     ]),
 ])
 
-/// Sections to run (`modelgen-runtime-bench [access] [observation] [concurrency] [propagation] [memory] [sqlite] [predicate] [library] [migration] [batch]`); all when none is named.
+/// Sections to run (`modelgen-runtime-bench [access] [observation] [concurrency] [serializable] [propagation] [memory] [sqlite] [predicate] [library] [migration] [batch]`); all when none is named.
 /// `postgres` (the store, propagation and the library questions) and `postgres-library` (the library
 /// questions alone) run only when named, in a build with the PostgreSQL trait (`make bench-postgres`).
 let sections = Set(CommandLine.arguments.dropFirst())
@@ -167,6 +167,10 @@ if runs("observation") {
 if runs("concurrency") {
     print("")
     try runConcurrencyBench()
+}
+if runs("serializable") {
+    print("")
+    try runSerializableBench()
 }
 if runs("propagation") {
     print("")

@@ -15,12 +15,13 @@ enum RuntimeTypeNames {
         "MigrationStage", "ModelActor", "ModelVersionHistory", "ModelgenRuntimeAPIVersionCheck",
         "ModelgenRuntimeAPIVersion_1", "ModelgenRuntimeAPIVersion_2", "ObjectConflict", "ObjectID", "ObjectIDList",
         "ObjectList", "ObservationMode", "PersistentStore", "PredicateFunctions", "PropertyConflict",
-        "PropertyDescription", "QueryPlan", "QueryValue", "RecordWrite", "RelationshipDescription",
-        "ResultsDifference", "ResultsSection", "ResultsSnapshot", "RuntimeError", "SQLiteConfiguration",
-        "SQLiteStore", "SQLiteStoreError", "ScalarCell", "ScalarKind", "SlotValue", "SortDescriptor",
-        "StoreChanges", "StoreCommitResult", "StoreConflict", "StoreDescription", "StoreQuery", "StoreRow",
-        "StoreValue", "ToManyDelta", "TransformableBox", "TypedAggregateRequest", "UniquenessViolationError",
-        "UnsupportedPredicateError", "ValidationError", "ValueCodec",
+        "PropertyDescription", "QueryPlan", "QueryValue", "ReadConflictError", "RecordWrite",
+        "RelationshipDescription", "ResultsDifference", "ResultsSection", "ResultsSnapshot", "RuntimeError",
+        "SQLiteConfiguration", "SQLiteStore", "SQLiteStoreError", "SaveIsolation", "ScalarCell", "ScalarKind",
+        "SlotValue", "SortDescriptor", "StoreChanges", "StoreCommitResult", "StoreConflict", "StoreDescription",
+        "StoreQuery", "StoreReadSet", "StoreRow", "StoreValue", "ToManyDelta", "TransformableBox",
+        "TypedAggregateRequest", "UniquenessViolationError", "UnsupportedPredicateError", "ValidationError",
+        "ValueCodec",
     ]
 }
 
