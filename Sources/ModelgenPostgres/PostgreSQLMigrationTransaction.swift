@@ -10,15 +10,15 @@ struct PostgreSQLMigrationTransaction: MigrationTransaction {
     let connection: PostgresConnection
     let configuration: PostgreSQLConfiguration
 
-    func store(model: ManagedObjectModel, schema: SQLiteSchema, readOnly: Bool, onCommit: @escaping @Sendable (Int) -> Void) throws -> any PersistentStore {
+    func store(model: ManagedObjectModel, schema: SQLSchema, readOnly: Bool, onCommit: @escaping @Sendable (Int) -> Void) throws -> any PersistentStore {
         PostgreSQLStore(stage: connection, model: model, configuration: configuration, schema: schema, readOnly: readOnly, onCommit: onCommit)
     }
 
-    func addStorage(_ plan: SQLiteSchemaPlanner.Plan, previous: SQLiteSchema?, model: ManagedObjectModel) throws {
+    func addStorage(_ plan: SQLSchemaPlanner.Plan, previous: SQLSchema?, model: ManagedObjectModel) throws {
         for statement in PostgreSQLSQL.migration(to: plan, from: previous, model: model) { try connection.execute(statement) }
     }
 
-    func dropStorage(_ plan: SQLiteSchemaPlanner.Plan) throws {
+    func dropStorage(_ plan: SQLSchemaPlanner.Plan) throws {
         for statement in plan.removals.flatMap(PostgreSQLSQL.drop) { try connection.execute(statement) }
         try PostgreSQLStore.dropLeftoverIndexes(keeping: plan.modelIndexNames, schema: configuration.schema, connection)
     }
@@ -27,11 +27,11 @@ struct PostgreSQLMigrationTransaction: MigrationTransaction {
         Int(try connection.rows(sql).first?.makeRandomAccess()[0].decode(Int64.self) ?? 0)
     }
 
-    func record(_ schema: SQLiteSchema) throws {
+    func record(_ schema: SQLSchema) throws {
         try PostgreSQLStore.record(schema, connection)
     }
 
-    func recordedSchema() throws -> SQLiteSchema? {
+    func recordedSchema() throws -> SQLSchema? {
         try PostgreSQLStore.recordedSchema(connection, schema: configuration.schema)
     }
 }

@@ -11,7 +11,7 @@ import PostgresNIO
 /// per table), `Z_ENT` (entity code) and `Z_OPT` (version); a column per stored attribute; a to-one
 /// relationship as key and entity-code columns; many-to-many relationships in join tables.
 enum PostgreSQLSQL {
-    static func quote(_ name: String) -> String { SQLiteSchemaPlanner.quote(name) }
+    static func quote(_ name: String) -> String { SQLSchemaPlanner.quote(name) }
 
     /// Column types. Dates are seconds since 2001-01-01 00:00:00 GMT as `double precision` (as Core
     /// Data and the SQLite store keep them: every `Date` reads back exactly, where `timestamptz` would
@@ -38,7 +38,7 @@ enum PostgreSQLSQL {
     /// tables with their key sequences, new columns (with the attribute's default for existing rows),
     /// new join tables, and every index (`IF NOT EXISTS`: the SQLite planner's index statements, whose
     /// syntax PostgreSQL shares).
-    static func migration(to plan: SQLiteSchemaPlanner.Plan, from previous: SQLiteSchema?, model: ManagedObjectModel) -> [String] {
+    static func migration(to plan: SQLSchemaPlanner.Plan, from previous: SQLSchema?, model: ManagedObjectModel) -> [String] {
         let schema = plan.schema
         var statements: [String] = []
         /// The model's entity a recorded one is (by name, or one renamed from it with `renamingIdentifier`).
@@ -46,7 +46,7 @@ enum PostgreSQLSQL {
             model.entity(named: name) ?? model.entities.first { $0.renamingIdentifier == name }
         }
         // Each column's definition; an added attribute's carries its default for the rows already there.
-        func columns(of layout: SQLiteSchema) -> [String: [(name: String, definition: String, added: String)]] {
+        func columns(of layout: SQLSchema) -> [String: [(name: String, definition: String, added: String)]] {
             var tables: [String: [(String, String, String)]] = [:]
             for stored in layout.entities {
                 guard let entity = modelEntity(stored.name) else { continue }
@@ -93,7 +93,7 @@ enum PostgreSQLSQL {
         let oldJoinTables = Set(previous?.entities.flatMap { $0.relationships.compactMap(\.joinTable) } ?? [])
         let paired = Set(schema.entities.flatMap { $0.relationships.filter { $0.joinColumns != nil }.compactMap(\.joinTable) })
         for join in Set(schema.entities.flatMap({ $0.relationships.compactMap(\.joinTable) })).sorted() where !oldJoinTables.contains(join) {
-            statements += SQLiteSchemaPlanner.joinTableStatements(join, paired: paired.contains(join), integer: "bigint")
+            statements += SQLSchemaPlanner.joinTableStatements(join, paired: paired.contains(join), integer: "bigint")
         }
         // A store of format 1: each many-to-many pair's two tables become one.
         for merge in plan.joinMerges { statements += merge.statements(integer: "bigint") }
@@ -103,7 +103,7 @@ enum PostgreSQLSQL {
 
     /// The statements dropping one thing the model removed (`MigrationPolicy.dropRemoved`): the
     /// planner's, and a table's key sequence with the table (PostgreSQL drops a column's indexes itself).
-    static func drop(_ removal: SQLiteSchemaPlanner.Removal) -> [String] {
+    static func drop(_ removal: SQLSchemaPlanner.Removal) -> [String] {
         if case .table(let table) = removal { return [removal.statement, "DROP SEQUENCE IF EXISTS \(sequence(table))"] }
         return [removal.statement]
     }
@@ -116,8 +116,8 @@ enum PostgreSQLSQL {
         case .double(let value): return value.isFinite ? " DEFAULT \(value)" : ""
         case .decimal(let value): return " DEFAULT \(value)"
         case .date(let value): return " DEFAULT \(value.timeIntervalSinceReferenceDate)"
-        case .string(let value): return " DEFAULT " + SQLiteSchemaPlanner.literal(value)
-        case .url(let value): return " DEFAULT " + SQLiteSchemaPlanner.literal(value.absoluteString)
+        case .string(let value): return " DEFAULT " + SQLSchemaPlanner.literal(value)
+        case .url(let value): return " DEFAULT " + SQLSchemaPlanner.literal(value.absoluteString)
         case .uuid(let value): return " DEFAULT '\(value.uuidString)'"
         case .data(let value): return " DEFAULT '\\x\(value.map { String(format: "%02x", $0) }.joined())'"
         default: return ""

@@ -24,7 +24,7 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
     /// How the store connects (host, database, pool size, TLS).
     public let configuration: PostgreSQLConfiguration
     let pool: PostgreSQLConnectionPool
-    let layout: SQLiteLayout
+    let layout: SQLLayout
     private let entities: [String: PostgresEntity]
     private let tables: [String: PostgresTable]
     let channel: String
@@ -50,7 +50,7 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
         stage = nil
         refusesSaves = false
         let schemaName = configuration.schema
-        let schema: SQLiteSchema = try pool.withConnection { connection in
+        let schema: SQLSchema = try pool.withConnection { connection in
             let lock = Self.bindings { $0.append("modelgen." + schemaName) }
             if let migrationPlan {
                 // A session lock over the stages (each commits on its own), released however they end.
@@ -74,7 +74,7 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
                     """)
                 let previous = try Self.recordedSchema(connection, schema: schemaName)
                 for function in PostgreSQLDialect.functions { try connection.execute(function) }
-                let plan = SQLiteSchemaPlanner(model: model, previous: previous).plan()
+                let plan = SQLSchemaPlanner(model: model, previous: previous).plan()
                 let refusals = plan.refusals(under: configuration.migration)
                 if !refusals.isEmpty { throw PostgreSQLStoreError.incompatibleModel(schema: schemaName, problems: refusals) }
                 if previous != plan.schema {
@@ -86,18 +86,18 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
                 }
                 // Join tables of stores made before the members index get it (no-ops once done).
                 for join in plan.schema.entities.flatMap({ $0.relationships.compactMap(\.joinTable) }) {
-                    for statement in SQLiteSchemaPlanner.joinIndexUpgrade(join) { try connection.execute(statement) }
+                    for statement in SQLSchemaPlanner.joinIndexUpgrade(join) { try connection.execute(statement) }
                 }
                 return plan.schema
             }
         }
-        layout = SQLiteLayout(schema: schema, model: model)
+        layout = SQLLayout(schema: schema, model: model)
         (tables, entities) = Self.statements(for: layout)
     }
 
     /// A store of a migration stage on `connection` (in the stage's transaction), laid out as `schema`:
     /// nothing is created or migrated; `readOnly` makes saves throw.
-    init(stage connection: PostgresConnection, model: ManagedObjectModel, configuration: PostgreSQLConfiguration, schema: SQLiteSchema,
+    init(stage connection: PostgresConnection, model: ManagedObjectModel, configuration: PostgreSQLConfiguration, schema: SQLSchema,
          readOnly: Bool, onCommit: @escaping @Sendable (Int) -> Void) {
         self.model = model
         self.configuration = configuration
@@ -105,12 +105,12 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
         channel = "modelgen." + configuration.schema
         stage = onCommit
         refusesSaves = readOnly
-        layout = SQLiteLayout(schema: schema, model: model)
+        layout = SQLLayout(schema: schema, model: model)
         (tables, entities) = Self.statements(for: layout)
     }
 
     /// The tables' and entities' statements of a layout.
-    private static func statements(for layout: SQLiteLayout) -> (tables: [String: PostgresTable], entities: [String: PostgresEntity]) {
+    private static func statements(for layout: SQLLayout) -> (tables: [String: PostgresTable], entities: [String: PostgresEntity]) {
         var tables: [String: PostgresTable] = [:]
         for (name, table) in layout.tables { tables[name] = PostgresTable(name: name, columns: table.columns) }
         var entities: [String: PostgresEntity] = [:]
@@ -128,13 +128,13 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
     }
 
     /// The layout `modelgen.metadata` records in `schema` (nil: none yet, or no such table).
-    static func recordedSchema(_ connection: PostgresConnection, schema: String) throws -> SQLiteSchema? {
+    static func recordedSchema(_ connection: PostgresConnection, schema: String) throws -> SQLSchema? {
         let exists = try connection.rows("SELECT to_regclass($1) IS NOT NULL", bindings { $0.append(PostgreSQLSQL.quote(schema) + ".\"modelgen.metadata\"") })
         guard try exists.first?.makeRandomAccess()[0].decode(Bool.self) == true else { return nil }
         let recorded = try connection.rows("SELECT \"value\" FROM \"modelgen.metadata\" WHERE \"key\" = 'schema'")
-        return try recorded.first.map { row -> SQLiteSchema in
+        return try recorded.first.map { row -> SQLSchema in
             let json = try row.makeRandomAccess()[0].decode(String.self)
-            guard let layout = try? JSONDecoder().decode(SQLiteSchema.self, from: Data(json.utf8)) else {
+            guard let layout = try? JSONDecoder().decode(SQLSchema.self, from: Data(json.utf8)) else {
                 throw PostgreSQLStoreError.incompatibleModel(schema: schema, problems: ["its recorded layout cannot be read"])
             }
             return layout
@@ -153,7 +153,7 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
     }
 
     /// Records `schema` (and its model's version hash) in `modelgen.metadata`.
-    static func record(_ schema: SQLiteSchema, _ connection: PostgresConnection) throws {
+    static func record(_ schema: SQLSchema, _ connection: PostgresConnection) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let json = String(decoding: try encoder.encode(schema), as: UTF8.self)
@@ -287,7 +287,7 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
         return (members.lists, rows)
     }
 
-    private func toManyIDs(_ connection: PostgresConnection, id: ObjectID, storage: SQLiteLayout.Storage) throws -> [ObjectID] {
+    private func toManyIDs(_ connection: PostgresConnection, id: ObjectID, storage: SQLLayout.Storage) throws -> [ObjectID] {
         let sql: String
         switch storage {
         case .toManyByInverse(let table, let inverse, let order):
@@ -340,7 +340,7 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
     }
 
     public func fetch(_ query: StoreQuery) throws -> [StoreRow]? {
-        guard let sql = try? translator(query).select() else { return nil }
+        guard let sql = try SQLQueryTranslator.expressible({ try translator(query).select() }) else { return nil }
         let rows = try pool.withConnection { connection in
             try connection.rows(sql.text, try PostgreSQLDialect.bindings(sql.bindings))
         }
@@ -350,7 +350,7 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
     public var runsQueries: Bool { true }
 
     public func aggregate(_ query: StoreQuery, groupBy: [String], columns: [AggregateColumn]) throws -> [AggregateRow]? {
-        guard let (sql, outputs) = try? translator(query).aggregate(groupBy: groupBy, columns: columns) else { return nil }
+        guard let (sql, outputs) = try SQLQueryTranslator.expressible({ try translator(query).aggregate(groupBy: groupBy, columns: columns) }) else { return nil }
         let rows = try pool.withConnection { connection in
             try connection.rows(sql.text, try PostgreSQLDialect.bindings(sql.bindings))
         }
@@ -393,7 +393,7 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
     }
 
     public func fetchIDs(_ query: StoreQuery) throws -> ObjectIDList? {
-        guard let sql = try? translator(query).select(onlyIDs: true) else { return nil }
+        guard let sql = try SQLQueryTranslator.expressible({ try translator(query).select(onlyIDs: true) }) else { return nil }
         let rows = try pool.withConnection { connection in
             try connection.rows(sql.text, try PostgreSQLDialect.bindings(sql.bindings))
         }
@@ -406,7 +406,7 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
     }
 
     public func count(_ query: StoreQuery) throws -> Int? {
-        guard let sql = try? translator(query).count() else { return nil }
+        guard let sql = try SQLQueryTranslator.expressible({ try translator(query).count() }) else { return nil }
         return try pool.withConnection { connection in
             let rows = try connection.rows(sql.text, try PostgreSQLDialect.bindings(sql.bindings))
             return Int(try rows.first?.makeRandomAccess()[0].decode(Int64.self) ?? 0)
@@ -525,21 +525,7 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
                 }
             }
         }
-        if !changes.force {
-            var conflicts: [StoreConflict] = []
-            for row in changes.updated {
-                let current = versions[try entity(row.id.entityName).table.name]?[row.id.key]
-                // A record changed only in its to-many relationships conflicts only when it is gone.
-                let clashes = changes.writes[row.id]?.isMembershipOnly == true ? current == nil : current != row.version
-                if clashes { conflicts.append(StoreConflict(id: row.id, expectedVersion: row.version, currentVersion: current)) }
-            }
-            for (id, version) in changes.deleted {
-                if let current = versions[try entity(id.entityName).table.name]?[id.key], current != version {
-                    conflicts.append(StoreConflict(id: id, expectedVersion: version, currentVersion: current))
-                }
-            }
-            if !conflicts.isEmpty { throw MergeConflictError(conflicts: conflicts) }
-        }
+        try changes.checkVersions { versions[try entity($0.entityName).table.name]?[$0.key] }
         // A serializable save's reads: its records are locked above, and a save that changes a to-many
         // relationship locks its owner, so the members read here stay until the commit.
         try changes.reads?.verify(model: model, version: { versions[try entity($0.entityName).table.name]?[$0.key] }) { id, slot in
@@ -611,7 +597,7 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
         }
 
         // Deleted records: one DELETE per entity over the array of their keys (and one per join table).
-        var deferredLinkDeletes: [(join: SQLiteLayout.JoinTable, keys: [Int64])] = []
+        var deferredLinkDeletes: [(join: SQLLayout.JoinTable, keys: [Int64])] = []
         for (name, deleted) in Self.grouped(changes.deleted, by: \.id.entityName) {
             let entity = try entity(name), keys = deleted.map(\.id.key)
             send("DELETE FROM \(PostgreSQLSQL.quote(entity.table.name)) WHERE \"Z_PK\" = ANY($1) AND \"Z_ENT\" = $2",
@@ -777,7 +763,7 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
         }
         /// One relationship's delta: join rows added and removed; an ordered relationship's positions
         /// set from the saving context's order, members another save added meanwhile after them.
-        func applyToMany(_ delta: ToManyDelta, of id: ObjectID, _ storage: SQLiteLayout.Storage) throws {
+        func applyToMany(_ delta: ToManyDelta, of id: ObjectID, _ storage: SQLLayout.Storage) throws {
             let resolved = ToManyDelta(added: delta.added.map(resolve), removed: delta.removed.map(resolve), order: delta.order?.map(resolve))
             switch storage {
             case .toManyByJoin(let join):
@@ -1179,7 +1165,7 @@ struct PostgresTable: Sendable {
 /// An entity of the layout with PostgreSQL's statements for its rows.
 struct PostgresEntity: @unchecked Sendable {
     // @unchecked: `layout` is an immutable class instance of the runtime's layout.
-    let layout: SQLiteLayout.Entity
+    let layout: SQLLayout.Entity
     let table: PostgresTable
     var code: Int64 { layout.code }
     /// For each slot, the index of its column in the table's select list (to-one: the key column), else -1.
@@ -1192,7 +1178,7 @@ struct PostgresEntity: @unchecked Sendable {
     /// `UPDATE` of a whole row (columns in slot order, then key and entity code), returning the new version.
     let updateSQL: String
 
-    init(_ layout: SQLiteLayout.Entity, table: PostgresTable) {
+    init(_ layout: SQLLayout.Entity, table: PostgresTable) {
         self.layout = layout
         self.table = table
         var written: [String] = []

@@ -6,18 +6,18 @@ import Synchronization
 package protocol MigrationTransaction {
     /// A store working in this transaction, for `model` laid out as `schema` (`readOnly`: saves throw);
     /// `onCommit` hears how many records each save wrote.
-    func store(model: ManagedObjectModel, schema: SQLiteSchema, readOnly: Bool, onCommit: @escaping @Sendable (Int) -> Void) throws -> any PersistentStore
+    func store(model: ManagedObjectModel, schema: SQLSchema, readOnly: Bool, onCommit: @escaping @Sendable (Int) -> Void) throws -> any PersistentStore
     /// Adds what `plan` adds to the layout `previous` records (nil: a new store): tables, columns,
     /// join tables, indexes.
-    func addStorage(_ plan: SQLiteSchemaPlanner.Plan, previous: SQLiteSchema?, model: ManagedObjectModel) throws
+    func addStorage(_ plan: SQLSchemaPlanner.Plan, previous: SQLSchema?, model: ManagedObjectModel) throws
     /// Drops what `plan` removes (and model indexes the new version no longer has).
-    func dropStorage(_ plan: SQLiteSchemaPlanner.Plan) throws
+    func dropStorage(_ plan: SQLSchemaPlanner.Plan) throws
     /// The number a `SELECT count(*)` statement returns.
     func count(_ sql: String) throws -> Int
     /// Records `schema` as the store's layout (the stage's last write).
-    func record(_ schema: SQLiteSchema) throws
+    func record(_ schema: SQLSchema) throws
     /// The layout the store records now, read in this transaction.
-    func recordedSchema() throws -> SQLiteSchema?
+    func recordedSchema() throws -> SQLSchema?
 }
 
 /// Runs the stages of a `MigrationPlan` from a store's recorded version to the current one, each in a
@@ -37,8 +37,8 @@ package struct StagedMigration {
     /// Brings a store recorded as `recorded` to the current version: one transaction per stage, each
     /// run by `inTransaction` (which commits when its body returns). Returns the layout the store then
     /// records, or `recorded` when it is at the current version or at none of the plan's versions.
-    package func run(from recorded: SQLiteSchema,
-                     inTransaction: ((any MigrationTransaction) throws -> SQLiteSchema) throws -> SQLiteSchema) throws -> SQLiteSchema {
+    package func run(from recorded: SQLSchema,
+                     inTransaction: ((any MigrationTransaction) throws -> SQLSchema) throws -> SQLSchema) throws -> SQLSchema {
         // A store at the current version needs nothing of the plan (and a history decodes nothing).
         guard recorded.versionHash != model.versionHash else { return recorded }
         let problems = plan.problems(current: model)
@@ -77,8 +77,8 @@ package struct StagedMigration {
         return schema
     }
 
-    private func runStage(from index: Int, number: Int, of count: Int, recorded: SQLiteSchema,
-                          _ transaction: any MigrationTransaction) throws -> SQLiteSchema {
+    private func runStage(from index: Int, number: Int, of count: Int, recorded: SQLSchema,
+                          _ transaction: any MigrationTransaction) throws -> SQLSchema {
         let (old, new) = (plan.model(at: index), plan.model(at: index + 1))
         let custom = plan.customStage(from: index)
         let name = "migration stage \(number) of \(count) (version \(plan.firstNumber + index) → \(plan.firstNumber + index + 1), \(custom == nil ? "lightweight" : "custom"))"
@@ -106,7 +106,7 @@ package struct StagedMigration {
             }
         }
 
-        let planned = SQLiteSchemaPlanner(model: new, previous: recorded, customStage: custom != nil).plan()
+        let planned = SQLSchemaPlanner(model: new, previous: recorded, customStage: custom != nil).plan()
         let refusals = custom != nil ? planned.problems : planned.refusals(under: policy)
         guard refusals.isEmpty else { throw MigrationError.incompatibleStage(stage: name, problems: refusals) }
         try transaction.addStorage(planned, previous: recorded, model: new)

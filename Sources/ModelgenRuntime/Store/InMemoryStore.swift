@@ -27,19 +27,7 @@ public final class InMemoryStore: PersistentStore {
     public func commit(_ changes: StoreChanges) throws -> StoreCommitResult {
         try state.withLock { state in
             // Check every update and delete against the current versions before changing anything.
-            if !changes.force {
-                var conflicts: [StoreConflict] = []
-                for row in changes.updated {
-                    let current = state.rows[row.id]?.version
-                    // A record changed only in its to-many relationships conflicts only when it is gone.
-                    let clashes = changes.writes[row.id]?.isMembershipOnly == true ? current == nil : current != row.version
-                    if clashes { conflicts.append(StoreConflict(id: row.id, expectedVersion: row.version, currentVersion: current)) }
-                }
-                for (id, version) in changes.deleted where state.rows[id] != nil && state.rows[id]?.version != version {
-                    conflicts.append(StoreConflict(id: id, expectedVersion: version, currentVersion: state.rows[id]?.version))
-                }
-                if !conflicts.isEmpty { throw MergeConflictError(conflicts: conflicts) }
-            }
+            try changes.checkVersions { state.rows[$0]?.version }
             try changes.reads?.verify(model: model, version: { state.rows[$0]?.version }) { id, slot in
                 guard let row = state.rows[id], slot < row.values.count, case .references(let members) = row.values[slot] else { return [] }
                 return members

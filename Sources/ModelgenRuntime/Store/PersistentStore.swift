@@ -57,6 +57,27 @@ public struct StoreChanges: Sendable {
 }
 
 extension StoreChanges {
+    /// Optimistic locking, as every store runs it in its committing transaction before writing
+    /// anything: each updated record must still have the version the context read (one changed only
+    /// in its to-many relationships must only still exist), each deleted one that still exists too.
+    /// `current` gives a record's version in the store, nil when it is gone. Throws one
+    /// `MergeConflictError` naming every clash; a forced save (`force`) is not checked.
+    public func checkVersions(current: (ObjectID) throws -> Int64?) throws {
+        guard !force else { return }
+        var conflicts: [StoreConflict] = []
+        for row in updated {
+            let version = try current(row.id)
+            let clashes = writes[row.id]?.isMembershipOnly == true ? version == nil : version != row.version
+            if clashes { conflicts.append(StoreConflict(id: row.id, expectedVersion: row.version, currentVersion: version)) }
+        }
+        for (id, read) in deleted {
+            if let version = try current(id), version != read {
+                conflicts.append(StoreConflict(id: id, expectedVersion: read, currentVersion: version))
+            }
+        }
+        if !conflicts.isEmpty { throw MergeConflictError(conflicts: conflicts) }
+    }
+
     /// Checks the constraints that span rows, which a context validated on what it had read but which
     /// another save may have changed since: a store calls it inside its committing transaction, after
     /// applying the changes, so concurrent saves cannot break them together (two adds to a member

@@ -1,6 +1,6 @@
 /// The recorded schema resolved against the model: for each entity, where each slot lives, ready
 /// for reading and writing rows without looking names up.
-package struct SQLiteLayout {
+package struct SQLLayout {
     /// How one slot of an entity is stored.
     package enum Storage {
         /// Not stored (transient).
@@ -19,27 +19,27 @@ package struct SQLiteLayout {
     package struct JoinTable: Hashable, Sendable {
         package var table: String
         /// This side's columns (a table of one relationship: `source`, `target`, `target.entity`, `position`).
-        package var columns: SQLiteSchema.JoinColumns
+        package var columns: SQLSchema.JoinColumns
         /// Whether a many-to-many pair shares the table: a row written from this side fills the other
         /// side's entity and order columns too.
         package var isPaired: Bool
 
         /// The join table of a recorded relationship.
-        init(table: String, columns: SQLiteSchema.JoinColumns?) {
+        init(table: String, columns: SQLSchema.JoinColumns?) {
             self.table = table
-            self.columns = columns ?? SQLiteSchema.JoinColumns(source: "source", sourceEntity: "", position: "position",
+            self.columns = columns ?? SQLSchema.JoinColumns(source: "source", sourceEntity: "", position: "position",
                                                                 target: "target", targetEntity: "target.entity", otherPosition: "")
             isPaired = columns != nil
         }
 
         /// The quoted names, for building statements.
-        package var t: String { SQLiteSchemaPlanner.quote(table) }
-        package var source: String { SQLiteSchemaPlanner.quote(columns.source) }
-        package var target: String { SQLiteSchemaPlanner.quote(columns.target) }
-        package var targetEntity: String { SQLiteSchemaPlanner.quote(columns.targetEntity) }
-        package var position: String { SQLiteSchemaPlanner.quote(columns.position) }
-        package var sourceEntity: String { SQLiteSchemaPlanner.quote(columns.sourceEntity) }
-        package var otherPosition: String { SQLiteSchemaPlanner.quote(columns.otherPosition) }
+        package var t: String { SQLSchemaPlanner.quote(table) }
+        package var source: String { SQLSchemaPlanner.quote(columns.source) }
+        package var target: String { SQLSchemaPlanner.quote(columns.target) }
+        package var targetEntity: String { SQLSchemaPlanner.quote(columns.targetEntity) }
+        package var position: String { SQLSchemaPlanner.quote(columns.position) }
+        package var sourceEntity: String { SQLSchemaPlanner.quote(columns.sourceEntity) }
+        package var otherPosition: String { SQLSchemaPlanner.quote(columns.otherPosition) }
 
         /// `INSERT` of one link from this side unless it is there (the other side of a pair may have
         /// written it in the same save): ?1 owner, ?2 member, ?3 member's entity code, ?4 owner's entity
@@ -94,8 +94,8 @@ package struct SQLiteLayout {
         /// `UPDATE` of the columns of `slots` (then key and entity code), returning the new version: a
         /// property-level save's statement (`updateSQL` writes every column).
         func updateSQL(slots: [Int]) -> String {
-            "UPDATE \(SQLiteSchemaPlanner.quote(table)) SET \"Z_OPT\" = \"Z_OPT\" + 1"
-                + columns(ofSlots: slots).map { ", \(SQLiteSchemaPlanner.quote($0)) = ?" }.joined()
+            "UPDATE \(SQLSchemaPlanner.quote(table)) SET \"Z_OPT\" = \"Z_OPT\" + 1"
+                + columns(ofSlots: slots).map { ", \(SQLSchemaPlanner.quote($0)) = ?" }.joined()
                 + " WHERE \"Z_PK\" = ? AND \"Z_ENT\" = ? RETURNING \"Z_OPT\""
         }
 
@@ -169,7 +169,7 @@ package struct SQLiteLayout {
             self.name = name
             self.columns = columns
             self.entityCodes = entityCodes
-            selectSQL = "SELECT \(columns.map(SQLiteSchemaPlanner.quote).joined(separator: ", ")) FROM \(SQLiteSchemaPlanner.quote(name))"
+            selectSQL = "SELECT \(columns.map(SQLSchemaPlanner.quote).joined(separator: ", ")) FROM \(SQLSchemaPlanner.quote(name))"
             selectByKeySQL = selectSQL + " WHERE \"Z_PK\" = ? AND \"Z_ENT\" = ?"
         }
     }
@@ -178,7 +178,7 @@ package struct SQLiteLayout {
     package private(set) var namesByCode: [Int64: String] = [:]
     package private(set) var tables: [String: Table] = [:]
 
-    package init(schema: SQLiteSchema, model: ManagedObjectModel) {
+    package init(schema: SQLSchema, model: ManagedObjectModel) {
         var columnsByTable: [String: [String]] = [:]
         for stored in schema.entities {
             var columns = columnsByTable[stored.table] ?? ["Z_PK", "Z_ENT", "Z_OPT"]
@@ -236,11 +236,11 @@ package struct SQLiteLayout {
                 default: break
                 }
             }
-            let insertSQL = "INSERT INTO \(SQLiteSchemaPlanner.quote(stored.table)) (\"Z_PK\", \"Z_ENT\", \"Z_OPT\""
-                + written.map { ", " + SQLiteSchemaPlanner.quote($0) }.joined()
+            let insertSQL = "INSERT INTO \(SQLSchemaPlanner.quote(stored.table)) (\"Z_PK\", \"Z_ENT\", \"Z_OPT\""
+                + written.map { ", " + SQLSchemaPlanner.quote($0) }.joined()
                 + ") VALUES (?, ?, 1" + String(repeating: ", ?", count: written.count) + ")"
-            let updateSQL = "UPDATE \(SQLiteSchemaPlanner.quote(stored.table)) SET \"Z_OPT\" = \"Z_OPT\" + 1"
-                + written.map { ", \(SQLiteSchemaPlanner.quote($0)) = ?" }.joined()
+            let updateSQL = "UPDATE \(SQLSchemaPlanner.quote(stored.table)) SET \"Z_OPT\" = \"Z_OPT\" + 1"
+                + written.map { ", \(SQLSchemaPlanner.quote($0)) = ?" }.joined()
                 + " WHERE \"Z_PK\" = ? AND \"Z_ENT\" = ? RETURNING \"Z_OPT\""
             entities[stored.name] = Entity(description: description, code: stored.code, table: stored.table,
                                            storage: storage, selectIndex: selectIndex, insertSQL: insertSQL, updateSQL: updateSQL)
@@ -248,7 +248,7 @@ package struct SQLiteLayout {
     }
 
     /// The recorded entity that declares a property (the entity itself or an ancestor).
-    static func owner(of property: String, in entity: EntityDescription, schema: SQLiteSchema) -> SQLiteSchema.Entity? {
+    static func owner(of property: String, in entity: EntityDescription, schema: SQLSchema) -> SQLSchema.Entity? {
         var current: EntityDescription? = entity
         while let e = current {
             if let stored = schema.entity(named: e.name),
@@ -269,13 +269,13 @@ package struct SQLiteLayout {
 /// The layout's entities by name, remembering the last one asked for: rows of one entity come in
 /// runs, so most lookups compare one name instead of hashing it.
 struct EntityLookup {
-    let layout: SQLiteLayout
+    let layout: SQLLayout
     /// The entity looked up last, unretained (the layout keeps its entities).
-    private var last: Unmanaged<SQLiteLayout.Entity>?
+    private var last: Unmanaged<SQLLayout.Entity>?
 
-    init(layout: SQLiteLayout) { self.layout = layout }
+    init(layout: SQLLayout) { self.layout = layout }
 
-    subscript(name: String) -> SQLiteLayout.Entity {
+    subscript(name: String) -> SQLLayout.Entity {
         mutating get throws {
             if let last, last._withUnsafeGuaranteedRef({ $0.description.name == name }) { return last.takeUnretainedValue() }
             let entity = try layout.entity(name)
@@ -287,7 +287,7 @@ struct EntityLookup {
     /// The entity of a stored entity code (a row's `Z_ENT`); nil for a code the model does not have.
     /// Unretained: a fetch's rows come in runs of one entity, and a retain and a release of the entity
     /// per row were a measurable part of decoding it. Valid as long as the layout is.
-    mutating func entity(code: Int64) -> Unmanaged<SQLiteLayout.Entity>? {
+    mutating func entity(code: Int64) -> Unmanaged<SQLLayout.Entity>? {
         if let last, last._withUnsafeGuaranteedRef({ $0.code == code }) { return last }
         guard let name = layout.namesByCode[code], let entity = layout.entities[name] else { return nil }
         last = Unmanaged.passUnretained(entity)
@@ -295,11 +295,11 @@ struct EntityLookup {
     }
 }
 
-extension SQLiteLayout {
+extension SQLLayout {
     /// `SELECT count(*)` of the members a record's to-many relationship at `slot` holds, one `?` for
     /// the record's key (SQLite's placeholder; a PostgreSQL store writes `$1`); nil when not stored.
     package func memberCountSQL(_ entity: Entity, slot: Int) -> String? {
-        let q = SQLiteSchemaPlanner.quote
+        let q = SQLSchemaPlanner.quote
         switch entity.storage[slot] {
         case .toManyByJoin(let join): return "SELECT count(*) FROM \(join.t) WHERE \(join.source) = ?"
         case .toManyByInverse(let table, let column, _): return "SELECT count(*) FROM \(q(table)) WHERE \(q(column)) = ?"
@@ -312,7 +312,7 @@ extension SQLiteLayout {
     /// for PostgreSQL), ordered by owner and then as the relationship orders its members; nil for a
     /// slot that is no stored to-many relationship.
     package func membersSQL(_ entity: Entity, slot: Int, owners: String) -> String? {
-        let q = SQLiteSchemaPlanner.quote
+        let q = SQLSchemaPlanner.quote
         switch entity.storage[slot] {
         case .toManyByInverse(let table, let inverse, let order):
             let orderBy = order.map { "\(q($0)), " } ?? ""
@@ -334,7 +334,7 @@ extension SQLiteLayout {
     /// its own passes it, so the row decodes as its other rows do).
     package func membersWithRowsSQL(_ entity: Entity, slot: Int, owners: String, selectList: ((String) -> [String]?)? = nil,
                                     throughJoinTables: Bool = false) -> String? {
-        let q = SQLiteSchemaPlanner.quote
+        let q = SQLSchemaPlanner.quote
         switch entity.storage[slot] {
         case .toManyByInverse(let table, let inverse, let order):
             guard let columns = selectList.map({ $0(table) }) ?? tables[table]?.columns else { return nil }
@@ -358,7 +358,7 @@ extension SQLiteLayout {
     /// relationship at `slot` (their to-one column, or their join rows), one `?` for the record's key;
     /// nil without an inverse.
     package func referrerCountSQL(_ entity: Entity, slot: Int) -> String? {
-        let q = SQLiteSchemaPlanner.quote
+        let q = SQLSchemaPlanner.quote
         let (destination, inverse) = entity.description.destination(ofSlot: slot)
         guard let inverse, let other = entities[destination.name] else { return nil }
         switch other.storage[inverse] {

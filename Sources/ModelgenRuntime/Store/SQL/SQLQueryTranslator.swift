@@ -42,18 +42,25 @@ package struct QueryBinding {
 /// relationship, functions other than `now()`.
 package final class SQLQueryTranslator {
     package struct Unsupported: Error { package let reason: String }
+
+    /// What `build` translates, or nil when the query is not expressible in SQL (`Unsupported`: the
+    /// context then evaluates it on objects, and `queryPlan` says why). Every other error is thrown:
+    /// a translator that fails for another reason must not turn a query into a scan of every record.
+    package static func expressible<T>(_ build: () throws -> T) throws -> T? {
+        do { return try build() } catch is Unsupported { return nil }
+    }
     package struct SQL {
         package var text: String
         package var bindings: [QueryBinding]
     }
 
-    private let layout: SQLiteLayout
+    private let layout: SQLLayout
     private let query: StoreQuery
     private let dialect: any SQLDialect
     private var bindings: [QueryBinding] = []
     private var aliases = 0
     /// SUBQUERY variables in scope: the alias and entity of the element each names.
-    private var scopes: [String: (alias: String, entity: SQLiteLayout.Entity)] = [:]
+    private var scopes: [String: (alias: String, entity: SQLLayout.Entity)] = [:]
     /// While set (an aggregate's group keys and columns), a key path through a to-one relationship
     /// joins the related table (`LEFT JOIN … ON key`, once per relationship) instead of a scalar
     /// subquery: grouping by `writer.name` then reads each writer once, as hand-written SQL would.
@@ -64,7 +71,7 @@ package final class SQLQueryTranslator {
     /// key paths resolve to these and nothing else.
     private var havingTerms: [String: Term]?
 
-    package init(layout: SQLiteLayout, query: StoreQuery, dialect: any SQLDialect) {
+    package init(layout: SQLLayout, query: StoreQuery, dialect: any SQLDialect) {
         self.layout = layout
         self.query = query
         self.dialect = dialect
@@ -205,7 +212,7 @@ package final class SQLQueryTranslator {
         return text
     }
 
-    private func whereClause(_ entity: SQLiteLayout.Entity) throws -> String {
+    private func whereClause(_ entity: SQLLayout.Entity) throws -> String {
         let codes = try query.entityNames.map { try layout.entity($0).code }
         // A query for every entity its table holds (the usual case: a table of one entity) tests no
         // entity code: SQLite would read and compare the column on each of the table's rows for nothing.
@@ -218,7 +225,7 @@ package final class SQLQueryTranslator {
 
     // MARK: Predicates
 
-    private func translate(_ predicate: ModelgenPredicate.Predicate, alias: String, entity: SQLiteLayout.Entity) throws -> String {
+    private func translate(_ predicate: ModelgenPredicate.Predicate, alias: String, entity: SQLLayout.Entity) throws -> String {
         switch predicate {
         case .constant(let value, _): return value ? dialect.trueLiteral : dialect.falseLiteral
         case .not(let inner, _): return notTrue(try translate(inner, alias: alias, entity: entity))
@@ -251,7 +258,7 @@ package final class SQLQueryTranslator {
         case list([StoreValue])
     }
 
-    private func comparison(_ c: Comparison, alias: String, entity: SQLiteLayout.Entity) throws -> String {
+    private func comparison(_ c: Comparison, alias: String, entity: SQLLayout.Entity) throws -> String {
         let left = try term(c.left, alias: alias, entity: entity)
         let right = try term(c.right, alias: alias, entity: entity)
         switch c.modifier {
@@ -368,7 +375,7 @@ package final class SQLQueryTranslator {
 
     // MARK: Expressions
 
-    private func term(_ expression: ModelgenPredicate.Expression, alias: String, entity: SQLiteLayout.Entity) throws -> Term {
+    private func term(_ expression: ModelgenPredicate.Expression, alias: String, entity: SQLLayout.Entity) throws -> Term {
         switch expression.kind {
         case .keyPath(let components): return try keyPath(components, alias: alias, entity: entity)
         case .evaluatedObject: return .object(key: "\(alias).\"Z_PK\"", entity: "\(alias).\"Z_ENT\"")
@@ -436,7 +443,7 @@ package final class SQLQueryTranslator {
         return "t\(aliases)"
     }
 
-    private func keyPath(_ components: [KeyPathComponent], alias: String, entity: SQLiteLayout.Entity) throws -> Term {
+    private func keyPath(_ components: [KeyPathComponent], alias: String, entity: SQLLayout.Entity) throws -> Term {
         if let havingTerms {
             let keys = components.compactMap { component -> String? in if case .key(let key) = component.kind { return key } else { return nil } }
             guard keys.count == components.count, let term = havingTerms[keys.joined(separator: ".")] else {
@@ -492,7 +499,7 @@ package final class SQLQueryTranslator {
 
     /// The elements of a to-many relationship of the record `alias`: `FROM … WHERE` linking them, the
     /// alias of each element and its entity (nil for a slot that is no stored to-many relationship).
-    private func toMany(_ slot: Int, alias: String, entity: SQLiteLayout.Entity) throws -> (from: String, alias: String, destination: SQLiteLayout.Entity)? {
+    private func toMany(_ slot: Int, alias: String, entity: SQLLayout.Entity) throws -> (from: String, alias: String, destination: SQLLayout.Entity)? {
         guard case .relationship(let r) = entity.description.property(at: slot) else { return nil }
         switch entity.storage[slot] {
         case .toManyByInverse(let table, let inverseColumn, _):
@@ -509,7 +516,7 @@ package final class SQLQueryTranslator {
         }
     }
 
-    private func collection(from: String, alias: String, destination: SQLiteLayout.Entity, rest: [KeyPathComponent]) throws -> Term {
+    private func collection(from: String, alias: String, destination: SQLLayout.Entity, rest: [KeyPathComponent]) throws -> Term {
         if let first = rest.first, case .collectionOperator(let op) = first.kind {
             if op == "count" { return .scalar("(SELECT count(*) \(from))", .int64) }
             guard rest.count == 2, case .scalar(let value, let type) = try keyPath(Array(rest.dropFirst()), alias: alias, entity: destination) else {
@@ -546,5 +553,5 @@ package final class SQLQueryTranslator {
         return false
     }
 
-    package static func quote(_ name: String) -> String { SQLiteSchemaPlanner.quote(name) }
+    package static func quote(_ name: String) -> String { SQLSchemaPlanner.quote(name) }
 }

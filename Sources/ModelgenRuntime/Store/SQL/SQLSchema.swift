@@ -1,7 +1,7 @@
 import Foundation
 
-/// The table layout of a SQLite store, recorded in the file (as JSON in `"modelgen.metadata"`) so that
-/// a later model can be compared with what the file holds.
+/// The table layout of a SQL store (SQLite and PostgreSQL alike), recorded in the database (as JSON in
+/// `"modelgen.metadata"`) so that a later model can be compared with what the database holds.
 ///
 /// - One table per root entity, named after it; subentities share their root's table. System columns:
 ///   `Z_PK` (the record's key), `Z_ENT` (the entity's code), `Z_OPT` (version, for optimistic locking).
@@ -15,11 +15,11 @@ import Foundation
 ///   kept a table per side; opening one merges each pair's two tables into one.
 /// - Any other to-many relationship (no inverse, or its own inverse): a join table `"<Entity>.<name>"`
 ///   with `source`, `target`, `target.entity` and `position`.
-package struct SQLiteSchema: Codable, Equatable {
+package struct SQLSchema: Codable, Equatable {
     /// 2: one join table per many-to-many pair (1: one per side).
     package static let formatVersion = 2
 
-    package var formatVersion = SQLiteSchema.formatVersion
+    package var formatVersion = SQLSchema.formatVersion
     package var modelName: String
     package var versionHash: String
     package var entities: [Entity]
@@ -81,16 +81,16 @@ package struct SQLiteSchema: Codable, Equatable {
 
 /// Builds the layout for a model, reusing what an existing file's layout assigned (so renamed
 /// attributes keep their column), and lists what a migration must add or cannot do.
-package struct SQLiteSchemaPlanner {
+package struct SQLSchemaPlanner {
     package let model: ManagedObjectModel
-    package let previous: SQLiteSchema?
+    package let previous: SQLSchema?
     /// Plans a custom migration stage: what a lightweight migration refuses (a changed type or
     /// cardinality, a new required attribute without a default) gets new storage beside the old,
     /// the old storage is dropped after the stage's code ran (`removals`), and the required values
     /// the stage's code must fill are listed (`requiredChecks`).
     package let customStage: Bool
 
-    package init(model: ManagedObjectModel, previous: SQLiteSchema?, customStage: Bool = false) {
+    package init(model: ManagedObjectModel, previous: SQLSchema?, customStage: Bool = false) {
         self.model = model
         self.previous = previous
         self.customStage = customStage
@@ -98,7 +98,7 @@ package struct SQLiteSchemaPlanner {
 
     /// The new layout, the statements that bring an existing file to it, and the changes that cannot be migrated.
     package struct Plan {
-        package var schema: SQLiteSchema
+        package var schema: SQLSchema
         package var statements: [String]
         /// Changes no migration can make (a type or a parent changed, a new required attribute without a default).
         package var problems: [String]
@@ -148,7 +148,7 @@ package struct SQLiteSchemaPlanner {
 
         /// A query counting the records that have no value.
         package var countStatement: String {
-            let q = SQLiteSchemaPlanner.quote
+            let q = SQLSchemaPlanner.quote
             return "SELECT count(*) FROM \(q(table)) WHERE \(q(column)) IS NULL AND \"Z_ENT\" IN (\(codes.map(String.init).joined(separator: ", ")))"
         }
     }
@@ -165,7 +165,7 @@ package struct SQLiteSchemaPlanner {
         /// The statements of the merge, `integer` the database's integer type; links only one table
         /// held (a store written inconsistently) are kept, after the others in order.
         package func statements(integer: String) -> [String] {
-            let q = SQLiteSchemaPlanner.quote
+            let q = SQLSchemaPlanner.quote
             let (k, d) = (q(kept), q(dropped))
             return [
                 "ALTER TABLE \(k) ADD COLUMN \"source.entity\" \(integer)",
@@ -178,7 +178,7 @@ package struct SQLiteSchemaPlanner {
                 "UPDATE \(k) SET \"target.position\" = 1000000000 + \"position\" WHERE \"target.position\" IS NULL",
                 "DROP TABLE \(d)",
                 "DROP INDEX IF EXISTS \(q(kept + ".target"))",
-                SQLiteSchemaPlanner.inverseMembersIndex(kept),
+                SQLSchemaPlanner.inverseMembersIndex(kept),
             ]
         }
     }
@@ -194,17 +194,17 @@ package struct SQLiteSchemaPlanner {
             }
         }
         /// The recorded entity the model's entity `name` continues (same name, or its former one).
-        func previousEntity(_ name: String) -> SQLiteSchema.Entity? {
+        func previousEntity(_ name: String) -> SQLSchema.Entity? {
             previous?.entities.first { newEntityName[$0.name] == name }
         }
         /// The recorded relationship a relationship of the model continues (same name, or its former one).
-        func previousRelationship(_ r: RelationshipDescription, in old: SQLiteSchema.Entity?) -> SQLiteSchema.Relationship? {
+        func previousRelationship(_ r: RelationshipDescription, in old: SQLSchema.Entity?) -> SQLSchema.Relationship? {
             old?.relationships.first { $0.name == r.name } ?? r.renamingIdentifier.flatMap { former in old?.relationships.first { $0.name == former } }
         }
         /// Whether a recorded relationship's storage serves the model's relationship as it is (same
         /// destination, cardinality, ordering and inverse storage); in a custom stage, one that does not
         /// gets new storage.
-        func keepsStorage(_ stored: SQLiteSchema.Relationship, _ r: RelationshipDescription) -> Bool {
+        func keepsStorage(_ stored: SQLSchema.Relationship, _ r: RelationshipDescription) -> Bool {
             guard (newEntityName[stored.destination] ?? stored.destination) == r.destinationName,
                   stored.toMany == r.isToMany, stored.ordered == r.isOrdered else { return false }
             guard r.isToMany else { return true }
@@ -218,7 +218,7 @@ package struct SQLiteSchemaPlanner {
         var tableNames = NameAllocator(reserved: ["modelgen.metadata", "sqlite_sequence"])
         var columnsByTable: [String: NameAllocator] = [:]
         var nextCode = (previous?.entities.map(\.code).max() ?? 0) + 1
-        var entities: [SQLiteSchema.Entity] = []
+        var entities: [SQLSchema.Entity] = []
         previous?.entities.forEach { tableNames.take($0.table) }
         for old in previous?.entities ?? [] {
             var columns = columnsByTable[old.table] ?? NameAllocator(reserved: ["Z_PK", "Z_ENT", "Z_OPT"])
@@ -261,7 +261,7 @@ package struct SQLiteSchemaPlanner {
                 problems.append("entity \(entity.name): its parent changed from \(old.parent ?? "none") to \(entity.parentName ?? "none")")
             }
             var columns = columnsByTable[table] ?? NameAllocator(reserved: ["Z_PK", "Z_ENT", "Z_OPT"])
-            var attributes: [SQLiteSchema.Attribute] = []
+            var attributes: [SQLSchema.Attribute] = []
             for a in entity.ownAttributes where !a.isTransient {
                 let match = old?.attributes.first { $0.name == a.name }
                     ?? a.renamingIdentifier.flatMap { former in old?.attributes.first { $0.name == former } }
@@ -269,7 +269,7 @@ package struct SQLiteSchemaPlanner {
                     // A custom stage: the new type gets a column of its own, the stage's code converts.
                     let column = columns.allocate(columns.isFree(a.name) ? a.name : "\(entity.name).\(a.name)")
                     attributes.append(.init(name: a.name, type: a.type.rawValue, optional: a.isOptional, column: column))
-                    added[table, default: []].append((column, "\(SQLiteSchemaPlanner.quote(column)) \(Self.sqlType(a.type))\(Self.defaultClause(a))"))
+                    added[table, default: []].append((column, "\(SQLSchemaPlanner.quote(column)) \(Self.sqlType(a.type))\(Self.defaultClause(a))"))
                     if !a.isOptional && a.defaultValue.isNull { required.append((entity, a.name, column)) }
                 } else if let match {
                     if match.type != a.type.rawValue {
@@ -294,19 +294,19 @@ package struct SQLiteSchemaPlanner {
                                 problems.append("attribute \(entity.name).\(a.name) is new, required and has no default value: saved \(entity.name) records would have none")
                             }
                         }
-                        added[table, default: []].append((column, "\(SQLiteSchemaPlanner.quote(column)) \(Self.sqlType(a.type))\(Self.defaultClause(a))"))
+                        added[table, default: []].append((column, "\(SQLSchemaPlanner.quote(column)) \(Self.sqlType(a.type))\(Self.defaultClause(a))"))
                     }
                 }
             }
-            var relationships: [SQLiteSchema.Relationship] = []
+            var relationships: [SQLSchema.Relationship] = []
             for r in entity.ownRelationships where !r.isTransient && !r.isToMany {
                 let match = previousRelationship(r, in: old).flatMap { !customStage || keepsStorage($0, r) ? $0 : nil }
                 let column = match?.column ?? columns.allocate(columns.isFree(r.name) ? r.name : "\(entity.name).\(r.name)")
                 if match == nil { columns.take(column + ".entity") }
                 relationships.append(.init(name: r.name, destination: r.destinationName, toMany: false, ordered: false, column: column))
                 if match == nil && (old != nil || (entity.parent != nil && !newTables.contains(table))) {
-                    added[table, default: []].append((column, "\(SQLiteSchemaPlanner.quote(column)) INTEGER"))
-                    added[table, default: []].append((column + ".entity", "\(SQLiteSchemaPlanner.quote(column + ".entity")) INTEGER"))
+                    added[table, default: []].append((column, "\(SQLSchemaPlanner.quote(column)) INTEGER"))
+                    added[table, default: []].append((column + ".entity", "\(SQLSchemaPlanner.quote(column + ".entity")) INTEGER"))
                     if customStage && !r.isOptional { required.append((entity, r.name, column)) }
                 }
             }
@@ -329,7 +329,7 @@ package struct SQLiteSchemaPlanner {
             for r in entity.ownRelationships where !r.isTransient && r.isToMany {
                 let match = previousRelationship(r, in: old).flatMap { !customStage || keepsStorage($0, r) ? $0 : nil }
                 let inverse = r.inverseName.flatMap { name in model.entity(named: r.destinationName)?.relationships(named: name) }
-                var stored = SQLiteSchema.Relationship(name: r.name, destination: r.destinationName, toMany: true, ordered: r.isOrdered)
+                var stored = SQLSchema.Relationship(name: r.name, destination: r.destinationName, toMany: true, ordered: r.isOrdered)
                 if let inverse, !inverse.isToMany, !inverse.isTransient {
                     stored.inverse = inverse.name
                     if r.isOrdered {
@@ -342,7 +342,7 @@ package struct SQLiteSchemaPlanner {
                             columnsByTable[destinationTable] = columns
                             stored.orderColumn = column
                             if !newTables.contains(destinationTable) {
-                                added[destinationTable, default: []].append((column, "\(SQLiteSchemaPlanner.quote(column)) INTEGER"))
+                                added[destinationTable, default: []].append((column, "\(SQLSchemaPlanner.quote(column)) INTEGER"))
                             }
                         }
                     }
@@ -350,7 +350,7 @@ package struct SQLiteSchemaPlanner {
                     // One join table per many-to-many pair (format 2), its owner the side that sorts first.
                     let otherMatch = model.entity(named: pair.otherEntity)?.ownRelationships.first { $0.name == pair.otherName }
                         .flatMap { previousRelationship($0, in: previousEntity(pair.otherEntity)) }
-                    let columns: SQLiteSchema.JoinColumns = pair.isOwner ? .first : .second
+                    let columns: SQLSchema.JoinColumns = pair.isOwner ? .first : .second
                     if let match, let table = match.joinTable, match.joinColumns != nil {
                         stored.joinTable = table
                         stored.joinColumns = match.joinColumns
@@ -395,7 +395,7 @@ package struct SQLiteSchemaPlanner {
         func remove(_ removal: Removal) { if !removals.contains(removal) { removals.append(removal) } }
         let keptTables = Set(entities.map(\.table))
         /// The storage of a removed relationship of `old`, dropped.
-        func removeStorage(of r: SQLiteSchema.Relationship, in old: SQLiteSchema.Entity) {
+        func removeStorage(of r: SQLSchema.Relationship, in old: SQLSchema.Entity) {
             if let column = r.column, keptTables.contains(old.table) {
                 remove(.column(table: old.table, column: column))
                 remove(.column(table: old.table, column: column + ".entity"))
@@ -520,7 +520,7 @@ package struct SQLiteSchemaPlanner {
             }
         }
 
-        let schema = SQLiteSchema(modelName: model.name, versionHash: model.versionHash, entities: entities)
+        let schema = SQLSchema(modelName: model.name, versionHash: model.versionHash, entities: entities)
         for merge in joinMerges { statements += merge.statements(integer: "INTEGER") }
         let requiredChecks = required.map { check in
             RequiredCheck(property: "\(check.entity.name).\(check.property)", table: entities.first { $0.name == check.entity.name }!.table,
@@ -530,7 +530,7 @@ package struct SQLiteSchemaPlanner {
                     modelIndexNames: modelIndexNames, joinMerges: joinMerges, requiredChecks: requiredChecks)
     }
 
-    private func codes(of entity: EntityDescription, in entities: [SQLiteSchema.Entity]) -> [Int64] {
+    private func codes(of entity: EntityDescription, in entities: [SQLSchema.Entity]) -> [Int64] {
         entity.selfAndDescendants.compactMap { e in entities.first { $0.name == e.name }?.code }
     }
 
@@ -616,12 +616,12 @@ package struct SQLiteSchemaPlanner {
     }
 }
 
-extension SQLiteSchemaPlanner.Removal {
+extension SQLSchemaPlanner.Removal {
     /// The SQL statement of the step, in the syntax SQLite and PostgreSQL share; each store adds what
     /// its database needs around it (SQLite drops a column's indexes first, PostgreSQL a table's key
     /// sequence after it).
     package var statement: String {
-        let quote = SQLiteSchemaPlanner.quote
+        let quote = SQLSchemaPlanner.quote
         switch self {
         case .unlink(let table, let column, let code):
             return "UPDATE \(quote(table)) SET \(quote(column)) = NULL, \(quote(column + ".entity")) = NULL WHERE \(quote(column + ".entity")) = \(code)"

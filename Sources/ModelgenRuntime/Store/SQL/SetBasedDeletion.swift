@@ -72,12 +72,12 @@ package struct SetBasedDeletionSteps {
 
     /// The `SELECT` of the doomed keys of one table.
     package func keysSQL(of table: String) -> String {
-        "SELECT \"k\" FROM \(doomed) WHERE \"t\" = \(SQLiteSchemaPlanner.literal(table))"
+        "SELECT \"k\" FROM \(doomed) WHERE \"t\" = \(SQLSchemaPlanner.literal(table))"
     }
 
     /// The `INSERT` of the matching records' keys (`matchingKeys`, a `SELECT` of one key column) into the doomed table.
     package func gatherSQL(_ matchingKeys: String) -> String {
-        "INSERT INTO \(doomed) (\"t\", \"k\") SELECT \(SQLiteSchemaPlanner.literal(tables[0].table)), matched.\"Z_PK\" FROM (\(matchingKeys)) AS matched"
+        "INSERT INTO \(doomed) (\"t\", \"k\") SELECT \(SQLSchemaPlanner.literal(tables[0].table)), matched.\"Z_PK\" FROM (\(matchingKeys)) AS matched"
     }
 
     /// Whether one `DELETE` of the matching keys is the whole batch: nothing cascades or denies, and
@@ -88,11 +88,11 @@ package struct SetBasedDeletionSteps {
 
     /// The steps for deleting records of `entityNames` (one root table). `insertIgnoring` makes an
     /// insert of a select's rows that skips rows already there (`INSERT OR IGNORE …`, `… ON CONFLICT DO NOTHING`).
-    package init(model: ManagedObjectModel, layout: SQLiteLayout, entityNames: [String], doomed: String,
+    package init(model: ManagedObjectModel, layout: SQLLayout, entityNames: [String], doomed: String,
                  insertIgnoring: (_ select: String) -> String) throws {
         self.doomed = doomed
         guard let closure = model.cascadeClosure(of: entityNames) else { return }
-        let q = SQLiteSchemaPlanner.quote
+        let q = SQLSchemaPlanner.quote
         var entitiesByTable: [(table: String, names: [String])] = []
         for entity in closure {
             let stored = try layout.entity(entity.name)
@@ -106,7 +106,7 @@ package struct SetBasedDeletionSteps {
                       r.deleteRule == .cascade || r.deleteRule == .deny else { continue }
                 let destinationTable = try layout.entity(entity.destination(ofSlot: slot).entity.name).table
                 let mine = keys(of: stored.table), theirs = keys(of: destinationTable)
-                let literal = SQLiteSchemaPlanner.literal(destinationTable)
+                let literal = SQLSchemaPlanner.literal(destinationTable)
                 switch (storage, r.deleteRule) {
                 case (.toOne(let column), .cascade):
                     cascades.append(insertIgnoring("SELECT \(literal), \(q(column)) FROM \(q(stored.table)) WHERE \"Z_PK\" IN \(mine) AND \(q(column)) IS NOT NULL"))
@@ -214,25 +214,25 @@ package struct SetBasedDeletionPlan {
 
     /// The `DELETE` of the rows whose keys `keys` selects (a subquery), returning what `lost` reads.
     package func deleteSQL(keys: String) -> String {
-        "DELETE FROM \(SQLiteSchemaPlanner.quote(table)) WHERE \"Z_PK\" IN (\(keys)) RETURNING \(returning)"
+        "DELETE FROM \(SQLSchemaPlanner.quote(table)) WHERE \"Z_PK\" IN (\(keys)) RETURNING \(returning)"
     }
 
     /// The `DELETE` of the rows that meet `condition` (over the alias `t0`), returning what `lost` reads:
     /// one pass over the table, where a subquery of keys made PostgreSQL plan a semi-join (the
     /// library's clean-up: 0.49 ms of execution against the plain statement's 0.14).
     package func deleteSQL(condition: String) -> String {
-        "DELETE FROM \(SQLiteSchemaPlanner.quote(table)) AS t0 WHERE \(condition) RETURNING \(returning)"
+        "DELETE FROM \(SQLSchemaPlanner.quote(table)) AS t0 WHERE \(condition) RETURNING \(returning)"
     }
 
     private var returning: String {
-        let q = SQLiteSchemaPlanner.quote
+        let q = SQLSchemaPlanner.quote
         return (["\"Z_PK\"", "\"Z_ENT\""] + returnedColumns.map(q)).map { "CAST(\($0) AS BIGINT)" }.joined(separator: ", ")
     }
 
     /// The plan for the records of `entityNames` (one root table); `matched` is the subquery of the
     /// deleted keys the statements after the `DELETE` use.
-    package init(layout: SQLiteLayout, entityNames: [String], matched: String) throws {
-        let q = SQLiteSchemaPlanner.quote
+    package init(layout: SQLLayout, entityNames: [String], matched: String) throws {
+        let q = SQLSchemaPlanner.quote
         let entities = try entityNames.map { try layout.entity($0) }
         table = entities[0].table
         var seenTables: Set<String> = []

@@ -9,18 +9,18 @@ struct SQLiteMigrationTransaction: MigrationTransaction {
     let externalStorageThreshold: Int
     let configuration: SQLiteConfiguration
 
-    func store(model: ManagedObjectModel, schema: SQLiteSchema, readOnly: Bool, onCommit: @escaping @Sendable (Int) -> Void) throws -> any PersistentStore {
+    func store(model: ManagedObjectModel, schema: SQLSchema, readOnly: Bool, onCommit: @escaping @Sendable (Int) -> Void) throws -> any PersistentStore {
         var configuration = configuration
         configuration.readOnly = readOnly
         return SQLiteStore(stage: connection, url: url, model: model, schema: schema, externalStorageThreshold: externalStorageThreshold,
                            configuration: configuration, onCommit: onCommit)
     }
 
-    func addStorage(_ plan: SQLiteSchemaPlanner.Plan, previous: SQLiteSchema?, model: ManagedObjectModel) throws {
+    func addStorage(_ plan: SQLSchemaPlanner.Plan, previous: SQLSchema?, model: ManagedObjectModel) throws {
         for statement in plan.statements { try connection.execute(statement) }
     }
 
-    func dropStorage(_ plan: SQLiteSchemaPlanner.Plan) throws {
+    func dropStorage(_ plan: SQLSchemaPlanner.Plan) throws {
         for removal in plan.removals { try SQLiteStore.drop(removal, connection) }
         try SQLiteStore.dropLeftoverIndexes(keeping: plan.modelIndexNames, connection)
     }
@@ -31,11 +31,11 @@ struct SQLiteMigrationTransaction: MigrationTransaction {
         return try select.step() ? Int(select.int64(0)) : 0
     }
 
-    func record(_ schema: SQLiteSchema) throws {
+    func record(_ schema: SQLSchema) throws {
         try SQLiteStore.record(schema, connection)
     }
 
-    func recordedSchema() throws -> SQLiteSchema? {
+    func recordedSchema() throws -> SQLSchema? {
         try SQLiteStore.readSchema(connection, path: url.path)
     }
 }

@@ -28,7 +28,7 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
 
     /// One writer and a pool of readers (see `SQLiteConnectionPool`).
     let pool: SQLiteConnectionPool
-    let layout: SQLiteLayout
+    let layout: SQLLayout
     /// For a store of a migration stage (see `SQLiteMigrationTransaction`): hears the records each save
     /// wrote. Such a store writes no history.
     let stage: (@Sendable (Int) -> Void)?
@@ -54,13 +54,13 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
                 previous = try StagedMigration(plan: migrationPlan, model: model, policy: configuration.migration)
                     .run(from: recorded) { body in try connection.inTransaction { try body(transaction) } }
             }
-            let plan = SQLiteSchemaPlanner(model: model, previous: previous).plan()
+            let plan = SQLSchemaPlanner(model: model, previous: previous).plan()
             if configuration.readOnly {
                 guard let previous else { throw SQLiteStoreError.notAStore(path: path, reason: "it is empty (a read-only store is not created)") }
                 guard previous == plan.schema else {
                     throw SQLiteStoreError.readOnly(path: path, reason: "it was written with another model, and a store opened read-only is not migrated")
                 }
-                return SQLiteLayout(schema: plan.schema, model: model)
+                return SQLLayout(schema: plan.schema, model: model)
             }
             let refusals = plan.refusals(under: configuration.migration)
             if !refusals.isEmpty {
@@ -85,27 +85,27 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
             var names: Set<String> = []
             while try indexes.step() { names.insert(indexes.text(0)) }
             indexes.reset()
-            let upgrades = joinTables.filter { !names.contains(SQLiteSchemaPlanner.membersIndexName($0)) }
+            let upgrades = joinTables.filter { !names.contains(SQLSchemaPlanner.membersIndexName($0)) }
             if !upgrades.isEmpty {
                 try connection.inTransaction {
-                    for statement in upgrades.flatMap(SQLiteSchemaPlanner.joinIndexUpgrade) { try connection.execute(statement) }
+                    for statement in upgrades.flatMap(SQLSchemaPlanner.joinIndexUpgrade) { try connection.execute(statement) }
                 }
             }
-            return SQLiteLayout(schema: plan.schema, model: model)
+            return SQLLayout(schema: plan.schema, model: model)
         }
         if !configuration.readOnly { try collectUnreferencedExternalFiles() }
     }
 
     /// A store of a migration stage, on `connection` (the writer, in the stage's transaction) with the
     /// layout `schema`: nothing is planned or created, and each save is a savepoint of the stage.
-    init(stage connection: SQLiteConnection, url: URL, model: ManagedObjectModel, schema: SQLiteSchema,
+    init(stage connection: SQLiteConnection, url: URL, model: ManagedObjectModel, schema: SQLSchema,
          externalStorageThreshold: Int, configuration: SQLiteConfiguration, onCommit: @escaping @Sendable (Int) -> Void) {
         self.model = model
         self.url = url
         self.externalStorageThreshold = externalStorageThreshold
         stage = onCommit
         pool = SQLiteConnectionPool(stageConnection: connection, path: url.path, configuration: configuration)
-        layout = SQLiteLayout(schema: schema, model: model)
+        layout = SQLLayout(schema: schema, model: model)
     }
 
     /// The version hash (`ManagedObjectModel.versionHash`) of the model the file at `url` was last
@@ -119,7 +119,7 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
     }
 
     /// Records `schema` as the file's layout.
-    static func record(_ schema: SQLiteSchema, _ connection: SQLiteConnection) throws {
+    static func record(_ schema: SQLSchema, _ connection: SQLiteConnection) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let json = String(decoding: try encoder.encode(schema), as: UTF8.self)
@@ -145,14 +145,14 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
 
     /// Drops one thing the model removed (`MigrationPolicy.dropRemoved`). SQLite drops no column an
     /// index names, so the indexes on a dropped column go first.
-    static func drop(_ removal: SQLiteSchemaPlanner.Removal, _ connection: SQLiteConnection) throws {
+    static func drop(_ removal: SQLSchemaPlanner.Removal, _ connection: SQLiteConnection) throws {
         if case .column(let table, let column) = removal {
             let indexes = try connection.statement("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND instr(sql, ?) > 0")
-            indexes.bind([.text(table), .text(SQLiteSchemaPlanner.quote(column))])
+            indexes.bind([.text(table), .text(SQLSchemaPlanner.quote(column))])
             var names: [String] = []
             while try indexes.step() { names.append(indexes.text(0)) }
             indexes.reset()
-            for name in names { try connection.execute("DROP INDEX \(SQLiteSchemaPlanner.quote(name))") }
+            for name in names { try connection.execute("DROP INDEX \(SQLSchemaPlanner.quote(name))") }
         }
         try connection.execute(removal.statement)
     }
@@ -167,11 +167,11 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
             if !names.contains(name) { leftover.append(name) }
         }
         select.reset()
-        for name in leftover { try connection.execute("DROP INDEX \(SQLiteSchemaPlanner.quote(name))") }
+        for name in leftover { try connection.execute("DROP INDEX \(SQLSchemaPlanner.quote(name))") }
     }
 
     /// The layout recorded in the file, nil for a new (empty) file.
-    static func readSchema(_ connection: SQLiteConnection, path: String) throws -> SQLiteSchema? {
+    static func readSchema(_ connection: SQLiteConnection, path: String) throws -> SQLSchema? {
         let tables = try connection.statement("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
         var names: [String] = []
         while try tables.step() { names.append(tables.text(0)) }
@@ -183,12 +183,12 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
         guard try select.step() else { throw SQLiteStoreError.notAStore(path: path, reason: "modelgen.metadata has no schema") }
         let json = select.text(0)
         select.reset()
-        guard let schema = try? JSONDecoder().decode(SQLiteSchema.self, from: Data(json.utf8)) else {
+        guard let schema = try? JSONDecoder().decode(SQLSchema.self, from: Data(json.utf8)) else {
             throw SQLiteStoreError.notAStore(path: path, reason: "its recorded schema cannot be read")
         }
         // Format 1 (a join table per side of a many-to-many pair) is migrated when opened.
-        guard schema.formatVersion <= SQLiteSchema.formatVersion else {
-            throw SQLiteStoreError.notAStore(path: path, reason: "store format \(schema.formatVersion); this runtime reads format \(SQLiteSchema.formatVersion)")
+        guard schema.formatVersion <= SQLSchema.formatVersion else {
+            throw SQLiteStoreError.notAStore(path: path, reason: "store format \(schema.formatVersion); this runtime reads format \(SQLSchema.formatVersion)")
         }
         return schema
     }
@@ -215,7 +215,7 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
             }
             var ids: [ObjectID] = []
             for (table, codes) in byTable.sorted(by: { $0.key < $1.key }) {
-                let select = try connection.statement("SELECT \"Z_PK\", \"Z_ENT\" FROM \(SQLiteSchemaPlanner.quote(table)) WHERE \"Z_ENT\" IN (\(codes.map(String.init).joined(separator: ","))) ORDER BY \"Z_PK\"")
+                let select = try connection.statement("SELECT \"Z_PK\", \"Z_ENT\" FROM \(SQLSchemaPlanner.quote(table)) WHERE \"Z_ENT\" IN (\(codes.map(String.init).joined(separator: ","))) ORDER BY \"Z_PK\"")
                 while try select.step() {
                     ids.append(ObjectID(entityName: layout.namesByCode[select.int64(1)] ?? "", key: select.int64(0)))
                 }
@@ -253,7 +253,7 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
 
     public func aggregate(_ query: StoreQuery, groupBy: [String], columns: [AggregateColumn]) throws -> [AggregateRow]? {
         let translator = SQLQueryTranslator(layout: layout, query: query, dialect: SQLiteDialect())
-        guard let (sql, outputs) = try? translator.aggregate(groupBy: groupBy, columns: columns) else { return nil }
+        guard let (sql, outputs) = try SQLQueryTranslator.expressible({ try translator.aggregate(groupBy: groupBy, columns: columns) }) else { return nil }
         let names = groupBy + columns.map(\.name)
         return try reading { connection in
             let select = try connection.statement(sql.text)
@@ -406,12 +406,12 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
         return low < keys.count && keys[low] == key
     }
 
-    private func toManyIDs(_ connection: SQLiteConnection, id: ObjectID, storage: SQLiteLayout.Storage) throws -> [ObjectID] {
+    private func toManyIDs(_ connection: SQLiteConnection, id: ObjectID, storage: SQLLayout.Storage) throws -> [ObjectID] {
         let select: SQLiteStatement
         switch storage {
         case .toManyByInverse(let table, let inverse, let order):
-            let orderBy = order.map { "\(SQLiteSchemaPlanner.quote($0)), " } ?? ""
-            select = try connection.statement("SELECT \"Z_PK\", \"Z_ENT\" FROM \(SQLiteSchemaPlanner.quote(table)) WHERE \(SQLiteSchemaPlanner.quote(inverse)) = ? ORDER BY \(orderBy)\"Z_PK\"")
+            let orderBy = order.map { "\(SQLSchemaPlanner.quote($0)), " } ?? ""
+            select = try connection.statement("SELECT \"Z_PK\", \"Z_ENT\" FROM \(SQLSchemaPlanner.quote(table)) WHERE \(SQLSchemaPlanner.quote(inverse)) = ? ORDER BY \(orderBy)\"Z_PK\"")
         case .toManyByJoin(let join):
             select = try connection.statement("SELECT \(join.target), \(join.targetEntity) FROM \(join.t) WHERE \(join.source) = ? ORDER BY \(join.position)")
         default:
@@ -560,7 +560,7 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
     func fetch(_ query: StoreQuery, objects: ((ObjectID) -> (object: ManagedObject, loadsHere: Bool))?,
                each body: (StoreRow, _ object: ManagedObject?, _ plainLoaded: Bool) throws -> Void) throws -> Bool {
         try reading { connection in
-            guard let sql = try? SQLQueryTranslator(layout: layout, query: query, dialect: SQLiteDialect()).select() else { return false }
+            guard let sql = try SQLQueryTranslator.expressible({ try SQLQueryTranslator(layout: layout, query: query, dialect: SQLiteDialect()).select() }) else { return false }
             let select = try connection.statement(sql.text)
             select.bind(sql.bindings.map(SQLiteDialect.value))
             defer { select.reset() }
@@ -576,7 +576,7 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
 
     public func fetchIDs(_ query: StoreQuery) throws -> ObjectIDList? {
         try reading { connection in
-            guard let sql = try? SQLQueryTranslator(layout: layout, query: query, dialect: SQLiteDialect()).select(onlyIDs: true) else { return nil }
+            guard let sql = try SQLQueryTranslator.expressible({ try SQLQueryTranslator(layout: layout, query: query, dialect: SQLiteDialect()).select(onlyIDs: true) }) else { return nil }
             let select = try connection.statement(sql.text)
             select.bind(sql.bindings.map(SQLiteDialect.value))
             var ids = ObjectIDList()
@@ -624,7 +624,7 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
 
     public func count(_ query: StoreQuery) throws -> Int? {
         try reading { connection in
-            guard let sql = try? SQLQueryTranslator(layout: layout, query: query, dialect: SQLiteDialect()).count() else { return nil }
+            guard let sql = try SQLQueryTranslator.expressible({ try SQLQueryTranslator(layout: layout, query: query, dialect: SQLiteDialect()).count() }) else { return nil }
             let select = try connection.statement(sql.text)
             select.bind(sql.bindings.map(SQLiteDialect.value))
             _ = try select.step()
@@ -665,7 +665,7 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
 
     private func apply(_ changes: StoreChanges, _ connection: SQLiteConnection,
                        unreferenced: inout Set<String>, written: inout [String]) throws -> StoreCommitResult {
-        func quote(_ name: String) -> String { SQLiteSchemaPlanner.quote(name) }
+        func quote(_ name: String) -> String { SQLSchemaPlanner.quote(name) }
         func currentVersion(_ id: ObjectID) throws -> Int64? {
             let entity = try layout.entity(id.entityName)
             let select = try connection.statement("SELECT \"Z_OPT\" FROM \(quote(entity.table)) WHERE \"Z_PK\" = ? AND \"Z_ENT\" = ?")
@@ -674,21 +674,7 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
             return try select.step() ? select.int64(0) : nil
         }
         // Optimistic locking: every update and delete checked before anything changes.
-        if !changes.force && !Self.testingSkipsVersionCheck.load(ordering: .relaxed) {
-            var conflicts: [StoreConflict] = []
-            for row in changes.updated {
-                let current = try currentVersion(row.id)
-                // A record changed only in its to-many relationships conflicts only when it is gone.
-                let clashes = changes.writes[row.id]?.isMembershipOnly == true ? current == nil : current != row.version
-                if clashes { conflicts.append(StoreConflict(id: row.id, expectedVersion: row.version, currentVersion: current)) }
-            }
-            for (id, version) in changes.deleted {
-                if let current = try currentVersion(id), current != version {
-                    conflicts.append(StoreConflict(id: id, expectedVersion: version, currentVersion: current))
-                }
-            }
-            if !conflicts.isEmpty { throw MergeConflictError(conflicts: conflicts) }
-        }
+        if !Self.testingSkipsVersionCheck.load(ordering: .relaxed) { try changes.checkVersions(current: currentVersion) }
         // A serializable save's reads (the write lock is held: they stay true until the commit).
         try changes.reads?.verify(model: model, version: currentVersion) { id, slot in
             try toManyIDs(connection, id: id, storage: layout.entity(id.entityName).storage[slot])
@@ -732,7 +718,7 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
             return permanentByTemporaryKey?[id.key] ?? id
         }
 
-        var deferredLinkDeletes: [(join: SQLiteLayout.JoinTable, key: Int64)] = []
+        var deferredLinkDeletes: [(join: SQLLayout.JoinTable, key: Int64)] = []
         for (id, _) in changes.deleted {
             let entity = try entities[id.entityName]
             unreferenced.formUnion(try externalFiles(of: id, entity, connection).values)
@@ -745,9 +731,9 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
             }
         }
         // Rows of one entity usually come together: its statement is looked up once per run of them.
-        var insert: (entity: SQLiteLayout.Entity, statement: SQLiteStatement)?
+        var insert: (entity: SQLLayout.Entity, statement: SQLiteStatement)?
         /// Inserts a row; returns the external files its columns name, by slot.
-        func insertRow(_ row: StoreRow, _ entity: SQLiteLayout.Entity, key: Int64, previous: [Int: String]) throws -> [Int: String] {
+        func insertRow(_ row: StoreRow, _ entity: SQLLayout.Entity, key: Int64, previous: [Int: String]) throws -> [Int: String] {
             let statement: SQLiteStatement
             if let insert, insert.entity === entity {
                 statement = insert.statement
@@ -852,7 +838,7 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
         }
         /// One relationship's delta: join rows added and removed; an ordered relationship's positions
         /// set from the saving context's order, members another save added meanwhile after them.
-        func applyToMany(_ delta: ToManyDelta, of id: ObjectID, _ storage: SQLiteLayout.Storage) throws {
+        func applyToMany(_ delta: ToManyDelta, of id: ObjectID, _ storage: SQLLayout.Storage) throws {
             switch storage {
             case .toManyByJoin(let join):
                 let t = join.t
@@ -911,7 +897,7 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
     /// `updateSQL(slots:)` names them), to `statement` from parameter `first`; large
     /// external binaries are written to files (reusing a previous file with the same bytes). Returns
     /// the next free parameter and the external files bound, by slot.
-    private func bindColumns(_ row: StoreRow, _ entity: SQLiteLayout.Entity, _ resolve: (ObjectID) -> ObjectID,
+    private func bindColumns(_ row: StoreRow, _ entity: SQLLayout.Entity, _ resolve: (ObjectID) -> ObjectID,
                              to statement: SQLiteStatement, from first: Int32, slots: [Int]? = nil,
                              written: inout [String], previous: [Int: String]) throws -> (next: Int32, files: [Int: String]) {
         var parameter = first
@@ -995,11 +981,11 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
     // MARK: External storage
 
     /// The external files a record refers to, by slot.
-    private func externalFiles(of id: ObjectID, _ entity: SQLiteLayout.Entity, _ connection: SQLiteConnection) throws -> [Int: String] {
+    private func externalFiles(of id: ObjectID, _ entity: SQLLayout.Entity, _ connection: SQLiteConnection) throws -> [Int: String] {
         var files: [Int: String] = [:]
         for (slot, storage) in entity.storage.enumerated() {
             guard case .attribute(let column, _, true) = storage else { continue }
-            let select = try connection.statement("SELECT \(SQLiteSchemaPlanner.quote(column)) FROM \(SQLiteSchemaPlanner.quote(entity.table)) WHERE \"Z_PK\" = ? AND typeof(\(SQLiteSchemaPlanner.quote(column))) = 'text'")
+            let select = try connection.statement("SELECT \(SQLSchemaPlanner.quote(column)) FROM \(SQLSchemaPlanner.quote(entity.table)) WHERE \"Z_PK\" = ? AND typeof(\(SQLSchemaPlanner.quote(column))) = 'text'")
             select.bind([.integer(id.key)])
             if try select.step() { files[slot] = select.text(0) }
             select.reset()
@@ -1036,7 +1022,7 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
             var referenced: Set<String> = []
             for entity in layout.entities.values {
                 for case .attribute(let column, _, true) in entity.storage {
-                    let select = try connection.statement("SELECT \(SQLiteSchemaPlanner.quote(column)) FROM \(SQLiteSchemaPlanner.quote(entity.table)) WHERE typeof(\(SQLiteSchemaPlanner.quote(column))) = 'text'")
+                    let select = try connection.statement("SELECT \(SQLSchemaPlanner.quote(column)) FROM \(SQLSchemaPlanner.quote(entity.table)) WHERE typeof(\(SQLSchemaPlanner.quote(column))) = 'text'")
                     while try select.step() { referenced.insert(select.text(0)) }
                 }
             }
