@@ -85,10 +85,11 @@ def check_streams(transactions, final):
         first = next((i for i, (a, b) in enumerate(zip(history, heard)) if a != b), min(len(history), len(heard)))
         anomalies.append(("stream-follower", f"the follower heard {len(heard)} saves, the history has {len(history)}; "
                                              f"they differ from save {first}", []))
-    # Saves are told apart by the records they inserted that are never deleted (a deleted member's key
-    # may be given again): elements and tokens.
+    # Saves are told apart by the elements they inserted: never deleted (a deleted member's key may be
+    # given again) and never taken over (a new token whose code a saved one has takes that record over
+    # under the merging policies, so the save inserts no token).
     def lasting(records):
-        return [record for record in records if not record.startswith("Member/")]
+        return [record for record in records if record.startswith("Element/")]
 
     position = {}  # an inserted record -> the history entry of its save
     for index, inserted in enumerate(final.get("historyInserted", [])):
@@ -450,16 +451,16 @@ def self_test():
         ("a unique code twice", [], dict(final({}), tokens=[[1, 5], [1, 6]]), {"duplicate-unique"}),
         ("the follower missed a save", [], dict(final({}), history=["+a", "+b"], heard=["+a"]), {"stream-follower"}),
         ("the follower heard saves out of order", [], dict(final({}), history=["+a", "+b"], heard=["+b", "+a"]), {"stream-follower"}),
-        ("a process heard a save twice", [saved("7-0-1", ["E/1"])],
-         dict(final({}), historyInserted=[["E/1"]], listeners=[listener(8, [["E/1"], ["E/1"]])]), {"stream-duplicate"}),
-        ("a process heard another's saves out of order", [saved("7-0-1", ["E/1"]), saved("7-0-2", ["E/2"])],
-         dict(final({}), historyInserted=[["E/1"], ["E/2"]], listeners=[listener(8, [["E/2"], ["E/1"]])]), {"stream-order"}),
-        ("a process never heard a save made while it listened", [saved("7-0-1", ["E/1"], start=10)],
-         dict(final({}), historyInserted=[["E/1"]], listeners=[listener(8, [], start=0, end=100)]), {"stream-missed"}),
-        ("a saved transaction missing from the history", [saved("7-0-1", ["E/1"])],
-         dict(final({}), historyInserted=[["E/2"]]), {"history-missing"}),
-        ("a process that heard everything once, in order", [saved("7-0-1", ["E/1"], start=10), saved("7-0-2", ["E/2"], start=11)],
-         dict(final({}), historyInserted=[["E/1"], ["E/2"]], listeners=[listener(8, [["E/1"], ["E/2"]], start=0, end=100)]), set()),
+        ("a process heard a save twice", [saved("7-0-1", ["Element/p1"])],
+         dict(final({}), historyInserted=[["Element/p1"]], listeners=[listener(8, [["Element/p1"], ["Element/p1"]])]), {"stream-duplicate"}),
+        ("a process heard another's saves out of order", [saved("7-0-1", ["Element/p1"]), saved("7-0-2", ["Element/p2"])],
+         dict(final({}), historyInserted=[["Element/p1"], ["Element/p2"]], listeners=[listener(8, [["Element/p2"], ["Element/p1"]])]), {"stream-order"}),
+        ("a process never heard a save made while it listened", [saved("7-0-1", ["Element/p1"], start=10)],
+         dict(final({}), historyInserted=[["Element/p1"]], listeners=[listener(8, [], start=0, end=100)]), {"stream-missed"}),
+        ("a saved transaction missing from the history", [saved("7-0-1", ["Element/p1"])],
+         dict(final({}), historyInserted=[["Element/p2"]]), {"history-missing"}),
+        ("a process that heard everything once, in order", [saved("7-0-1", ["Element/p1"], start=10), saved("7-0-2", ["Element/p2"], start=11)],
+         dict(final({}), historyInserted=[["Element/p1"], ["Element/p2"]], listeners=[listener(8, [["Element/p1"], ["Element/p2"]], start=0, end=100)]), set()),
     ]
     failures = 0
     for name, transactions, state, expected in cases:

@@ -442,7 +442,21 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
             throw PostgreSQLStoreError.incompatibleModel(schema: configuration.schema, problems: ["a migration stage's old version is for reading; save the stage's new context instead"])
         }
         if stage != nil { return try savepoint(body) }
-        return try pool.withConnection { connection in
+        // PostgreSQL rolls back one of two transactions that wait for each other's locks (a deadlock)
+        // and, under SERIALIZABLE isolation set by a user's role, one that cannot be serialized: nothing
+        // of it was written, and the same transaction is run again, a few times.
+        var attempt = 1
+        while true {
+            do {
+                return try transactionAttempt(body, published: published)
+            } catch PostgreSQLStoreError.server(let state, _, _) where ["40P01", "40001"].contains(state) && attempt < 4 {
+                attempt += 1
+            }
+        }
+    }
+
+    private func transactionAttempt<T>(_ body: (PostgresConnection, inout HistoryEntry?) throws -> T, published: (@Sendable (ChangeSet) -> Void)?) throws -> T {
+        try pool.withConnection { connection in
             var pending = [connection.send("BEGIN", PostgresBindings())]
             var ordered = false
             defer { if ordered { commitOrder.unlock() } }

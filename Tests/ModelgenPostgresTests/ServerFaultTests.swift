@@ -9,6 +9,16 @@ import Testing
 /// here as a case: a connection whose server process was ended fails the call at once (it waited
 /// forever), the untyped API throws where a to-many fault cannot load (it stopped the program), the
 /// store reconnects, and history rows are written in commit order.
+/// Runs `body`, which blocks (a save waiting for a lock), on a thread of its own: on the concurrency
+/// pool it would hold one of its few threads, which the test's own awaits need.
+func onThread(_ body: @escaping @Sendable () throws -> Void) -> Task<Void, any Error> {
+    Task {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            Thread { continuation.resume(with: Result { try body() }) }.start()
+        }
+    }
+}
+
 @Suite(.enabled(if: StoreKind.postgresURL != nil, "needs MODELGEN_POSTGRES_URL (make test-postgres)"), .timeLimit(.minutes(1)))
 struct ServerFaultTests {
     /// A configuration whose connections name themselves `application` (so that a test ends only its own).
@@ -63,6 +73,41 @@ struct ServerFaultTests {
         #expect(try project(check).value(forKey: "budget") as? Int64 == 7)
     }
 
+    /// A save that PostgreSQL rolls back to break a deadlock is run again (found by serializable
+    /// random histories, whose saves lock what they read): here another transaction holds one of the
+    /// save's two rows and then asks for the other, which the save holds.
+    @Test func aSaveRolledBackToBreakADeadlockIsRunAgain() async throws {
+        let configuration = try #require(try testConfiguration())
+        let container = ManagedContainer(model: semanticsModel, store: try PostgreSQLStore(model: semanticsModel, configuration: configuration))
+        let setup = container.newContext()
+        let first = try setup.make("Project", ["title": "One"]), second = try setup.make("Project", ["title": "Two"])
+        try setup.save()
+        let keys = [first.objectID.key, second.objectID.key].sorted()
+
+        let other = try await PostgresConnection.connect(configuration: configuration.connection, id: 97, logger: Logger(label: "test"))
+        defer { Task { try? await other.close() } }
+        let logger = Logger(label: "test")
+        _ = try await other.query("SET search_path TO \(unescaped: "\"" + configuration.schema + "\"")", logger: logger)
+        _ = try await other.query("BEGIN", logger: logger)
+        _ = try await other.query("SELECT 1 FROM \"Project\" WHERE \"Z_PK\" = \(keys[1]) FOR UPDATE", logger: logger)
+
+        let saved = onThread {
+            let context = container.newContext()
+            for project in try context.fetch(FetchRequest<ManagedObject>(entityName: "Project")) {
+                try project.setValue(Int64(9), forKey: "budget")
+            }
+            try context.save()   // locks the first row, then waits for the second
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        // Waits for the first row: a cycle. The save, waiting longer, is rolled back after the deadlock
+        // timeout (1 s), and this transaction gets the row.
+        _ = try await other.query("SELECT 1 FROM \"Project\" WHERE \"Z_PK\" = \(keys[0]) FOR UPDATE", logger: logger)
+        _ = try await other.query("COMMIT", logger: logger)
+        try await saved.value
+        let check = container.newContext()
+        #expect(try check.fetch(FetchRequest<ManagedObject>(entityName: "Project")).map { try $0.value(forKey: "budget") as? Int64 } == [9, 9])
+    }
+
     /// History rows are written under a lock taken just before COMMIT, so their tokens follow commit
     /// order: a save waits while another transaction holds it.
     @Test func aSaveWritesItsHistoryRowUnderTheHistoryLock() async throws {
@@ -74,7 +119,7 @@ struct ServerFaultTests {
         let name = "modelgen.history:" + configuration.schema
         _ = try await holder.query("SELECT pg_advisory_xact_lock(hashtext(\(name)))", logger: Logger(label: "test"))
 
-        let saved = Task.detached {
+        let saved = onThread {
             let context = container.newContext()
             _ = try context.make("Project", ["title": "Waiting"])
             try context.save()
