@@ -267,14 +267,18 @@ def check(transactions, final):
             anomalies.append(("unknown-value", f"{name} holds {value}, which no transaction wrote", []))
         elif source is not None and source["id"] not in committed:
             anomalies.append(("aborted-write-applied", f"{name} holds {value} from a transaction that did not save ({source['outcome']})", [source["id"]]))
+    committed_writers = collections.defaultdict(set)  # register -> committed transactions that wrote it
+    for u in transactions:
+        if u["id"] in committed:
+            for o in u["ops"]:
+                if o[0] == "write":
+                    committed_writers[o[1]].add(u["id"])
     for t in transactions:
         if t["outcome"] == "ok":
             for op in t["ops"]:
                 if op[0] == "write" and registers.get(op[1]) != op[2]:
                     # Overwritten later is fine; gone without a later committed write is not.
-                    later = [u for u in transactions if u["id"] in committed and u is not t
-                             and any(o[0] == "write" and o[1] == op[1] for o in u["ops"])]
-                    if not later:
+                    if not committed_writers[op[1]] - {t["id"]}:
                         anomalies.append(("dropped-write", f"{t['id']} saved {op[1]} = {op[2]}, and the store holds {registers.get(op[1])}", [t["id"]]))
 
     # Tokens: one per code; groups: never over their maximum.

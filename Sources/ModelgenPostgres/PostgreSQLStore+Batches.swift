@@ -3,7 +3,7 @@ import Foundation
 import ModelgenRuntime
 import PostgresNIO
 
-/// Batch deletes and updates as set-based statements (issue 41), as on SQLite: the matching keys in a
+/// Batch deletes and updates as set-based statements, as on SQLite: the matching keys in a
 /// temporary table (rows dropped at commit), then one statement per table over them, in one
 /// transaction with a history row and its notification.
 extension PostgreSQLStore {

@@ -873,10 +873,9 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
         return order.map { ($0, groups[$0]!) }
     }
 
-    /// New records of one entity from this many on are loaded with `COPY … FROM STDIN` (fewer go as
-    /// one `INSERT … FROM unnest(…)`, pipelined with the save's other statements: COPY waits for its
-    /// answer). 100,000 rows of 10 columns on a local server: COPY 130–150 ms, the INSERT over arrays
-    /// 300–340 ms plus 45 ms binding them (docs/performance.md).
+    /// New records of one entity from this many on are loaded with `COPY … FROM STDIN`, the faster way
+    /// for many rows (docs/performance.md); fewer go as one `INSERT … FROM unnest(…)`, pipelined with
+    /// the save's other statements (COPY waits for its answer).
     static let copiedFrom = 64
     /// The size of one `CopyData` message of a COPY.
     static let copyChunkBytes = 1 << 16

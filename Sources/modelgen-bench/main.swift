@@ -138,7 +138,7 @@ func alternating(runs: Int, _ a: () -> Void, _ b: () -> Void) -> (Double, Double
 }
 
 /// The floor (when there is one), the release build and the installed binary (when given), timed in
-/// one loop by turns: on this machine the speed drifts by tens of percent within a minute, so ratios
+/// one loop by turns: a shared machine's speed drifts by tens of percent within a minute, so ratios
 /// are taken only between figures of the same loop. Returns the three medians (nil for those absent).
 func alternatingWithFloor(runs: Int, floor: @escaping () -> Void, release: () -> Void,
                           installed: ((String) -> Void)?) -> (floor: Double?, release: Double, installed: Double?) {
@@ -243,7 +243,7 @@ func createAlone(_ files: [GeneratedFile], in directory: URL) {
 }
 
 // modelgen generate, whole process: into a fresh directory each run, and with --dry-run (no files).
-// Creating many files on this machine's ext4 costs anywhere from 0.04 to 0.35 ms each, depending on
+// Creating many files on ext4 costs anywhere from 0.04 to 0.35 ms each, depending on
 // how many files were deleted in the last seconds (the kernel's inode allocator skips recently freed
 // inodes): the same files created without modelgen are timed beside it.
 print("modelgen generate, median (ms); the libyaml floor, the release build and the installed binary run by turns in one loop")
@@ -459,7 +459,7 @@ if !scaleCounts.isEmpty && floorBinary != nil && FileManager.default.isExecutabl
     print("")
 }
 
-// The shape issue 21 names: 200,000 entities of one attribute each (8 MB), validated beside the floor,
+// The shape of a huge model: 200,000 entities of one attribute each (8 MB), validated beside the floor,
 // 5 rounds by turns (generating it would write 200,000 files: the disk's time, not modelgen's).
 // MODELGEN_BENCH_TINY=0 skips it; another number picks the entity count.
 let tinyCount = Int(ProcessInfo.processInfo.environment["MODELGEN_BENCH_TINY"] ?? "200000") ?? 0

@@ -1,11 +1,11 @@
 import Foundation
 
-// The bench's goals (issue 42): each ratio with a goal is recorded as it is printed; at the end the
+// The bench's goals: each ratio with a goal is recorded as it is printed; at the end the
 // bench lists those over their goal by more than the noise band and exits with status 1, so a
 // regression fails `make bench` loudly instead of scrolling past.
 
 /// How far over its goal a ratio may be before it counts as a regression: repeated runs of the
-/// library section on this machine varied by up to ±7% (list at 20,000 books: 2.02–2.29×), so 10%.
+/// library section varied by up to ±7% (docs/performance.md), so 10%.
 let goalNoiseBand = 0.10
 
 /// A measured ratio and its goal.

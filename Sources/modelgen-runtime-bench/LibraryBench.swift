@@ -2,7 +2,7 @@ import CSQLite
 import Foundation
 @_spi(Generated) import ModelgenRuntime
 
-// `modelgen-runtime-bench library` (issue 41): four questions about many rows on a library of
+// `modelgen-runtime-bench library`: four questions about many rows on a library of
 // BOOKS books (a main writer each, two authors from WRITERS writers, many-to-many), loans of a
 // quarter of them, in SQLite, each asked through the runtime and as hand-written SQL against the C
 // API on a copy of the same data, in turns within each round, answers checked equal; the median of
@@ -386,7 +386,7 @@ let libraryReportSQL = "SELECT w.name, CAST(sum(b.pages) AS BIGINT) FROM book b 
         guard let t = times[name] else { continue }
         let runtime = median(t.runtime), sql = median(t.sql)
         print("  \(name): runtime \(String(format: "%.2f", runtime)) ms, \(floorName) \(String(format: "%.2f", sql)) ms, \(String(format: "%.2f", runtime / sql))x")
-        // Issue 41's goals: the list and the clean-up within 2x, the report within 1.5x (the count has none).
+        // The goals: the list and the clean-up within 2x, the report within 1.5x (the count has none).
         let goals = ["list": 2.0, "report": 1.5, "clean-up": 2.0]
         if let goal = goals[String(name.prefix { $0 != ":" })] {
             checkGoal("\(store) \(data.books) books, \(name.prefix { $0 != ":" }) / \(floorName)", ratio: runtime / sql, goal: goal)

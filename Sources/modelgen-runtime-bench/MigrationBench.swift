@@ -1,4 +1,4 @@
-// The migration section (issue 39): the clinic's version-1 store with 1,000,000 patients (and about as
+// The migration section: the clinic's version-1 store with 1,000,000 patients (and about as
 // many visits) taken to version 4 by the runtime's staged migration (ClinicVersions: a lightweight
 // rename, then two custom stages whose Swift code converts weights, splits names and numbers charts),
 // beside the same three steps hand-written as SQL on a copy of the same file (ALTER TABLE and UPDATE),

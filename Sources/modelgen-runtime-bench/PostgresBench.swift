@@ -166,7 +166,7 @@ func copyPostgres(_ configuration: PostgreSQLConfiguration, rows: Int) async thr
 }
 
 /// The library's four questions on the PostgreSQL store beside the same SQL sent with PostgresNIO to
-/// a copy of the library in plain tables of another schema of the same server (issue 41).
+/// a copy of the library in plain tables of another schema of the same server.
 final class PostgresLibraryFloor: LibraryFloor {
     let connection: PostgresConnection
     let logger: Logger

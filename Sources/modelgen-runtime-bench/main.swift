@@ -421,7 +421,7 @@ if runs("predicate") { try runPredicateBench() }
 if runs("library") {
     if ProcessInfo.processInfo.environment["MODELGEN_BENCH_LIBRARY_SMALL"] != "0" { try runLibraryBench(books: 20_000, rounds: 11) }
     // 15 rounds at 200,000 books (about 10 s beyond the fill): with 5, the median list ratio of one
-    // invocation moved by ±0.25 between invocations on this machine.
+    // invocation moved by ±0.25 between invocations.
     if ProcessInfo.processInfo.environment["MODELGEN_BENCH_LIBRARY_LARGE"] != "0" { try runLibraryBench(books: 200_000, rounds: 15) }
 }
 

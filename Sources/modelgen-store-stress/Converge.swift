@@ -1,4 +1,4 @@
-// `modelgen-store-stress converge PATH`: the concurrency stress of the SQLite store (issue 19). Four
+// `modelgen-store-stress converge PATH`: the concurrency stress of the SQLite store. Four
 // importer actors (`ModelActor`s) and a second OS process save batches of items into one file while
 // each also edits one of its earlier items and adds 1 to a shared counter (retrying when its save
 // loses a race). The main context watches the items through live results. At the end it checks that

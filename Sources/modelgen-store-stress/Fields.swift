@@ -1,4 +1,4 @@
-// `modelgen-store-stress fields PATH` (issue 40): two processes edit different attributes of the same
+// `modelgen-store-stress fields PATH`: two processes edit different attributes of the same
 // items at once under `.mergeByPropertyObjectTrump`, each saving every item in every round, so their
 // saves keep conflicting on the same records. This process writes `payload` while a second process
 // (`fields-writer PATH`) writes `note`; each also adds one item per round under a shared batch. At the

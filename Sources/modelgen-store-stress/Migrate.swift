@@ -1,4 +1,4 @@
-// The staged-migration kill test's child (issue 39), on the clinic's four versions (ClinicVersions):
+// The staged-migration kill test's child, on the clinic's four versions (ClinicVersions):
 //   modelgen-store-stress migrate-seed PATH N    a version-1 store with N patients (and their visits)
 //   modelgen-store-stress migrate PATH           open with version 4 and the plan: runs the stages from the
 //                                                store's version, printing "finished N" as each commits, then "done"

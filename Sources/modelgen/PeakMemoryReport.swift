@@ -6,7 +6,7 @@ import Foundation
 /// peak in `ru_maxrss` through `vfork`, while `VmHWM` counts this program's own memory only.
 enum PeakMemoryReport {
     static func installIfAsked() {
-        // `getenv`: `ProcessInfo.environment` builds a dictionary of the whole environment (0.3 ms of every run).
+        // `getenv`: `ProcessInfo.environment` would build a dictionary of the whole environment on every run.
         guard getenv("MODELGEN_PEAK_MEMORY_FILE") != nil else { return }
         atexit {
             guard let path = ProcessInfo.processInfo.environment["MODELGEN_PEAK_MEMORY_FILE"],

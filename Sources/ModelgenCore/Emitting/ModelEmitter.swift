@@ -197,9 +197,8 @@ public struct ModelEmitter: Sendable {
     }
 
     /// No trailing spaces on any line and exactly one newline at the end: stable bytes whatever the templates' ends.
-    /// Written straight into the new string's storage (no intermediate byte array to copy: the model file of
-    /// 10,000 entities is 28 MB), a line at a time (`memchr` finds its end, its text is copied whole:
-    /// four times faster than looking at every byte).
+    /// Written straight into the new string's storage (no intermediate byte array to copy), a line at a
+    /// time (`memchr` finds its end, its text is copied whole, not byte by byte).
     static func normalizeWhitespace(_ text: String) -> String {
         var text = text
         return text.withUTF8 { input in

@@ -554,8 +554,8 @@ struct DescriptionLines: MustacheParent {
     func child(named: String) -> Any? {
         switch named {
         case "lines": return lines
-        // The built-in template writes each declaration as one value: the model of 1,000 entities has
-        // 40,000 such lines, and a section for each cost swift-mustache 60 ms.
+        // The built-in template writes each declaration as one value, not a section per line (a large
+        // model has tens of thousands of such lines).
         case "text": return TemplateValue(text)
         default: return nil
         }

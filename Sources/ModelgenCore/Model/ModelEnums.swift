@@ -12,8 +12,8 @@ public enum CodegenMode: String, CaseIterable, Sendable, Hashable {
 public enum PropertyStyle: String, CaseIterable, Sendable, Hashable {
     /// `@Managed(slot: 3) var title: String` (the default).
     case managed
-    /// Computed accessors over the same slots (`get { managedValue(at: 3) }`): same behaviour, about
-    /// 40% less compile time (figures in docs/templates.md). Extension-mode files always use this form.
+    /// Computed accessors over the same slots (`get { managedValue(at: 3) }`): same behaviour, less
+    /// compile time (figures in docs/performance.md). Extension-mode files always use this form.
     case accessors
 }
 

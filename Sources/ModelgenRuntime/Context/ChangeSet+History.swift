@@ -11,7 +11,7 @@ import Foundation
 ///   changed properties, in entity and key order.
 ///
 /// A save of 100,000 new records writes one run (a few dozen bytes) where the change set's own
-/// `Codable` form writes 3.5 MB: that form cost a bulk insert into SQLite 11–15 ms of its 155.
+/// `Codable` form would write megabytes.
 /// Rows written before this format (the change set's `Codable` JSON) still read back: `init(history:)`
 /// tells them by their first bytes. A runtime older than this one cannot read the new rows.
 extension ChangeSet {

@@ -14,8 +14,8 @@
 /// Open addressing with linear probing over a power-of-two table, and deletion by shifting later
 /// entries back (no tombstones). Buckets come from `ObjectID`'s hash, which keeps runs of keys in
 /// consecutive buckets. The table is at most half full (32 bytes per object at worst, a dictionary's
-/// 32-byte entries at three quarters are 43): runs of 8 keys make clusters, and a fetch of 100,000
-/// objects into a table at most three quarters full spent 1.4 ms more probing past them.
+/// 32-byte entries at three quarters are 43): runs of keys make clusters, which a fuller table
+/// would probe past.
 final class ObjectRegistry {
     /// One bucket: the key of the object's ID, and the object (nil: empty).
     struct Entry {

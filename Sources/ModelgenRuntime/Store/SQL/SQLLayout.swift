@@ -328,8 +328,8 @@ extension SQLLayout {
     /// in one statement. For a to-many relationship kept by its inverse: the members' table alone, each
     /// member once (it has one owner). Through a join table (`throughJoinTables`; the SQLite store's
     /// choice): the join table's rows joined to the members' table, so a member shared by many owners
-    /// comes once per link, and the link's target and entity code close each row. At 200,000 books (3,614 writers for 4,000 links) that beat the links and
-    /// then the rows by key; see docs/performance.md, 2026-11-28. Nil otherwise.
+    /// comes once per link, and the link's target and entity code close each row (one statement, not
+    /// the links and then the rows by key; docs/performance.md). Nil otherwise.
     /// `selectList` gives a table's select list (default: this layout's; a store with a select list of
     /// its own passes it, so the row decodes as its other rows do).
     package func membersWithRowsSQL(_ entity: Entity, slot: Int, owners: String, selectList: ((String) -> [String]?)? = nil,

@@ -218,8 +218,7 @@ package struct SetBasedDeletionPlan {
     }
 
     /// The `DELETE` of the rows that meet `condition` (over the alias `t0`), returning what `lost` reads:
-    /// one pass over the table, where a subquery of keys made PostgreSQL plan a semi-join (the
-    /// library's clean-up: 0.49 ms of execution against the plain statement's 0.14).
+    /// one pass over the table (a subquery of keys would make PostgreSQL plan a semi-join).
     package func deleteSQL(condition: String) -> String {
         "DELETE FROM \(SQLSchemaPlanner.quote(table)) AS t0 WHERE \(condition) RETURNING \(returning)"
     }

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Batch deletes and updates as set-based statements (issue 41): the matching records' keys are
+/// Batch deletes and updates as set-based statements: the matching records' keys are
 /// gathered in a temporary table by one `INSERT … SELECT` of the translated query, then each table is
 /// changed with one statement over them, in one write transaction with a history row.
 extension SQLiteStore {

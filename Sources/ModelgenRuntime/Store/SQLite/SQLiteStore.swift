@@ -312,10 +312,9 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
     /// the first time a member comes, its row (valid during the call only) and, when `objects` is given,
     /// the object `objects` named for it and whether its plain attributes were written straight into that
     /// object's slots (as `fetch(_:objects:each:)` does). The context builds its lists of objects and
-    /// loads the members' faults from these as they come: a dictionary of 2,000 arrays of IDs made and
-    /// freed was 6% of a list of 2,000 books, and an array of the members' rows kept for a second pass
-    /// cost a copy of each row's values. False, calling `member` for none, when the relationship's
-    /// members are not read with their rows.
+    /// loads the members' faults from these as they come, with no dictionary of ID lists and no second
+    /// pass over kept rows. False, calling `member` for none, when the relationship's members are not
+    /// read with their rows.
     func forEachMember(of ids: [ObjectID], relationship slot: Int,
                        objects: ((ObjectID) -> (object: ManagedObject, loadsHere: Bool))? = nil,
                        _ member: (_ ownerKey: Int64, _ member: ObjectID, _ row: StoreRow?, _ object: ManagedObject?, _ plainLoaded: Bool) throws -> Void) throws -> Bool {
@@ -352,13 +351,13 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
     /// cache; a shorter list repeats its last key (the same rows). The keys are bound in ascending
     /// order (the statement's rows come in its own order, not the list's): SQLite builds the list's
     /// index by appending, and seeks the table or index page by page instead of at random, each page
-    /// read once however small the page cache (see docs/performance.md, 2026-11-28).
+    /// read once however small the page cache.
     ///
     /// Keys that fill more than half of the range they span (the 1,000 writers of 2,000 books, the
     /// faults of a fetch's results) are read as that range instead (`BETWEEN ? AND ?`), rows of other
     /// keys skipped: SQLite builds an index of an `IN` list and seeks each key, where a range steps
-    /// from row to row. Sparser keys keep the list: a skipped row costs a whole step (measured even at
-    /// 36%, 3,614 writers of 10,000), and a wide row more (see docs/performance.md, 2026-11-28).
+    /// from row to row. Sparser keys keep the list: a skipped row costs a whole step, and a wide row
+    /// more.
     static func forEachRow(ofKeyLists unsorted: [Int64], _ connection: SQLiteConnection, sql: (String) -> String,
                            row: (SQLiteStatement) throws -> Void) throws {
         guard !unsorted.isEmpty else { return }
@@ -555,7 +554,7 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
     /// `objects` gives the row's object and whether the row loads it; such an object's plain stored
     /// attributes are written straight into its slots, and `body` gets the object and whether that
     /// happened (`plainLoaded`). Then the row's values of those attributes are not the record's (stale,
-    /// from an earlier row: clearing them cost 2% of the fetch): `body` reads only its other values. A
+    /// from an earlier row, not cleared): `body` reads only its other values. A
     /// fetch of 100,000 objects thereby makes no row value of each attribute only to copy it into a slot.
     func fetch(_ query: StoreQuery, objects: ((ObjectID) -> (object: ManagedObject, loadsHere: Bool))?,
                each body: (StoreRow, _ object: ManagedObject?, _ plainLoaded: Bool) throws -> Void) throws -> Bool {
@@ -590,8 +589,7 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
 
     public func rows(for ids: [ObjectID]) throws -> [StoreRow] {
         try reading(snapshot: true) { connection in
-            // The keys by table; the entity looked up only when the name changes (IDs come grouped, and
-            // two dictionary lookups by name per ID were 2.6% of a list of 2,000 books' instructions).
+            // The keys by table; the entity looked up only when the name changes (IDs come grouped).
             var keysByTable: [(table: String, keys: [Int64])] = []
             var lastName: String?, lastGroup = 0
             for id in ids {

@@ -77,7 +77,7 @@ enum SQLiteValueCodec {
             let number = statement.double(column)
             cell.pointee = ScalarCell(bits: number.bitPattern, isNull: number == 0 && statement.isNull(column))
         case .boxed:
-            // Text, the usual boxed value, without a `StoreValue` to convert (1.5% of a fetch's instructions).
+            // Text, the usual boxed value, without a `StoreValue` to convert.
             raw.assumingMemoryBound(to: SlotValue.self).pointee = type == .string ? statement.textIfPresent(column).map(SlotValue.string) ?? .null
                 : SlotValue(storeValue(statement, column, type: type))
         }
