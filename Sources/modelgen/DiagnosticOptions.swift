@@ -84,7 +84,7 @@ struct ModelFileChecker {
         emit(diagnostics, of: source)
         if result.hasErrors { exitStatus = max(exitStatus, 1) }
         // The process ends soon: keep the trees instead of freeing them one node at a time.
-        KeptForExit.keep(result)
+        ProcessExit.keep(result)
         return result.hasErrors ? nil : result
     }
 

@@ -173,7 +173,7 @@ struct GenerationJob {
         configuration.templatesDirectory = templates
         configuration.humanDirectory = humanDir
         configuration.strict = strict
-        configuration.processExitsAfterward = true
+        configuration.didCheck = ProcessExit.keepChecks
         configuration.options.singleFile = singleFile
         configuration.options.access = access
         configuration.options.propertyStyle = propertyStyle ?? .managed

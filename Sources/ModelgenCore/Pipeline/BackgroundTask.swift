@@ -23,12 +23,3 @@ package final class BackgroundTask<Value: Sendable>: @unchecked Sendable {
         return result!
     }
 }
-
-extension BackgroundTask where Value == Void {
-    /// Drops a reference to `object` on another thread, so that when the caller's goes right after
-    /// (as the pipeline's does), tearing down a large tree of objects (a model's YAML nodes) happens
-    /// there, beside the start of rendering, instead of holding up the caller.
-    package static func release(_ object: consuming some AnyObject & Sendable) {
-        DispatchQueue.global().async { [object] in withExtendedLifetime(object) {} }
-    }
-}

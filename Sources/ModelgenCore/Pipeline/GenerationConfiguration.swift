@@ -13,9 +13,10 @@ public struct GenerationConfiguration: Sendable {
     public var humanDirectory: String?
     /// Warnings count as errors.
     public var strict = false
-    /// The process ends right after the run (the CLI): the pipeline keeps its YAML trees instead of
-    /// freeing them node by node, which would only delay the exit.
-    public var processExitsAfterward = false
+    /// Called with each model's check once it is validated, before rendering: the caller may take
+    /// what it wants out of it (the CLI, which exits right after the run, frees the YAML tree on
+    /// another thread while rendering starts and keeps the rest until the exit).
+    public var didCheck: (@Sendable (inout ModelCheck) -> Void)?
     /// For a model of a version folder (`NAME.modelversions`), by the current version's path: the
     /// earlier versions. The pipeline checks the path from them to the current version
     /// (`ModelVersionFolder.pathDiagnostics`) and writes them into the generated model file

@@ -28,12 +28,7 @@ public enum Modelgen {
             } else {
                 errorCount += max(1, check.diagnostics.filter { $0.severity == .error }.count)
             }
-            if config.processExitsAfterward {
-                // The model is kept, but the YAML tree is freed, on another thread while rendering starts:
-                // rendering reuses its memory, which lowers the run's peak.
-                if let tree = check.syntaxTree.take() { BackgroundTask.release(tree) }
-                KeptForExit.keep(check)
-            }
+            config.didCheck?(&check)
         }
         if errorCount > 0 { throw .invalidModels(errorCount: errorCount) }
         return try render(validated, config: config, templates: templates)
@@ -81,16 +76,4 @@ public enum Modelgen {
             throw .templates("error: \(error)")
         }
     }
-}
-
-/// Check results deliberately never released, in a process about to exit (see
-/// `GenerationConfiguration.processExitsAfterward`): the pipeline's and `modelgen validate`'s.
-package enum KeptForExit {
-    private final class Box: @unchecked Sendable {
-        let check: ModelCheck
-        init(_ check: ModelCheck) { self.check = check }
-    }
-
-    /// Keeps `check` (and the trees it holds) alive until the process exits.
-    package static func keep(_ check: ModelCheck) { _ = Unmanaged.passRetained(Box(check)) }
 }
