@@ -10,11 +10,12 @@ package enum YAMLLoader {
         SourceText.decode(data, path: path).flatMap { source in load(source).map { (source, $0) } }
     }
 
-    /// The root node, or the diagnostics of a YAML-level failure.
-    static func load(_ source: SourceText) -> Result<Node, DiagnosticList> {
+    /// The root node, or the diagnostics of a YAML-level failure; `observer` is told about parts of the
+    /// document as they are composed.
+    static func load(_ source: SourceText, observer: (any YAMLComposer.Observer)? = nil) -> Result<Node, DiagnosticList> {
         var diagnostics = DiagnosticList()
         let file = source.path
-        switch YAMLComposer.compose(source) {
+        switch YAMLComposer.compose(source, observer: observer) {
         case .success(let root?):
             return .success(root)
         case .success(nil):
