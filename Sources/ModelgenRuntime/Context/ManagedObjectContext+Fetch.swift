@@ -246,10 +246,10 @@ extension ManagedObjectContext {
                 objects.append(object)   // the object's +1 moves into the array
             }
             let answered: Bool
-            if loadNow, let sqlite = store as? SQLiteStore {
-                // The SQLite store writes a fault's plain attributes from its statement straight into the
-                // slots (asked for the object before it decodes the row); the rest loads from the row.
-                answered = try sqlite.fetch(query, objects: directLoadTarget) { row, object, plainLoaded in
+            if loadNow, let direct = store as? any DirectLoadingStore {
+                // The store writes a fault's plain attributes from its statement straight into the slots
+                // (asked for the object before it decodes the row); the rest loads from the row.
+                answered = try direct.fetch(query, objects: directLoadTarget) { row, object, plainLoaded in
                     try take(row, object!, plainLoaded: plainLoaded)
                 }
             } else {

@@ -93,8 +93,8 @@ extension ManagedObjectContext {
         if let finished = run { byEntity[finished.entity.name, default: []] += finished.objects }
         for (_, pending) in byEntity.sorted(by: { $0.key < $1.key }) {
             let ids = pending.map(\.objectID)
-            if loadingMembers, let sqlite = store as? SQLiteStore {
-                // SQLite hands each link over as it reads it: the lists of objects are built here.
+            if loadingMembers, let direct = store as? any DirectLoadingStore {
+                // The store hands each link over as it reads it: the lists of objects are built here.
                 // Each member's fault is loaded from its row as it comes (its plain attributes written
                 // straight into its slots), as a fetch loads its results; `awakeFromFetch` runs once the
                 // store is done.
@@ -103,7 +103,7 @@ extension ManagedObjectContext {
                 let answered: Bool
                 do {
                     defer { awakeFromFetch(loaded) }   // also when a row fails: what was loaded is awake
-                    answered = try sqlite.forEachMember(of: ids, relationship: slot, objects: directLoadTarget) { ownerKey, id, row, object, plainLoaded in
+                    answered = try direct.forEachMember(of: ids, relationship: slot, objects: directLoadTarget) { ownerKey, id, row, object, plainLoaded in
                         let object = object ?? self.object(with: id)
                         lists.add(object, toOwnerKey: ownerKey)
                         if let row, try loadFetchedMember(row, into: object, plainLoaded: plainLoaded) { loaded.append(object) }
@@ -151,7 +151,7 @@ extension ManagedObjectContext {
 
     /// The registered object (a new fault if none) for the record SQLite is about to decode, and whether
     /// the statement may write the record's plain attributes straight into its slots: what a fetch and a
-    /// prefetch ask before each row (`SQLiteStore.decodeRow`'s `objects`).
+    /// prefetch ask before each row (`DirectLoadingStore`'s `objects`).
     func directLoadTarget(for id: ObjectID) -> (object: ManagedObject, loadsHere: Bool) {
         let object = self.object(with: id)
         return (object, object._isFault && object.entity.loadsPlainAttributesDirectly)

@@ -59,7 +59,7 @@ public final class ManagedObjectContext {
     /// For a child context: the link to the context it saves into (nil: it saves to the store).
     var parentLink: ParentLink?
     /// Where fetches and saves go: the container's store, or, for a child, its parent context.
-    private var childStore: ParentContextStore?
+    private var childStore: (any PersistentStore)?
     /// Temporary IDs this context replaced with permanent ones on save, kept once it has had a child
     /// (a child's objects keep the temporary IDs its save gave the parent; see `resolvedID(_:)`).
     var savedTemporaryIDs: [ObjectID: ObjectID] = [:]
@@ -88,7 +88,7 @@ public final class ManagedObjectContext {
     /// Makes this new context the child of `link.parent`: it reads through the parent and saves into it.
     func becomeChild(of link: ParentLink) {
         parentLink = link
-        childStore = ParentContextStore(link: link)
+        childStore = link.store
         link.parent.hasChildren = true
         // A block of temporary keys of its own, so that its new objects keep their IDs in the parent.
         nextTemporaryKey = TemporaryKeyBlocks.next()
@@ -309,7 +309,7 @@ public final class ManagedObjectContext {
 
     /// Writes a row's values into an object's slots (checked first: a refused value leaves the object as it
     /// was). With `plainLoaded`, the plain stored attributes are in the slots already (see
-    /// `SQLiteStore.fetch(_:objects:each:)`), which only happens for an entity without `needsCheckedLoad`.
+    /// `DirectLoadingStore.fetch(_:objects:each:)`), which only happens for an entity without `needsCheckedLoad`.
     private func load(_ row: StoreRow, into object: ManagedObject, plainLoaded: Bool = false) throws {
         let entity = object.entity
         if entity.needsCheckedLoad {

@@ -195,3 +195,8 @@ extension StoreValue {
         }
     }
 }
+
+extension ParentLink {
+    /// The store a child context reads through and saves into: its parent.
+    var store: any PersistentStore { ParentContextStore(link: self) }
+}
