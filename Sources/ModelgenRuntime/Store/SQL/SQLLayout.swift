@@ -145,12 +145,7 @@ package struct SQLLayout {
             self.externalLoads = externalLoads
             self.insertSQL = insertSQL
             self.updateSQL = updateSQL
-            hasToManyStorage = storage.contains { storage in
-                switch storage {
-                case .toManyByJoin, .toManyByInverse: return true
-                default: return false
-                }
-            }
+            hasToManyStorage = columnKinds.contains { if case .toMany = $0 { true } else { false } }
         }
     }
 
