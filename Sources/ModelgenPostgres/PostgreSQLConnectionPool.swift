@@ -1,5 +1,6 @@
 #if PostgreSQL
 import Foundation
+import Synchronization
 import PostgresNIO
 import ModelgenRuntime
 
@@ -104,6 +105,65 @@ final class PostgreSQLConnectionPool: @unchecked Sendable {
     }
 }
 
+/// The answers still awaited on one connection, failed when it closes: one `closeFuture` callback a
+/// connection (a callback per statement would pile up on a connection that lives for millions).
+final class ClosingWatch: Sendable {
+    private struct State {
+        var waiting: [UInt64: @Sendable () -> Void] = [:]
+        var next: UInt64 = 0
+        var closed = false
+    }
+    private let state = Mutex(State())
+    private static let watches = Mutex<[ObjectIdentifier: ClosingWatch]>([:])
+
+    /// The watch of `connection`, made (and hooked to its closing) on first use.
+    static func of(_ connection: PostgresConnection) -> ClosingWatch {
+        let key = ObjectIdentifier(connection)
+        let (watch, isNew) = watches.withLock { watches in
+            if let watch = watches[key] { return (watch, false) }
+            let watch = ClosingWatch()
+            watches[key] = watch
+            return (watch, true)
+        }
+        if isNew {
+            connection.closeFuture.whenComplete { _ in
+                watches.withLock { _ = $0.removeValue(forKey: key) }
+                watch.close()
+            }
+        }
+        return watch
+    }
+
+    /// `future`, or its failure when the connection closes before it completes.
+    func answered<T: Sendable>(_ future: EventLoopFuture<T>, on eventLoop: any EventLoop) -> EventLoopFuture<T> {
+        let promise = eventLoop.makePromise(of: T.self)
+        let id: UInt64? = state.withLock { state in
+            guard !state.closed else { return nil }
+            state.next += 1
+            state.waiting[state.next] = { promise.fail(PostgreSQLStoreError.connection("the connection closed before the server answered")) }
+            return state.next
+        }
+        guard let id else {
+            promise.fail(PostgreSQLStoreError.connection("the connection closed before the server answered"))
+            return promise.futureResult
+        }
+        future.whenComplete { [self] result in
+            state.withLock { _ = $0.waiting.removeValue(forKey: id) }
+            promise.completeWith(result)
+        }
+        return promise.futureResult
+    }
+
+    private func close() {
+        let waiting = state.withLock { state in
+            state.closed = true
+            defer { state.waiting = [:] }
+            return Array(state.waiting.values)
+        }
+        for fail in waiting { fail() }
+    }
+}
+
 /// A logger that lets only critical events through (PostgresNIO logs every query at debug level).
 let quietLogger: Logger = {
     var logger = Logger(label: "modelgen.postgres")
@@ -165,13 +225,8 @@ extension PostgresConnection: SQLStatementRunning {
     /// `future`, failed with `PostgreSQLStoreError.connection` if the connection closes first (the
     /// server ended its process or restarted): a caller waiting for a statement's answer never waits
     /// for one that cannot come.
-    func answered<T>(_ future: EventLoopFuture<T>) -> EventLoopFuture<T> {
-        let promise = eventLoop.makePromise(of: T.self)
-        future.cascade(to: promise)
-        closeFuture.whenComplete { _ in
-            promise.fail(PostgreSQLStoreError.connection("the connection closed before the server answered"))
-        }
-        return promise.futureResult
+    func answered<T: Sendable>(_ future: EventLoopFuture<T>) -> EventLoopFuture<T> {
+        ClosingWatch.of(self).answered(future, on: eventLoop)
     }
 }
 #endif

@@ -466,7 +466,7 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
                 if let history {
                     commitOrder.lock()
                     ordered = true
-                    pending.append(connection.send("SELECT pg_advisory_xact_lock(hashtext($1))", try Self.bindings { $0.append(historyLockName) }))
+                    pending.append(connection.send("SELECT pg_advisory_xact_lock(hashtext($1))", Self.bindings { $0.append(historyLockName) }))
                     pending.append(try sendHistory(history, connection))
                 }
                 let commit = connection.send("COMMIT", PostgresBindings())
@@ -539,10 +539,11 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
                 }
             }
         }
-        try changes.checkVersions { versions[try entity($0.entityName).table.name]?[$0.key] }
+        func lockedVersion(_ id: ObjectID) throws -> Int64? { versions[try entity(id.entityName).table.name]?[id.key] }
+        try changes.checkVersions(current: lockedVersion)
         // A serializable save's reads: its records are locked above, and a save that changes a to-many
         // relationship locks its owner, so the members read here stay until the commit.
-        try changes.reads?.verify(model: model, version: { versions[try entity($0.entityName).table.name]?[$0.key] }) { id, slot in
+        try changes.reads?.verify(model: model, version: lockedVersion) { id, slot in
             try toManyIDs(connection, id: id, storage: entity(id.entityName).layout.storage[slot])
         }
 

@@ -243,7 +243,7 @@ func createAlone(_ files: [GeneratedFile], in directory: URL) {
 }
 
 // modelgen generate, whole process: into a fresh directory each run, and with --dry-run (no files).
-// Creating many files on ext4 costs anywhere from 0.04 to 0.35 ms each, depending on
+// Creating many files on ext4 costs more or less depending on
 // how many files were deleted in the last seconds (the kernel's inode allocator skips recently freed
 // inodes): the same files created without modelgen are timed beside it.
 print("modelgen generate, median (ms); the libyaml floor, the release build and the installed binary run by turns in one loop")

@@ -4,8 +4,8 @@ import Foundation
 // bench lists those over their goal by more than the noise band and exits with status 1, so a
 // regression fails `make bench` loudly instead of scrolling past.
 
-/// How far over its goal a ratio may be before it counts as a regression: repeated runs of the
-/// library section varied by up to ±7% (docs/performance.md), so 10%.
+/// How far over its goal a ratio may be before it counts as a regression: wider than the spread of
+/// repeated runs of the bench (docs/performance.md).
 let goalNoiseBand = 0.10
 
 /// A measured ratio and its goal.

@@ -17,7 +17,7 @@
 // Options: --seconds S (10), --processes P (2), --clients C (3 per process), --policy NAME (error),
 // --serializable (clients save with `SaveIsolation.serializable`), --seed N (1), --kill (SIGKILL a
 // random writer process now and then), --busy (SQLite: another connection holds the write lock now
-// and then for longer than the clients' 200 ms busy timeout, so their saves fail with
+// and then for longer than the clients' busy timeout, so their saves fail with
 // SQLiteStoreError.busy), --terminate (PostgreSQL: end the clients' server processes now and then
 // with pg_terminate_backend, mid-transaction or idle), --restart COMMAND (run COMMAND, which
 // restarts the server, now and then), --broken (skip the store's version check: a test-only mode

@@ -2,9 +2,9 @@
 /// versions it holds them, and the to-many relationships it loaded, with the members it loaded. A store
 /// verifies it inside the save's transaction, before writing, under locks that keep it true until the
 /// commit; when anything differs the save fails with `ReadConflictError` and writes nothing.
-public struct StoreReadSet: Sendable, Hashable {
+public struct StoreReadSet: Sendable {
     /// A to-many relationship as the context loaded it.
-    public struct ToManyRead: Sendable, Hashable {
+    public struct ToManyRead: Sendable {
         /// The owning record.
         public var id: ObjectID
         /// The relationship's property index in its entity.
@@ -34,18 +34,6 @@ public struct StoreReadSet: Sendable, Hashable {
     /// True when nothing was read.
     public var isEmpty: Bool { records.isEmpty && toMany.isEmpty }
 
-    public static func == (a: StoreReadSet, b: StoreReadSet) -> Bool {
-        a.toMany == b.toMany && a.records.elementsEqual(b.records) { $0.id == $1.id && $0.version == $1.version }
-    }
-
-    public func hash(into hasher: inout Hasher) {
-        for record in records {
-            hasher.combine(record.id)
-            hasher.combine(record.version)
-        }
-        hasher.combine(toMany)
-    }
-
     /// Throws `ReadConflictError` naming every record whose version is not the one read (`version`
     /// gives the store's current one, nil when the record is gone) and every relationship whose
     /// members are not the ones read (`members` gives the store's current list). A store calls it in
@@ -67,10 +55,6 @@ public struct StoreReadSet: Sendable, Hashable {
         }
         if !conflicts.isEmpty || !relationships.isEmpty { throw ReadConflictError(records: conflicts, relationships: relationships) }
     }
-}
-
-extension StoreReadSet.ToManyRead: CustomStringConvertible {
-    public var description: String { "\(id) relationship \(slot) (\(members.count) members)" }
 }
 
 /// A serializable save failed: records or to-many relationships its context read were changed by
