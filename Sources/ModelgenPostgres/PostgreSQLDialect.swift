@@ -22,6 +22,13 @@ struct PostgreSQLDialect: SQLDialect {
     func isSame(_ a: String, _ b: String) -> String { "\(a) IS NOT DISTINCT FROM \(b)" }
     func decimalColumn(_ sql: String) -> String { sql }
     var noLimit: String { "" }
+    func inKeys(_ parameter: String) -> String { "= ANY(\(parameter)::bigint[])" }
+    func keyRows(_ parameters: [String]) -> String {
+        let columns = parameters.indices.map { "mg_c\($0)" }
+        return "(SELECT \(columns.joined(separator: ", ")), mg_i - 1 AS mg_i FROM unnest(\(parameters.map { $0 + "::bigint[]" }.joined(separator: ", "))) "
+            + "WITH ORDINALITY AS x(\(columns.joined(separator: ", ")), mg_i))"
+    }
+    var lockingRows: String { " FOR UPDATE" }
 
     /// The functions the dialect calls, created (or replaced) in the store's schema when it opens.
     static let functions = [

@@ -36,7 +36,7 @@ extension PostgreSQLStore {
     }
 
     public func updateMatching(_ query: StoreQuery, set values: [Int: StoreValue], author: String) throws -> ChangeSet? {
-        let entities = try query.entityNames.map { try entity($0).layout }
+        let entities = try query.entityNames.map { try entity($0) }
         guard !values.isEmpty, let keys = try SQLQueryTranslator.expressible({ try SQLQueryTranslator(layout: layout, query: query, dialect: PostgreSQLDialect()).matching().keys }) else { return nil }
         var bindings = try PostgreSQLDialect.bindings(keys.bindings)
         var assignments: [String] = []

@@ -40,19 +40,6 @@ package struct SQLLayout {
         package var position: String { SQLSchemaPlanner.quote(columns.position) }
         package var sourceEntity: String { SQLSchemaPlanner.quote(columns.sourceEntity) }
         package var otherPosition: String { SQLSchemaPlanner.quote(columns.otherPosition) }
-
-        /// `INSERT` of one link from this side unless it is there (the other side of a pair may have
-        /// written it in the same save): ?1 owner, ?2 member, ?3 member's entity code, ?4 owner's entity
-        /// code, ?5 this side's position when `positioned` (else after its last); the other side's
-        /// position after its last (`placeholder` numbers the parameters: `?n` or `$n`).
-        package func insertLinkSQL(positioned: Bool = false, _ placeholder: (Int) -> String) -> String {
-            let (p1, p2, p3, p4) = (placeholder(1), placeholder(2), placeholder(3), placeholder(4))
-            let mine = positioned ? placeholder(5) : "(SELECT coalesce(max(\(position)) + 1, 0) FROM \(t) WHERE \(source) = \(p1))"
-            let pairColumns = isPaired ? ", \(sourceEntity), \(otherPosition)" : ""
-            let pairValues = isPaired ? ", \(p4), (SELECT coalesce(max(\(otherPosition)) + 1, 0) FROM \(t) WHERE \(target) = \(p2))" : ""
-            return "INSERT INTO \(t) (\(source), \(target), \(targetEntity), \(position)\(pairColumns)) SELECT \(p1), \(p2), \(p3), \(mine)\(pairValues) "
-                + "WHERE NOT EXISTS (SELECT 1 FROM \(t) WHERE \(source) = \(p1) AND \(target) = \(p2))"
-        }
     }
 
     /// What reading or writing a row does with one slot: its storage without the names (walking these
@@ -73,13 +60,18 @@ package struct SQLLayout {
         /// `storage` without names, for the per-row loops.
         package let columnKinds: [ColumnKind]
         /// For each slot, the index of its column in the table's select list (attributes and to-one), else -1.
-        let selectIndex: [Int32]
+        package let selectIndex: [Int32]
         /// `INSERT` of a whole row: key, entity code, version 1, then the columns in slot order.
-        let insertSQL: String
+        package let insertSQL: String
         /// `UPDATE` of a whole row (columns in slot order, then key and entity code), returning the new version.
-        let updateSQL: String
+        package let updateSQL: String
+        /// The columns a row writes, in slot order (a to-one's key column, then its entity column).
+        package let writtenColumns: [String]
+        let dialect: any SQLDialect
         /// The columns of `slots` (attributes; to-one relationships' key and entity columns), in order.
-        package func columns(ofSlots slots: [Int]) -> [String] {
+        package func columns(ofSlots slots: [Int]) -> [String] { Self.columns(ofSlots: slots, storage) }
+
+        private static func columns(ofSlots slots: [Int], _ storage: [Storage]) -> [String] {
             var columns: [String] = []
             for slot in slots {
                 switch storage[slot] {
@@ -93,10 +85,15 @@ package struct SQLLayout {
 
         /// `UPDATE` of the columns of `slots` (then key and entity code), returning the new version: a
         /// property-level save's statement (`updateSQL` writes every column).
-        func updateSQL(slots: [Int]) -> String {
+        package func updateSQL(slots: [Int]) -> String {
+            Self.updateSQL(table: table, columns: columns(ofSlots: slots), dialect: dialect)
+        }
+
+        /// `UPDATE` of `columns` (then key and entity code), returning the new version.
+        static func updateSQL(table: String, columns: [String], dialect: any SQLDialect) -> String {
             "UPDATE \(SQLSchemaPlanner.quote(table)) SET \"Z_OPT\" = \"Z_OPT\" + 1"
-                + columns(ofSlots: slots).map { ", \(SQLSchemaPlanner.quote($0)) = ?" }.joined()
-                + " WHERE \"Z_PK\" = ? AND \"Z_ENT\" = ? RETURNING \"Z_OPT\""
+                + columns.enumerated().map { ", \(SQLSchemaPlanner.quote($0.element)) = \(dialect.placeholder($0.offset + 1))" }.joined()
+                + " WHERE \"Z_PK\" = \(dialect.placeholder(columns.count + 1)) AND \"Z_ENT\" = \(dialect.placeholder(columns.count + 2)) RETURNING \"Z_OPT\""
         }
 
         /// Whether some slot is a to-many relationship kept outside the row (join table or ordered inverse).
@@ -119,8 +116,7 @@ package struct SQLLayout {
         /// The plain attributes whose value may be in an external file.
         let externalLoads: [DirectLoad]
 
-        init(description: EntityDescription, code: Int64, table: String, storage: [Storage], selectIndex: [Int32],
-             insertSQL: String, updateSQL: String) {
+        init(description: EntityDescription, code: Int64, table: String, storage: [Storage], selectIndex: [Int32], dialect: any SQLDialect) {
             self.description = description
             self.code = code
             self.table = table
@@ -143,8 +139,12 @@ package struct SQLLayout {
             }
             self.directLoads = directLoads
             self.externalLoads = externalLoads
-            self.insertSQL = insertSQL
-            self.updateSQL = updateSQL
+            self.dialect = dialect
+            writtenColumns = Self.columns(ofSlots: Array(storage.indices), storage)
+            insertSQL = "INSERT INTO \(SQLSchemaPlanner.quote(table)) (\"Z_PK\", \"Z_ENT\", \"Z_OPT\""
+                + writtenColumns.map { ", " + SQLSchemaPlanner.quote($0) }.joined()
+                + ") VALUES (\(dialect.placeholder(1)), \(dialect.placeholder(2)), 1" + writtenColumns.indices.map { ", " + dialect.placeholder($0 + 3) }.joined() + ")"
+            updateSQL = Self.updateSQL(table: table, columns: writtenColumns, dialect: dialect)
             hasToManyStorage = columnKinds.contains { if case .toMany = $0 { true } else { false } }
         }
     }
@@ -156,16 +156,16 @@ package struct SQLLayout {
         package var entityCodes: [Int64]
         /// `SELECT` of every column of the table's records (a `WHERE` clause follows). Built once: a
         /// fault of one record looks its statement up by this text.
-        let selectSQL: String
+        package let selectSQL: String
         /// `SELECT` of every column of one record, by key and entity code.
-        let selectByKeySQL: String
+        package let selectByKeySQL: String
 
-        init(name: String, columns: [String], entityCodes: [Int64]) {
+        init(name: String, columns: [String], entityCodes: [Int64], dialect: any SQLDialect) {
             self.name = name
             self.columns = columns
             self.entityCodes = entityCodes
             selectSQL = "SELECT \(columns.map(SQLSchemaPlanner.quote).joined(separator: ", ")) FROM \(SQLSchemaPlanner.quote(name))"
-            selectByKeySQL = selectSQL + " WHERE \"Z_PK\" = ? AND \"Z_ENT\" = ?"
+            selectByKeySQL = selectSQL + " WHERE \"Z_PK\" = \(dialect.placeholder(1)) AND \"Z_ENT\" = \(dialect.placeholder(2))"
         }
     }
 
@@ -173,7 +173,11 @@ package struct SQLLayout {
     package private(set) var namesByCode: [Int64: String] = [:]
     package private(set) var tables: [String: Table] = [:]
 
-    package init(schema: SQLSchema, model: ManagedObjectModel) {
+    /// The engine's SQL the layout's statements are written in.
+    package let dialect: any SQLDialect
+
+    package init(schema: SQLSchema, model: ManagedObjectModel, dialect: any SQLDialect) {
+        self.dialect = dialect
         var columnsByTable: [String: [String]] = [:]
         for stored in schema.entities {
             var columns = columnsByTable[stored.table] ?? ["Z_PK", "Z_ENT", "Z_OPT"]
@@ -183,7 +187,7 @@ package struct SQLLayout {
         }
         for stored in schema.entities {
             namesByCode[stored.code] = stored.name
-            tables[stored.table, default: Table(name: stored.table, columns: columnsByTable[stored.table]!, entityCodes: [])]
+            tables[stored.table, default: Table(name: stored.table, columns: columnsByTable[stored.table]!, entityCodes: [], dialect: dialect)]
                 .entityCodes.append(stored.code)
         }
         for stored in schema.entities {
@@ -223,22 +227,8 @@ package struct SQLLayout {
                     }
                 }
             }
-            var written: [String] = []
-            for item in storage {
-                switch item {
-                case .attribute(let column, _, _): written.append(column)
-                case .toOne(let column): written += [column, column + ".entity"]
-                default: break
-                }
-            }
-            let insertSQL = "INSERT INTO \(SQLSchemaPlanner.quote(stored.table)) (\"Z_PK\", \"Z_ENT\", \"Z_OPT\""
-                + written.map { ", " + SQLSchemaPlanner.quote($0) }.joined()
-                + ") VALUES (?, ?, 1" + String(repeating: ", ?", count: written.count) + ")"
-            let updateSQL = "UPDATE \(SQLSchemaPlanner.quote(stored.table)) SET \"Z_OPT\" = \"Z_OPT\" + 1"
-                + written.map { ", \(SQLSchemaPlanner.quote($0)) = ?" }.joined()
-                + " WHERE \"Z_PK\" = ? AND \"Z_ENT\" = ? RETURNING \"Z_OPT\""
             entities[stored.name] = Entity(description: description, code: stored.code, table: stored.table,
-                                           storage: storage, selectIndex: selectIndex, insertSQL: insertSQL, updateSQL: updateSQL)
+                                           storage: storage, selectIndex: selectIndex, dialect: dialect)
         }
     }
 
@@ -291,13 +281,13 @@ struct EntityLookup {
 }
 
 extension SQLLayout {
-    /// `SELECT count(*)` of the members a record's to-many relationship at `slot` holds, one `?` for
-    /// the record's key (SQLite's placeholder; a PostgreSQL store writes `$1`); nil when not stored.
+    /// `SELECT count(*)` of the members a record's to-many relationship at `slot` holds, one parameter
+    /// for the record's key; nil when not stored.
     package func memberCountSQL(_ entity: Entity, slot: Int) -> String? {
-        let q = SQLSchemaPlanner.quote
+        let q = SQLSchemaPlanner.quote, key = dialect.placeholder(1)
         switch entity.storage[slot] {
-        case .toManyByJoin(let join): return "SELECT count(*) FROM \(join.t) WHERE \(join.source) = ?"
-        case .toManyByInverse(let table, let column, _): return "SELECT count(*) FROM \(q(table)) WHERE \(q(column)) = ?"
+        case .toManyByJoin(let join): return "SELECT count(*) FROM \(join.t) WHERE \(join.source) = \(key)"
+        case .toManyByInverse(let table, let column, _): return "SELECT count(*) FROM \(q(table)) WHERE \(q(column)) = \(key)"
         default: return nil
         }
     }
@@ -350,15 +340,15 @@ extension SQLLayout {
     }
 
     /// `SELECT count(*)` of the records still pointing at a record through the inverse of its
-    /// relationship at `slot` (their to-one column, or their join rows), one `?` for the record's key;
-    /// nil without an inverse.
+    /// relationship at `slot` (their to-one column, or their join rows), one parameter for the
+    /// record's key; nil without an inverse.
     package func referrerCountSQL(_ entity: Entity, slot: Int) -> String? {
-        let q = SQLSchemaPlanner.quote
+        let q = SQLSchemaPlanner.quote, key = dialect.placeholder(1)
         let (destination, inverse) = entity.description.destination(ofSlot: slot)
         guard let inverse, let other = entities[destination.name] else { return nil }
         switch other.storage[inverse] {
-        case .toOne(let column): return "SELECT count(*) FROM \(q(other.table)) WHERE \(q(column)) = ?"
-        case .toManyByJoin(let join): return "SELECT count(*) FROM \(join.t) WHERE \(join.target) = ?"
+        case .toOne(let column): return "SELECT count(*) FROM \(q(other.table)) WHERE \(q(column)) = \(key)"
+        case .toManyByJoin(let join): return "SELECT count(*) FROM \(join.t) WHERE \(join.target) = \(key)"
         default: return nil
         }
     }

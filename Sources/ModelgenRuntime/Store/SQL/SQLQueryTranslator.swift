@@ -15,6 +15,15 @@ package protocol SQLDialect {
     func decimalColumn(_ sql: String) -> String
     /// What `OFFSET` needs before it when there is no limit.
     var noLimit: String { get }
+    /// The condition that a value is one of the keys of a list parameter (`SQLParameter.integers`),
+    /// written after the value.
+    func inKeys(_ parameter: String) -> String
+    /// A table of the rows of list parameters of the same length (`SQLParameter.integers`): their
+    /// `n`th items as columns `mg_c0`, `mg_c1`, … and `n` (from 0) as `mg_i`, for a `FROM` clause.
+    func keyRows(_ parameters: [String]) -> String
+    /// What ends a `SELECT` that locks the rows it reads until the transaction ends ("" when the
+    /// engine locks otherwise, as SQLite does with its write lock).
+    var lockingRows: String { get }
 }
 
 extension SQLDialect {

@@ -10,6 +10,14 @@ struct SQLiteDialect: SQLDialect {
     func isSame(_ a: String, _ b: String) -> String { "\(a) IS \(b)" }
     func decimalColumn(_ sql: String) -> String { "CAST(\(sql) AS REAL)" }
     var noLimit: String { " LIMIT -1" }
+    /// A list of keys is bound as JSON text (`[1,2,3]`) and read with `json_each`.
+    func inKeys(_ parameter: String) -> String { "IN (SELECT value FROM json_each(\(parameter)))" }
+    func keyRows(_ parameters: [String]) -> String {
+        let columns = parameters.indices.map { "a\($0).value AS mg_c\($0)" }.joined(separator: ", ")
+        let joins = parameters.indices.dropFirst().map { " JOIN json_each(\(parameters[$0])) AS a\($0) ON a\($0).key = a0.key" }.joined()
+        return "(SELECT \(columns), a0.key AS mg_i FROM json_each(\(parameters[0])) AS a0\(joins))"
+    }
+    var lockingRows: String { "" }
 
     /// A binding as SQLite keeps values of the column it meets (decimals as REAL: they meet `CAST(… AS REAL)`).
     static func value(_ binding: QueryBinding) -> SQLiteValue {

@@ -60,7 +60,7 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
                 guard previous == plan.schema else {
                     throw SQLiteStoreError.readOnly(path: path, reason: "it was written with another model, and a store opened read-only is not migrated")
                 }
-                return SQLLayout(schema: plan.schema, model: model)
+                return SQLLayout(schema: plan.schema, model: model, dialect: SQLiteDialect())
             }
             let refusals = plan.refusals(under: configuration.migration)
             if !refusals.isEmpty {
@@ -91,7 +91,7 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
                     for statement in upgrades.flatMap(SQLSchemaPlanner.joinIndexUpgrade) { try connection.execute(statement) }
                 }
             }
-            return SQLLayout(schema: plan.schema, model: model)
+            return SQLLayout(schema: plan.schema, model: model, dialect: SQLiteDialect())
         }
         if !configuration.readOnly { try collectUnreferencedExternalFiles() }
     }
@@ -105,7 +105,7 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
         self.externalStorageThreshold = externalStorageThreshold
         stage = onCommit
         pool = SQLiteConnectionPool(stageConnection: connection, path: url.path, configuration: configuration)
-        layout = SQLLayout(schema: schema, model: model)
+        layout = SQLLayout(schema: schema, model: model, dialect: SQLiteDialect())
     }
 
     /// The version hash (`ManagedObjectModel.versionHash`) of the model the file at `url` was last
@@ -206,77 +206,41 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
 
     // MARK: Reading
 
+    /// The shared reads on a reader (see `reading`).
+    private func reads<T>(snapshot: Bool = false, _ body: (SQLReads<SQLiteDriver>) throws -> T) throws -> T {
+        try reading(snapshot: snapshot) { try body(SQLReads(layout: layout, executor: SQLiteDriver($0, store: self))) }
+    }
+
     public func recordIDs(of entityNames: [String]) throws -> [ObjectID] {
-        try reading(snapshot: true) { connection in
-            var byTable: [String: [Int64]] = [:]
-            for name in entityNames {
-                let entity = try layout.entity(name)
-                byTable[entity.table, default: []].append(entity.code)
-            }
-            var ids: [ObjectID] = []
-            for (table, codes) in byTable.sorted(by: { $0.key < $1.key }) {
-                let select = try connection.statement("SELECT \"Z_PK\", \"Z_ENT\" FROM \(SQLSchemaPlanner.quote(table)) WHERE \"Z_ENT\" IN (\(codes.map(String.init).joined(separator: ","))) ORDER BY \"Z_PK\"")
-                while try select.step() {
-                    ids.append(ObjectID(entityName: layout.namesByCode[select.int64(1)] ?? "", key: select.int64(0)))
-                }
-            }
-            return ids
-        }
+        try reads(snapshot: true) { try $0.recordIDs(of: entityNames) }
     }
 
     public func row(for id: ObjectID) throws -> StoreRow? {
         guard let entity = layout.entities[id.entityName], let table = layout.tables[entity.table] else { return nil }
         // The row and its to-many relationships from one committed state.
-        return try reading(snapshot: entity.hasToManyStorage) { connection in
-            let select = try connection.statement(table.selectByKeySQL)
-            select.bind([.integer(id.key), .integer(entity.code)])
-            guard try select.step() else { return nil }
-            var row = try decodeRow(select, columnOffset: 0)
-            select.reset()
-            for (slot, storage) in entity.storage.enumerated() {
-                switch storage {
-                case .toManyByInverse, .toManyByJoin: row.values[slot] = .references(try toManyIDs(connection, id: id, storage: storage))
-                default: break
-                }
-            }
-            row.hasToManyValues = true
+        return try reads(snapshot: entity.hasToManyStorage) { reads in
+            var row: StoreRow?
+            try reads.executor.query(table.selectByKeySQL, [.integer(id.key), .integer(entity.code)]) { row = try decodeRow($0, columnOffset: 0) }
+            guard var row else { return nil }
+            try reads.addToManyMembers(to: &row)
             return row
         }
     }
 
     public func toManyIDs(of id: ObjectID, relationship slot: Int) throws -> [ObjectID] {
-        try reading { connection in
-            let entity = try layout.entity(id.entityName)
-            return try toManyIDs(connection, id: id, storage: entity.storage[slot])
-        }
+        try reads { try $0.members(of: id, storage: layout.entity(id.entityName).storage[slot]) }
     }
 
     public func aggregate(_ query: StoreQuery, groupBy: [String], columns: [AggregateColumn]) throws -> [AggregateRow]? {
         let translator = SQLQueryTranslator(layout: layout, query: query, dialect: SQLiteDialect())
         guard let (sql, outputs) = try SQLQueryTranslator.expressible({ try translator.aggregate(groupBy: groupBy, columns: columns) }) else { return nil }
-        let names = groupBy + columns.map(\.name)
-        return try reading { connection in
-            let select = try connection.statement(sql.text)
-            select.bind(sql.bindings.map(SQLiteDialect.value))
-            defer { select.reset() }
-            var rows: [AggregateRow] = []
-            while try select.step() {
-                var values: [String: StoreValue] = [:]
-                var column: Int32 = 0
-                for (name, output) in zip(names, outputs) {
-                    switch output {
-                    case .value(let type):
-                        values[name] = SQLiteValueCodec.storeValue(select, column, type: type)
-                        column += 1
-                    case .object:
-                        values[name] = select.isNull(column) ? .reference(nil)
-                            : .reference(ObjectID(entityName: layout.namesByCode[select.int64(column + 1)] ?? "", key: select.int64(column)))
-                        column += 2
-                    }
-                }
-                rows.append(AggregateRow(values: values))
+        return try reads { reads in
+            try reads.aggregateRows(outputs: outputs, names: groupBy + columns.map(\.name)) { row in
+                let select = try reads.executor.connection.statement(sql.text)
+                select.bind(sql.bindings.map(SQLiteDialect.value))
+                defer { select.reset() }
+                while try select.step() { try row(select) }
             }
-            return rows
         }
     }
 
@@ -403,25 +367,6 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
             if keys[middle] < key { low = middle + 1 } else { high = middle }
         }
         return low < keys.count && keys[low] == key
-    }
-
-    private func toManyIDs(_ connection: SQLiteConnection, id: ObjectID, storage: SQLLayout.Storage) throws -> [ObjectID] {
-        let select: SQLiteStatement
-        switch storage {
-        case .toManyByInverse(let table, let inverse, let order):
-            let orderBy = order.map { "\(SQLSchemaPlanner.quote($0)), " } ?? ""
-            select = try connection.statement("SELECT \"Z_PK\", \"Z_ENT\" FROM \(SQLSchemaPlanner.quote(table)) WHERE \(SQLSchemaPlanner.quote(inverse)) = ? ORDER BY \(orderBy)\"Z_PK\"")
-        case .toManyByJoin(let join):
-            select = try connection.statement("SELECT \(join.target), \(join.targetEntity) FROM \(join.t) WHERE \(join.source) = ? ORDER BY \(join.position)")
-        default:
-            return []
-        }
-        select.bind([.integer(id.key)])
-        var ids: [ObjectID] = []
-        while try select.step() {
-            ids.append(ObjectID(entityName: layout.namesByCode[select.int64(1)] ?? "", key: select.int64(0)))
-        }
-        return ids
     }
 
     /// Decodes the current row of a statement selecting a table's columns (from `columnOffset`):
@@ -635,13 +580,15 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
     // MARK: Saving
 
     public func commit(_ changes: StoreChanges) throws -> StoreCommitResult {
-        var unreferencedFiles: Set<String> = []
-        var writtenFiles: [String] = []
+        var driver: SQLiteDriver?
         let directory = externalDirectory
         do {
             var committed: ChangeSet?
             return try pool.writeTransaction({ connection in
-                let result = try apply(changes, connection, unreferenced: &unreferencedFiles, written: &writtenFiles)
+                let writer = SQLiteDriver(connection, store: self)
+                driver = writer
+                let result = try SQLSave(layout: layout, model: model, changes: changes, driver: writer,
+                                         checksVersions: !Self.testingSkipsVersionCheck.load(ordering: .relaxed)).run()
                 if !changes.writesNothing {
                     let changeSet = ChangeSet(committed: changes, result: result)
                     try writeHistory(changeSet, author: changes.author, connection)
@@ -653,349 +600,21 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
                 if let committed { changes.published?(committed) }
             }, afterCommit: {
                 // Once no read that began before this save is in progress (its snapshot may name them).
-                for file in unreferencedFiles { try? FileManager.default.removeItem(at: directory.appendingPathComponent(file)) }
+                for file in driver?.unreferencedFiles ?? [] { try? FileManager.default.removeItem(at: directory.appendingPathComponent(file)) }
             })
         } catch {
-            for file in writtenFiles { try? FileManager.default.removeItem(at: directory.appendingPathComponent(file)) }
+            for file in driver?.writtenFiles ?? [] { try? FileManager.default.removeItem(at: directory.appendingPathComponent(file)) }
             throw error
         }
     }
 
-    private func apply(_ changes: StoreChanges, _ connection: SQLiteConnection,
-                       unreferenced: inout Set<String>, written: inout [String]) throws -> StoreCommitResult {
-        func quote(_ name: String) -> String { SQLSchemaPlanner.quote(name) }
-        func currentVersion(_ id: ObjectID) throws -> Int64? {
-            let entity = try layout.entity(id.entityName)
-            let select = try connection.statement("SELECT \"Z_OPT\" FROM \(quote(entity.table)) WHERE \"Z_PK\" = ? AND \"Z_ENT\" = ?")
-            select.bind([.integer(id.key), .integer(entity.code)])
-            defer { select.reset() }
-            return try select.step() ? select.int64(0) : nil
-        }
-        // Optimistic locking: every update and delete checked before anything changes.
-        if !Self.testingSkipsVersionCheck.load(ordering: .relaxed) { try changes.checkVersions(current: currentVersion) }
-        // A serializable save's reads (the write lock is held: they stay true until the commit).
-        try changes.reads?.verify(model: model, version: currentVersion) { id, slot in
-            try toManyIDs(connection, id: id, storage: layout.entity(id.entityName).storage[slot])
-        }
-        // Permanent keys: the next free key of each table (the write lock is held).
-        var entities = EntityLookup(layout: layout)
-        var nextKey: [String: Int64] = [:]
-        var insertedIDs: [ObjectID] = []
-        insertedIDs.reserveCapacity(changes.inserted.count)
-        var run: (table: String, key: Int64)?   // rows of one table come in runs: its counter stays at hand
-        // By index, reading the IDs only: the rows' values are not touched (100,000 rows' values are
-        // out of the CPU's caches by now; copying a row would retain them, a cache miss each).
-        for index in changes.inserted.indices {
-            let temporaryID = changes.inserted[index].id
-            let entity = try entities[temporaryID.entityName]
-            var key: Int64
-            if let current = run, current.table == entity.table {
-                key = current.key
-            } else if let next = nextKey[entity.table] {
-                key = next
-            } else {
-                let select = try connection.statement("SELECT coalesce(max(\"Z_PK\"), 0) + 1 FROM \(quote(entity.table))")
-                _ = try select.step()
-                key = select.int64(0)
-                select.reset()
-            }
-            insertedIDs.append(ObjectID(entityName: temporaryID.entityName, key: key))
-            key += 1
-            if let current = run, current.table != entity.table { nextKey[current.table] = current.key }
-            run = (entity.table, key)
-        }
-        // References to records of this save carry temporary IDs: mapped when the first one is met.
-        var permanentByTemporaryKey: [Int64: ObjectID]?
-        func resolve(_ id: ObjectID) -> ObjectID {
-            guard id.isTemporaryID else { return id }
-            if permanentByTemporaryKey == nil {
-                var map: [Int64: ObjectID] = [:]
-                for (row, permanent) in zip(changes.inserted, insertedIDs) { map[row.id.key] = permanent }
-                permanentByTemporaryKey = map
-            }
-            return permanentByTemporaryKey?[id.key] ?? id
-        }
-
-        var deferredLinkDeletes: [(join: SQLLayout.JoinTable, key: Int64)] = []
-        for (id, _) in changes.deleted {
-            let entity = try entities[id.entityName]
-            unreferenced.formUnion(try externalFiles(of: id, entity, connection).values)
-            try connection.statement("DELETE FROM \(quote(entity.table)) WHERE \"Z_PK\" = ? AND \"Z_ENT\" = ?").run([.integer(id.key), .integer(entity.code)])
-            for case .toManyByJoin(let join) in entity.storage {
-                // A pair's rows are the other side's links too: they go after the constraints are checked,
-                // so that a deny rule still sees a link another save added meanwhile.
-                if join.isPaired { deferredLinkDeletes.append((join, id.key)); continue }
-                try connection.statement("DELETE FROM \(join.t) WHERE \(join.source) = ?").run([.integer(id.key)])
-            }
-        }
-        // Rows of one entity usually come together: its statement is looked up once per run of them.
-        var insert: (entity: SQLLayout.Entity, statement: SQLiteStatement)?
-        /// Inserts a row; returns the external files its columns name, by slot.
-        func insertRow(_ row: StoreRow, _ entity: SQLLayout.Entity, key: Int64, previous: [Int: String]) throws -> [Int: String] {
-            let statement: SQLiteStatement
-            if let insert, insert.entity === entity {
-                statement = insert.statement
-            } else {
-                statement = try connection.statement(entity.insertSQL)
-                insert = (entity, statement)
-            }
-            statement.bind(.integer(key), at: 1)
-            statement.bind(.integer(entity.code), at: 2)
-            let bound = try bindColumns(row, entity, resolve, to: statement, from: 3, written: &written, previous: previous)
-            try statement.execute()
-            return bound.files
-        }
-        for (row, id) in zip(changes.inserted, insertedIDs) {
-            _ = try insertRow(row, try entities[id.entityName], key: id.key, previous: [:])
-        }
-        var updatedVersions: [Int64] = []
-        updatedVersions.reserveCapacity(changes.updated.count)
-        for row in changes.updated {
-            let entity = try entities[row.id.entityName]
-            let write = changes.writes[row.id]
-            // Its row is not written: it keeps its version (that it still exists was checked above,
-            // unless the save is forced).
-            if let write, write.isMembershipOnly, try !changes.force || currentVersion(row.id) != nil {
-                updatedVersions.append(row.version)
-                continue
-            }
-            let slots = write?.columns   // nil: every column
-            let previousFiles = try externalFiles(of: row.id, entity, connection).filter { slots?.contains($0.key) ?? true }
-            let update = try connection.statement(slots.map(entity.updateSQL(slots:)) ?? entity.updateSQL)
-            let bound = try bindColumns(row, entity, resolve, to: update, from: 1, slots: slots, written: &written, previous: previousFiles)
-            update.bind(.integer(row.id.key), at: bound.next)
-            update.bind(.integer(entity.code), at: bound.next + 1)
-            var files = bound.files
-            if try update.step() {
-                updatedVersions.append(update.int64(0))
-                update.reset()
-            } else {
-                // Deleted by another save and forced back by the merge policy: insert it again (with the
-                // external files just written).
-                update.reset()
-                files = try insertRow(row, entity, key: row.id.key, previous: previousFiles.merging(files) { $1 })
-                updatedVersions.append(1)
-            }
-            let kept = Set(files.values)
-            unreferenced.formUnion(previousFiles.values.filter { !kept.contains($0) })
-        }
-        // To-many relationships of every written row: a property-level save's deltas (other saves'
-        // members stay), or whole lists.
-        let insertedKeys = Set(insertedIDs)   // records this save inserts have no join rows but this save's
-        func writeToMany(_ row: StoreRow, _ id: ObjectID, deltas: [Int: ToManyDelta]?) throws {
-            let entity = try entities[id.entityName]
-            guard entity.hasToManyStorage else { return }
-            for (slot, storage) in entity.storage.enumerated() {
-                if let deltas {
-                    if let delta = deltas[slot] { try applyToMany(delta, of: id, storage) }
-                    continue
-                }
-                guard slot < row.values.count, case .references(let targets) = row.values[slot] else { continue }
-                switch storage {
-                case .toManyByJoin(let join) where !join.isPaired:
-                    try connection.statement("DELETE FROM \(join.t) WHERE \(join.source) = ?").run([.integer(id.key)])
-                    let insert = "INSERT INTO \(join.t) (\(join.source), \(join.target), \(join.targetEntity), \(join.position)) VALUES (?, ?, ?, ?)"
-                    for (position, target) in targets.map(resolve).enumerated() {
-                        let code = layout.entities[target.entityName]?.code ?? 0
-                        try connection.statement(insert).run([.integer(id.key), .integer(target.key), .integer(code), .integer(Int64(position))])
-                    }
-                case .toManyByJoin(let join):
-                    // A pair's table: the other side's links and order stay; this side's list is made so.
-                    let members = targets.map(resolve)
-                    if !insertedKeys.contains(id) {
-                        let wanted = Set(members.map(\.key))
-                        let select = try connection.statement("SELECT \(join.target) FROM \(join.t) WHERE \(join.source) = ?")
-                        select.bind([.integer(id.key)])
-                        var stale: [Int64] = []
-                        while try select.step() {
-                            if !wanted.contains(select.int64(0)) { stale.append(select.int64(0)) }
-                        }
-                        select.reset()
-                        for key in stale {
-                            try connection.statement("DELETE FROM \(join.t) WHERE \(join.source) = ? AND \(join.target) = ?").run([.integer(id.key), .integer(key)])
-                        }
-                    }
-                    let insert = try connection.statement(join.insertLinkSQL(positioned: true) { "?\($0)" })
-                    let position = "UPDATE \(join.t) SET \(join.position) = ?3 WHERE \(join.source) = ?1 AND \(join.target) = ?2"
-                    for (index, target) in members.enumerated() {
-                        let code = layout.entities[target.entityName]?.code ?? 0
-                        try insert.run([.integer(id.key), .integer(target.key), .integer(code), .integer(entity.code), .integer(Int64(index))])
-                        if connection.changes == 0 {
-                            try connection.statement(position).run([.integer(id.key), .integer(target.key), .integer(Int64(index))])
-                        }
-                    }
-                case .toManyByInverse(let table, _, let order?):
-                    let update = "UPDATE \(quote(table)) SET \(quote(order)) = ? WHERE \"Z_PK\" = ?"
-                    for (position, target) in targets.map(resolve).enumerated() {
-                        try connection.statement(update).run([.integer(Int64(position)), .integer(target.key)])
-                    }
-                default:
-                    break
-                }
-            }
-        }
-        /// One relationship's delta: join rows added and removed; an ordered relationship's positions
-        /// set from the saving context's order, members another save added meanwhile after them.
-        func applyToMany(_ delta: ToManyDelta, of id: ObjectID, _ storage: SQLLayout.Storage) throws {
-            switch storage {
-            case .toManyByJoin(let join):
-                let t = join.t
-                for target in delta.removed.map(resolve) {
-                    try connection.statement("DELETE FROM \(t) WHERE \(join.source) = ? AND \(join.target) = ?").run([.integer(id.key), .integer(target.key)])
-                }
-                let ownerCode = layout.entities[id.entityName]?.code ?? 0
-                let insert = delta.added.isEmpty ? nil : try connection.statement(join.insertLinkSQL { "?\($0)" })
-                for target in delta.added.map(resolve) {
-                    let code = layout.entities[target.entityName]?.code ?? 0
-                    try insert?.run([.integer(id.key), .integer(target.key), .integer(code), .integer(ownerCode)])
-                }
-                guard delta.order != nil else { return }
-                try reorder(delta, of: id, members: "SELECT \(join.target) FROM \(t) WHERE \(join.source) = ? ORDER BY \(join.position)",
-                            position: "UPDATE \(t) SET \(join.position) = ?1 WHERE \(join.source) = ?2 AND \(join.target) = ?3")
-            case .toManyByInverse(let table, let inverse, let order?) where delta.order != nil:
-                // Membership is the members' own column (their rows carry it); the order is set here.
-                try reorder(delta, of: id, members: "SELECT \"Z_PK\" FROM \(quote(table)) WHERE \(quote(inverse)) = ? ORDER BY \(quote(order))",
-                            position: "UPDATE \(quote(table)) SET \(quote(order)) = ?1 WHERE \(quote(inverse)) = ?2 AND \"Z_PK\" = ?3")
-            default:
-                break
-            }
-        }
-        /// Numbers the members of an ordered relationship (`members` selects their keys in stored order;
-        /// `position` sets ?1 for the owner ?2 and member ?3) in their new order (`ToManyDelta.applied`).
-        func reorder(_ delta: ToManyDelta, of id: ObjectID, members: String, position: String) throws {
-            let select = try connection.statement(members)
-            select.bind([.integer(id.key)])
-            var stored: [Int64] = []
-            while try select.step() { stored.append(select.int64(0)) }
-            select.reset()
-            for (index, key) in delta.applied(to: stored, key: { resolve($0).key }).enumerated() {
-                try connection.statement(position).run([.integer(Int64(index)), .integer(id.key), .integer(key)])
-            }
-        }
-        for (row, id) in zip(changes.inserted, insertedIDs) { try writeToMany(row, id, deltas: nil) }
-        for row in changes.updated { try writeToMany(row, row.id, deltas: changes.writes[row.id]?.toMany) }
-        func count(_ sql: String?, _ id: ObjectID) throws -> Int {
-            guard let sql else { return 0 }
-            let select = try connection.statement(sql)
-            select.bind([.integer(id.key)])
-            defer { select.reset() }
-            return try select.step() ? Int(select.int64(0)) : 0
-        }
-        try changes.checkConstraintsSpanningRows(model: model,
-            members: { id, slot in try count(layout.memberCountSQL(try entities[id.entityName], slot: slot), id) },
-            referrers: { id, slot in try count(layout.referrerCountSQL(try entities[id.entityName], slot: slot), id) })
-        for (join, key) in deferredLinkDeletes {
-            try connection.statement("DELETE FROM \(join.t) WHERE \(join.source) = ?").run([.integer(key)])
-        }
-        return StoreCommitResult(insertedIDs: insertedIDs, updatedVersions: updatedVersions)
-    }
-
-    /// Binds the column values of a row's attributes and to-one relationships, in the layout's slot
-    /// order (as `insertSQL` and `updateSQL` name them; only those of `slots` when given, as
-    /// `updateSQL(slots:)` names them), to `statement` from parameter `first`; large
-    /// external binaries are written to files (reusing a previous file with the same bytes). Returns
-    /// the next free parameter and the external files bound, by slot.
-    private func bindColumns(_ row: StoreRow, _ entity: SQLLayout.Entity, _ resolve: (ObjectID) -> ObjectID,
-                             to statement: SQLiteStatement, from first: Int32, slots: [Int]? = nil,
-                             written: inout [String], previous: [Int: String]) throws -> (next: Int32, files: [Int: String]) {
-        var parameter = first
-        var files: [Int: String] = [:]
-        let kinds = entity.columnKinds, values = row.values
-        statement.beginRow()   // every parameter is bound for each row (insertRow, updates)
-        func bind(_ slot: Int) throws {
-            let value = slot < values.count ? values[slot] : .null
-            switch kinds[slot] {
-            case .attribute(let type, let external):
-                // The common values are bound directly (no `SQLiteValue` in between: one copy fewer a column).
-                switch value {
-                case .int(let v) where type != .double && type != .float:
-                    sqlite3_bind_int64(statement.handle, parameter, v)
-                    parameter += 1
-                    return
-                case .double(let v) where !v.isNaN && !type.isInteger:
-                    sqlite3_bind_double(statement.handle, parameter, v)
-                    parameter += 1
-                    return
-                case .date(let v):
-                    sqlite3_bind_double(statement.handle, parameter, v.timeIntervalSinceReferenceDate)
-                    parameter += 1
-                    return
-                case .bool(let v):
-                    sqlite3_bind_int64(statement.handle, parameter, v ? 1 : 0)
-                    parameter += 1
-                    return
-                case .null:
-                    sqlite3_bind_null(statement.handle, parameter)
-                    parameter += 1
-                    return
-                case .string(let v):
-                    statement.bindRowText(v, at: parameter)
-                    parameter += 1
-                    return
-                default: break
-                }
-                if case .double(let number) = value, number.isNaN {
-                    throw SQLiteStoreError.unstorableValue(entity: entity.description.name, key: entity.description.properties[slot].name,
-                                                           record: row.id.description, reason: "NaN cannot be stored in SQLite (it would read back as NULL)")
-                }
-                if external, case .data(let data) = value, data.count >= externalStorageThreshold {
-                    let file: String
-                    if let old = previous[slot], (try? readExternal(old)) == data {
-                        file = old
-                    } else {
-                        file = UUID().uuidString
-                        try FileManager.default.createDirectory(at: externalDirectory, withIntermediateDirectories: true)
-                        written.append(file)
-                        try writeExternal(data, file)
-                    }
-                    files[slot] = file
-                    statement.bind(.text(file), at: parameter)
-                } else {
-                    statement.bind(SQLiteValueCodec.sqlValue(value, type: type), at: parameter)
-                }
-                parameter += 1
-            case .toOne:
-                if case .reference(let target?) = value {
-                    let target = resolve(target)
-                    statement.bind(.integer(target.key), at: parameter)
-                    statement.bind(.integer(layout.entities[target.entityName]?.code ?? 0), at: parameter + 1)
-                } else {
-                    statement.bind(.null, at: parameter)
-                    statement.bind(.null, at: parameter + 1)
-                }
-                parameter += 2
-            case .none, .toMany:
-                break
-            }
-        }
-        if let slots {
-            for slot in slots { try bind(slot) }
-        } else {
-            for slot in kinds.indices { try bind(slot) }
-        }
-        return (parameter, files)
-    }
-
     // MARK: External storage
 
-    /// The external files a record refers to, by slot.
-    private func externalFiles(of id: ObjectID, _ entity: SQLLayout.Entity, _ connection: SQLiteConnection) throws -> [Int: String] {
-        var files: [Int: String] = [:]
-        for (slot, storage) in entity.storage.enumerated() {
-            guard case .attribute(let column, _, true) = storage else { continue }
-            let select = try connection.statement("SELECT \(SQLSchemaPlanner.quote(column)) FROM \(SQLSchemaPlanner.quote(entity.table)) WHERE \"Z_PK\" = ? AND typeof(\(SQLSchemaPlanner.quote(column))) = 'text'")
-            select.bind([.integer(id.key)])
-            if try select.step() { files[slot] = select.text(0) }
-            select.reset()
-        }
-        return files
-    }
-
-    private func readExternal(_ file: String) throws -> Data {
+    func readExternal(_ file: String) throws -> Data {
         try Data(contentsOf: externalDirectory.appendingPathComponent(file))
     }
 
-    private func writeExternal(_ data: Data, _ file: String) throws {
+    func writeExternal(_ data: Data, _ file: String) throws {
         let target = externalDirectory.appendingPathComponent(file)
         let descriptor = open(target.path, O_WRONLY | O_CREAT | O_EXCL, 0o644)
         guard descriptor >= 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: target.path]) }

@@ -1,0 +1,106 @@
+/// The reads every SQL store answers alike, written once over the shared layout in the executor's
+/// dialect: record IDs of entities, one record's to-many members, aggregate rows, counts. (Rows of
+/// records are decoded by each driver: that is where engines' value types differ.)
+package struct SQLReads<Executor: SQLExecutor> {
+    package let layout: SQLLayout
+    package let executor: Executor
+
+    package init(layout: SQLLayout, executor: Executor) {
+        self.layout = layout
+        self.executor = executor
+    }
+
+    private var dialect: any SQLDialect { executor.dialect }
+    private func q(_ name: String) -> String { SQLSchemaPlanner.quote(name) }
+
+    /// The name of the entity a record's code stands for; an error naming the code when the model has none.
+    package func entityName(ofCode code: Int64) throws -> String {
+        guard let name = layout.namesByCode[code] else { throw executor.unknownEntityCode(code) }
+        return name
+    }
+
+    /// The IDs of every record of the entities, by table and then key.
+    package func recordIDs(of entityNames: [String]) throws -> [ObjectID] {
+        var codesByTable: [String: [Int64]] = [:]
+        for name in entityNames {
+            let entity = try layout.entity(name)
+            codesByTable[entity.table, default: []].append(entity.code)
+        }
+        var ids: [ObjectID] = []
+        for (table, codes) in codesByTable.sorted(by: { $0.key < $1.key }) {
+            try executor.query("SELECT \"Z_PK\", \"Z_ENT\" FROM \(q(table)) WHERE \"Z_ENT\" \(dialect.inKeys(dialect.placeholder(1))) ORDER BY \"Z_PK\"",
+                               [.integers(codes)]) { row in
+                ids.append(ObjectID(entityName: try entityName(ofCode: try row.int64(1)), key: try row.int64(0)))
+            }
+        }
+        return ids
+    }
+
+    /// Calls `member` with the key and entity code of each member of one record's to-many relationship
+    /// kept as `storage`, in the relationship's order.
+    package func forEachMember(of key: Int64, storage: SQLLayout.Storage, _ member: (Int64, Int64) throws -> Void) throws {
+        let sql: String
+        switch storage {
+        case .toManyByInverse(let table, let inverse, let order):
+            let orderBy = order.map { "\(q($0)), " } ?? ""
+            sql = "SELECT \"Z_PK\", \"Z_ENT\" FROM \(q(table)) WHERE \(q(inverse)) = \(dialect.placeholder(1)) ORDER BY \(orderBy)\"Z_PK\""
+        case .toManyByJoin(let join):
+            sql = "SELECT \(join.target), \(join.targetEntity) FROM \(join.t) WHERE \(join.source) = \(dialect.placeholder(1)) ORDER BY \(join.position)"
+        default:
+            return
+        }
+        try executor.query(sql, [.integer(key)]) { row in try member(try row.int64(0), try row.int64(1)) }
+    }
+
+    /// The members of one record's to-many relationship kept as `storage`, in its order.
+    package func members(of id: ObjectID, storage: SQLLayout.Storage) throws -> [ObjectID] {
+        var ids: [ObjectID] = []
+        try forEachMember(of: id.key, storage: storage) { key, code in ids.append(ObjectID(entityName: try entityName(ofCode: code), key: key)) }
+        return ids
+    }
+
+    /// Fills the to-many slots of `row` (a record's row as its table holds it) with their members.
+    package func addToManyMembers(to row: inout StoreRow) throws {
+        let entity = try layout.entity(row.id.entityName)
+        for (slot, storage) in entity.storage.enumerated() {
+            switch storage {
+            case .toManyByInverse, .toManyByJoin: row.values[slot] = .references(try members(of: row.id, storage: storage))
+            default: break
+            }
+        }
+        row.hasToManyValues = true
+    }
+
+    /// The number a `SELECT count(*)` statement with one parameter, `key`, answers; 0 without a statement.
+    package func count(_ sql: String?, key: Int64) throws -> Int {
+        guard let sql else { return 0 }
+        var count = 0
+        try executor.query(sql, [.integer(key)]) { row in count = Int(try row.int64(0)) }
+        return count
+    }
+
+    /// The rows of a translated aggregate query, decoded by its outputs: a value column each, an object
+    /// as its key and entity code.
+    /// `run` runs the query (whose bindings only the driver binds), calling its argument for each row.
+    package func aggregateRows(outputs: [SQLQueryTranslator.AggregateOutput], names: [String],
+                               run: ((Executor.Row) throws -> Void) throws -> Void) throws -> [AggregateRow] {
+        var rows: [AggregateRow] = []
+        try run { row in
+            var values: [String: StoreValue] = [:]
+            var column = 0
+            for (name, output) in zip(names, outputs) {
+                switch output {
+                case .value(let type):
+                    values[name] = try row.value(column, type: type)
+                    column += 1
+                case .object:
+                    values[name] = try row.isNull(column) ? .reference(nil)
+                        : .reference(ObjectID(entityName: try entityName(ofCode: try row.int64(column + 1)), key: try row.int64(column)))
+                    column += 2
+                }
+            }
+            rows.append(AggregateRow(values: values))
+        }
+        return rows
+    }
+}
