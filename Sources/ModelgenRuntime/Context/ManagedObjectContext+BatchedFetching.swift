@@ -1,9 +1,4 @@
 /// The IDs of one batch of a fetch with a batch size.
-final class FaultBatch {
-    let ids: [ObjectID]
-    init(ids: [ObjectID]) { self.ids = ids }
-}
-
 extension ManagedObjectContext {
     /// Objects matching a request, loaded a batch at a time as they are reached, with at most one
     /// batch of them held at once: iterating a million rows keeps memory bounded. Only the IDs of
@@ -46,8 +41,8 @@ extension ManagedObjectContext {
         objects.reserveCapacity(ids.count)
         var pending: [ObjectID] = []
         func closeBatch() {
-            let batch = FaultBatch(ids: pending)
-            for id in pending { faultBatches[id] = batch }
+            let batch = FaultLoader.FaultBatch(ids: pending)
+            for id in pending { faults.batches[id] = batch }
             pending.removeAll(keepingCapacity: true)
         }
         for id in ids {
@@ -56,7 +51,7 @@ extension ManagedObjectContext {
                 throw RuntimeError.typeMismatch(expected: "\(Result.self)", found: "\(type(of: object))")
             }
             objects.append(typed)
-            if object._isFault && rowCache[id] == nil {
+            if object._isFault && faults.rowCache[id] == nil {
                 pending.append(id)
                 if pending.count == request.fetchBatchSize { closeBatch() }
             }
@@ -75,8 +70,8 @@ extension ManagedObjectContext {
         for object in objects where object._isFault {
             // A fault let go of (no longer registered) loads alone, as it would when first used.
             guard object._isRegistered, object._context === self else { try fulfillFault(object); continue }
-            if !faultBatches.isEmpty { faultBatches[object.objectID] = nil }
-            if !rowCache.isEmpty, let row = rowCache.removeValue(forKey: object.objectID) {
+            if !faults.batches.isEmpty { faults.batches[object.objectID] = nil }
+            if !faults.rowCache.isEmpty, let row = faults.rowCache.removeValue(forKey: object.objectID) {
                 try loadFetched(row, intoFault: object)
                 loaded.append(object)
             } else {
@@ -99,12 +94,12 @@ extension ManagedObjectContext {
     /// Reads the rows of those of `ids` that are registered faults without a cached row, in one store call.
     func loadRows(of ids: [ObjectID]) throws {
         let missing = ids.filter { id in
-            faultBatches[id] = nil
+            faults.batches[id] = nil
             guard let object = registered[id] else { return false }
-            return object._isFault && rowCache[id] == nil
+            return object._isFault && faults.rowCache[id] == nil
         }
         guard !missing.isEmpty else { return }
-        for row in try faultRows(missing) { rowCache[row.id] = row }
+        for row in try faultRows(missing) { faults.rowCache[row.id] = row }
     }
 
     /// The rows of faults to load, with one store call. To-many relationships the rows leave out load
@@ -123,8 +118,8 @@ extension ManagedObjectContext {
               registered[object.objectID] === object else { return }
         registered.removeValue(forKey: object.objectID)
         if isKnownUniquelyReferenced(&object) {
-            rowCache[object.objectID] = nil
-            faultBatches[object.objectID] = nil
+            faults.rowCache[object.objectID] = nil
+            faults.batches[object.objectID] = nil
             object.turnIntoFault()
             object._isRegistered = false
             object._context = nil

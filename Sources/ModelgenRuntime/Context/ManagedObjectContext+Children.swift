@@ -82,7 +82,7 @@ extension ManagedObjectContext {
         }
         if let first = missing.min(by: { $0.key < $1.key }) { throw RuntimeError.objectNotFound(first) }
         for row in storeRows where registered[row.id].map({ $0._isFault }) ?? true {
-            rowCache[row.id] = row   // the fault fires from it, without another query
+            faults.rowCache[row.id] = row   // the fault fires from it, without another query
             found[row.id] = object(with: row.id)
         }
 

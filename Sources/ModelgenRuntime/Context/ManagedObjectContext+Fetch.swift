@@ -194,11 +194,8 @@ extension ManagedObjectContext {
         guard var objects = try storeRows(query, loadNow: request.resultType == .objects,
                                           awakes: entities.contains { $0.awakesFromFetch }) else { return nil }
         if typed && pending.isEmpty && request.resultType == .objects {
-            // Every entity's class is a `Result` (the caller checked), and an array of class references
-            // has one layout whatever its element class: the standard library itself reuses the buffer
-            // for such a cast on Apple platforms. (Appending each object to a `[Result]` instead would
-            // look up `Array<Result>`'s generic metadata for every row.)
-            return .typed(unsafeBitCast(objects, to: [Result].self))
+            // Every entity's class is a `Result` (the caller checked).
+            return .typed(objects.map { unsafeDowncast($0, to: Result.self) })
         }
         if pending.isEmpty { return .objects(objects[...]) }
         // Changed objects are judged on their unsaved values; deleted ones leave; inserted ones join.
@@ -234,7 +231,7 @@ extension ManagedObjectContext {
                 if !object._isFault {
                     notLoaded.append(objects.count)
                 } else if !loadNow {
-                    rowCache[row.id] = row
+                    faults.rowCache[row.id] = row
                     notLoaded.append(objects.count)
                 } else if object.entity.needsToManyValues(beyond: row) {
                     needingStore.append((object, row))

@@ -16,135 +16,15 @@ extension ManagedObjectContext {
     public func save() throws {
         checkIsolation()
         endUndoGroup()
-        var changedObjects = updated.objects.filter { !$0.changedValues().isEmpty }
-        var insertedObjects = inserted.objects
-        let deletedObjects = deleted.objects
-        let serializable = saveIsolation == .serializable && parentLink == nil
-        guard !insertedObjects.isEmpty || !changedObjects.isEmpty || !deletedObjects.isEmpty else {
-            if serializable { try verifyReads() }
-            return
-        }
-
-        // What writing them reads, loaded first, so that a store that cannot answer fails the save.
-        for object in changedObjects { try object.loadAllPendingToManyIfNeeded() }
-        // The lists one after the other, not concatenated: a copy retains every object (a cache miss
-        // each when a save writes 100,000 of them).
-        for objects in [insertedObjects, changedObjects] {
-            for object in objects {
-                try recomputeDerivedAttributes(of: object)
-                object.willSave()
-            }
-        }
-        for object in deletedObjects { object.willSave() }
-
-        var failures: [ValidationError.Failure] = []
-        func collect(_ body: () throws -> Void, object: ManagedObject) {
-            do { try body() } catch let error as ValidationError {
-                failures += error.failures
-            } catch let failure as ValidationError.Failure {
-                failures.append(failure)
-            } catch {
-                failures.append(.init(object: object, key: nil, message: "\(error)"))
-            }
-        }
-        for object in insertedObjects { collect({ try object.validateForInsert() }, object: object) }
-        for object in changedObjects { collect({ try object.validateForUpdate() }, object: object) }
-        for object in deletedObjects { collect({ try object.validateForDelete() }, object: object) }
-        let uniqueness = try resolve(try uniquenessConflicts(insertedObjects, changedObjects))
-        failures += uniqueness.failures
-        if !failures.isEmpty {
-            endUndoGroup()
-            throw ValidationError(failures)
-        }
-        // Objects that had their derived attributes and willSave: known only when a takeover changes others.
-        var prepared: Set<ObjectIdentifier> = []
-        if !uniqueness.takeovers.isEmpty {
-            (insertedObjects, changedObjects) = try takeOver(uniqueness.takeovers, written: insertedObjects + changedObjects, prepared: &prepared)
-        }
-
-        var changes: StoreChanges
-        let result: StoreCommitResult
-        let publication = SavePublication()
-        var uniquenessChecks = 1
-        var outcome = ConflictOutcome()   // what settling conflicts by the merge policy leaves for after the save
-        while true {
-            changes = StoreChanges()
-            changes.author = container.historyAuthor
-            // What it read, before writing loads the changed objects' pending relationships.
-            if serializable { changes.reads = readSet() }
-            if parentLink == nil { changes.published = publication.publisher(container: container, origin: ObjectIdentifier(self)) }
-            // What the history, other contexts and `container.changes` hear of this save (after derived
-            // attributes and willSave, so their changes count).
-            for object in changedObjects { changes.changedKeys[object.objectID] = Set(object.changedValues().keys) }
-            changes.inserted = insertedObjects.map { StoreRow(id: $0.objectID, version: 0, values: storeValues(of: $0)) }
-            changes.updated = changedObjects.map { StoreRow(id: $0.objectID, version: $0.committedVersion, values: storeValues(of: $0)) }
-            for object in changedObjects { changes.writes[object.objectID] = recordWrite(of: object) }
-            changes.deleted = deletedObjects.map { ($0.objectID, $0.committedVersion) }
-            do {
-                result = try commit(&changes, changedObjects: &changedObjects, deletedObjects: deletedObjects, outcome: &outcome)
-                break
-            } catch let violation as UniquenessViolationError {
-                // Another connection saved the same unique values after the check: check and decide again.
-                let conflicts = try uniquenessConflicts(insertedObjects, changedObjects)
-                uniquenessChecks += 1
-                guard !conflicts.isEmpty, uniquenessChecks <= 4 else { throw violation }
-                let again = try resolve(conflicts)
-                if !again.failures.isEmpty {
-                    endUndoGroup()
-                    throw ValidationError(again.failures)
-                }
-                (insertedObjects, changedObjects) = try takeOver(again.takeovers, written: insertedObjects + changedObjects, prepared: &prepared)
-            }
-        }
-        finishSave(result, inserted: insertedObjects, changed: changedObjects, deleted: deletedObjects.filter { $0._isDeleted })
-        if !outcome.gone.isEmpty {
-            var deletion = ChangeSet()
-            deletion.deleted = outcome.gone
-            mergeChanges(deletion)
-        }
-        for object in outcome.refreshAfterSave { refresh(object, mergeChanges: false) }
-        // The changes as committed (a policy that drops this context's changes leaves those records out).
-        let changeSet = ChangeSet(committed: changes, result: result)
-        if !changeSet.isEmpty {
-            updateLiveResults(changeSet)
-            // A child's save went into its parent, not the store: nobody else hears of it yet. A store
-            // that publishes in commit order has published it.
-            if parentLink == nil && !publication.done { container.didSave(changeSet, from: ObjectIdentifier(self)) }
-        }
-    }
-
-    /// Commits, letting `mergePolicy` decide the objects that newer saves changed or deleted since this
-    /// context read them (see `MergePolicy` and `resolveConflicts`): `.error` throws the
-    /// `MergeConflictError` with each clashing property; the other policies settle each object, and the
-    /// commit is tried again against the versions just read (another save may come in between: then
-    /// again, a few times).
-    private func commit(_ changes: inout StoreChanges, changedObjects: inout [ManagedObject],
-                        deletedObjects: [ManagedObject], outcome: inout ConflictOutcome) throws -> StoreCommitResult {
-        var attempts = 0
-        while true {
-            do {
-                return try store.commit(changes)
-            } catch var conflict as MergeConflictError {
-                attempts += 1
-                let ids = Set(conflict.conflicts.map(\.id))
-                let objects = (changedObjects + deletedObjects).filter { ids.contains($0.objectID) }
-                var rows = try store.rows(for: objects.map(\.objectID))
-                try fillToMany(&rows)
-                let stored = Dictionary(rows.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-                guard mergePolicy != .error, attempts <= 8 else {
-                    conflict.objects = objects.map { objectConflict($0, stored: stored[$0.objectID]) }
-                    throw conflict
-                }
-                try resolveConflicts(objects, stored: stored, changes: &changes, changedObjects: &changedObjects, outcome: &outcome)
-            }
-        }
+        var operation = SaveOperation(self)
+        try operation.run()
     }
 
     /// Lets each new object take over its saved record, then gives the objects to write: the ones
     /// still inserted, and the changed ones (objects the takeovers changed, such as a record's former
     /// partner, first get their derived attributes and `willSave`; `written`, the objects to write
     /// before the first takeover, had theirs).
-    private func takeOver(_ takeovers: [(object: ManagedObject, record: StoreRow)],
+    func takeOver(_ takeovers: [(object: ManagedObject, record: StoreRow)],
                           written: [ManagedObject], prepared: inout Set<ObjectIdentifier>) throws -> (inserted: [ManagedObject], changed: [ManagedObject]) {
         if prepared.isEmpty { prepared = Set(written.map(ObjectIdentifier.init)) }
         for (object, record) in takeovers { try takeOver(record, by: object) }
@@ -160,7 +40,7 @@ extension ManagedObjectContext {
 
     /// Records a commit in the objects: permanent IDs and versions (the result's arrays are in the
     /// order of `inserted` and `changed`), clean state, `didSave`.
-    private func finishSave(_ result: StoreCommitResult, inserted insertedObjects: [ManagedObject],
+    func finishSave(_ result: StoreCommitResult, inserted insertedObjects: [ManagedObject],
                             changed: [ManagedObject], deleted deletedObjects: [ManagedObject]) {
         precondition(result.insertedIDs.count == insertedObjects.count && result.updatedVersions.count == changed.count,
                      "ModelgenRuntime: the store's commit result does not match the changes")

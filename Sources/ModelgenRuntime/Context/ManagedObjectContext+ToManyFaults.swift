@@ -8,13 +8,6 @@ extension ManagedObjectContext {
     /// How many objects one to-many fault loads at most (the one that fired and those waiting after it).
     static let toManyFaultBatchSize = 1_000
 
-    /// The objects of one entity whose to-many relationships were left pending, in load order, and how
-    /// far each relationship's batches have read the list.
-    final class PendingToManyQueue {
-        var keys: [Int64] = []
-        var heads: [Int: Int] = [:]
-    }
-
     /// Loads a row into a fault as a fetch does: to-many relationships the row left out are marked pending
     /// (loaded on first use), or, for an entity with stored to-many slots past 31, read now.
     /// With `plainLoaded`, the object's plain stored attributes are in its slots already (the store wrote
@@ -29,21 +22,7 @@ extension ManagedObjectContext {
         }
         try load(row, intoFault: object, plainLoaded: plainLoaded)
         object._pendingToMany = entity.lazyToManyMask
-        pendingQueue(for: entity).keys.append(object.objectID.key)
-    }
-
-    private func pendingQueue(for entity: EntityDescription) -> PendingToManyQueue {
-        // Rows of one entity come in runs: the last queue is compared by identity before any hashing.
-        if let last = lastPendingQueue, last.entity === entity { return last.queue }
-        let queue: PendingToManyQueue
-        if let existing = pendingToMany[entity.name] {
-            queue = existing
-        } else {
-            queue = PendingToManyQueue()
-            pendingToMany[entity.name] = queue
-        }
-        lastPendingQueue = (entity, queue)
-        return queue
+        faults.pendingQueue(for: entity).keys.append(object.objectID.key)
     }
 
     /// Loads the pending to-many relationship at `slot` of `object` and of the objects of its entity
@@ -52,7 +31,7 @@ extension ManagedObjectContext {
         let bit = UInt32(1) << UInt32(slot)
         var batch = [object]
         let name = object.entity.name
-        if let queue = pendingToMany[name] {
+        if let queue = faults.pendingToMany[name] {
             var head = queue.heads[slot] ?? 0
             var seen: Set<ObjectIdentifier> = [ObjectIdentifier(object)]
             while head < queue.keys.count && batch.count < Self.toManyFaultBatchSize {
@@ -162,8 +141,8 @@ extension ManagedObjectContext {
     /// the object's slots already.
     private func loadFetchedMember(_ row: StoreRow, into object: ManagedObject, plainLoaded: Bool = false) throws -> Bool {
         guard object._isFault, !object.entity.needsToManyValues(beyond: row) else { return false }
-        if !faultBatches.isEmpty { faultBatches[row.id] = nil }
-        if !rowCache.isEmpty { rowCache[row.id] = nil }
+        if !faults.batches.isEmpty { faults.batches[row.id] = nil }
+        if !faults.rowCache.isEmpty { faults.rowCache[row.id] = nil }
         try loadFetched(row, intoFault: object, plainLoaded: plainLoaded)
         return true
     }

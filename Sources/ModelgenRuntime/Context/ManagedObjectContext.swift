@@ -47,14 +47,8 @@ public final class ManagedObjectContext {
     var redoStack: [UndoGroup] = []
     @exclusivity(unchecked) var openGroup: UndoGroup?
     var changeProcessingSuspended = 0
-    /// Rows a fetch brought for objects still faults: their faults fire from here without another query.
-    var rowCache: [ObjectID: StoreRow] = [:]
-    /// Faults of fetches with a batch size, by ID: the first of a batch to fire loads the whole batch's rows.
-    var faultBatches: [ObjectID: FaultBatch] = [:]
-    /// Per entity: the loaded objects whose to-many relationships wait for first use (see `loadPendingToMany(of:slot:)`).
-    var pendingToMany: [String: PendingToManyQueue] = [:] { didSet { if pendingToMany.isEmpty { lastPendingQueue = nil } } }
-    /// The queue `pendingQueue(for:)` gave last, and its entity.
-    var lastPendingQueue: (entity: EntityDescription, queue: PendingToManyQueue)?
+    /// What faults load from without asking the store, and which faults wait to load together.
+    let faults = FaultLoader()
     var nextTemporaryKey: Int64 = -1
     /// For a child context: the link to the context it saves into (nil: it saves to the store).
     var parentLink: ParentLink?
@@ -265,9 +259,9 @@ public final class ManagedObjectContext {
     /// Loads a fault's values from the store, then calls `awakeFromFetch` with change processing off.
     func fulfillFault(_ object: ManagedObject) throws {
         guard object._isFault else { return }
-        if let batch = faultBatches.removeValue(forKey: object.objectID) { try loadRows(of: batch.ids) }
+        if let batch = faults.batches.removeValue(forKey: object.objectID) { try loadRows(of: batch.ids) }
         // The row alone (`rows(for:)`): its to-many relationships load when first used, not with the object.
-        guard let row = try rowCache.removeValue(forKey: object.objectID) ?? store.rows(for: [object.objectID]).first else {
+        guard let row = try faults.rowCache.removeValue(forKey: object.objectID) ?? store.rows(for: [object.objectID]).first else {
             throw RuntimeError.objectNotFound(object.objectID)
         }
         try fulfillFault(object, from: row)
@@ -373,8 +367,8 @@ public final class ManagedObjectContext {
         }
         if object._isUpdated { updated.remove(object) }
         if object._isDeleted { deleted.remove(object); object._isDeleted = false }
-        rowCache[object.objectID] = nil
-        faultBatches[object.objectID] = nil
+        faults.rowCache[object.objectID] = nil
+        faults.batches[object.objectID] = nil
         // Observers are told now, not when someone next reads: an observed object loads its fresh values
         // at once and its observers hear of those that differ from what they read (a record gone from
         // the store leaves a fault, as it would unobserved).
@@ -397,9 +391,9 @@ public final class ManagedObjectContext {
             object._context = nil
             object._isRegistered = false
         }
-        rowCache = [:]
-        faultBatches = [:]
-        pendingToMany = [:]
+        faults.rowCache = [:]
+        faults.batches = [:]
+        faults.pendingToMany = [:]
         inserted = ObjectList()
         updated = ObjectList()
         deleted = ObjectList()

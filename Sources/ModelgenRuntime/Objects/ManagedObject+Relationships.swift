@@ -18,11 +18,6 @@ extension ManagedObject {
         observeAccess(slot: slot)
         guard case .objects(let list) = _slots[slot] else { return [] }
         let objects = list.objects
-        // Members whose class is exactly `T` (the common case: a relationship's destination class) make
-        // the list's own array a `[T]`: an array of class references has one layout whatever its element
-        // class, so it is shared instead of copied (no allocation, no reference counting per member;
-        // `ManagedObjectContext.fetch` hands its results over the same way). Others are cast one by one.
-        if objects.allSatisfy({ type(of: $0) == T.self }) { return unsafeBitCast(objects, to: [T].self) }
         return objects.map { object in
             if type(of: object) == T.self { return unsafeDowncast(object, to: T.self) }
             return object as! T
