@@ -393,10 +393,10 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
                 var history: HistoryEntry?
                 let result = try body(connection, &history)
                 if let history {
+                    let bindings = try historyBindings(history)
                     commitOrder.lock()
                     ordered = true
-                    pending.append(connection.send("SELECT pg_advisory_xact_lock(hashtext($1))", Self.bindings { $0.append(historyLockName) }))
-                    pending.append(try sendHistory(history, connection))
+                    pending.append(connection.send(Self.historySQL, bindings))
                 }
                 let commit = connection.send("COMMIT", PostgresBindings())
                 var failure: Error?
@@ -437,17 +437,21 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
         }
     }
 
-    /// Sends a save's history row and the notification naming its token, as one statement, without
-    /// waiting (the transaction awaits it with COMMIT).
-    private func sendHistory(_ entry: HistoryEntry, _ connection: PostgresConnection) throws -> EventLoopFuture<PostgresQueryResult> {
-        let sql = "WITH \"written\" AS (INSERT INTO \"modelgen.history\" (\"author\", \"timestamp\", \"changes\") VALUES ($1, $2, $3) RETURNING \"token\") "
-            + "SELECT pg_notify($4, (SELECT \"token\" FROM \"written\")::text)"
-        return connection.send(sql, try Self.bindings {
+    /// A save's history row and the notification naming its token, in one statement: the history
+    /// lock ($5) is taken before the row draws its token (the lock's subquery produces the row the
+    /// insert takes; `OFFSET 0` keeps it a subquery of its own).
+    private static let historySQL = "WITH \"written\" AS (INSERT INTO \"modelgen.history\" (\"author\", \"timestamp\", \"changes\") "
+        + "SELECT $1, $2, $3 FROM (SELECT pg_advisory_xact_lock(hashtext($5)) OFFSET 0) AS \"locked\" RETURNING \"token\") "
+        + "SELECT pg_notify($4, (SELECT \"token\" FROM \"written\")::text)"
+
+    private func historyBindings(_ entry: HistoryEntry) throws -> PostgresBindings {
+        try Self.bindings {
             $0.append(entry.author)
             $0.append(Date().timeIntervalSinceReferenceDate)
             try $0.append(entry.changes.historyJSON())
             $0.append(channel)
-        })
+            $0.append(historyLockName)
+        }
     }
 
     // MARK: History
