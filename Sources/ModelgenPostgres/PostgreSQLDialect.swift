@@ -29,6 +29,8 @@ struct PostgreSQLDialect: SQLDialect {
             + "WITH ORDINALITY AS x(\(columns.joined(separator: ", ")), mg_i))"
     }
     var lockingRows: String { " FOR UPDATE" }
+    /// `EXPLAIN` (`Index Scan using …`, `Seq Scan on …`).
+    func explain(_ sql: String) -> (sql: String, column: Int) { ("EXPLAIN " + sql, 0) }
 
     /// The functions the dialect calls, created (or replaced) in the store's schema when it opens.
     static let functions = [

@@ -36,6 +36,13 @@ final class PostgreSQLDriver: SQLSaveDriver {
         for found in try connection.rows(sql, Self.bindings(parameters)) { try row(PostgresResultRow(cells: found.makeRandomAccess())) }
     }
 
+    func query(_ translated: SQLQueryTranslator.SQL, row: (PostgresResultRow) throws -> Void) throws {
+        try flush()
+        for found in try connection.rows(translated.text, try PostgreSQLDialect.bindings(translated.bindings)) {
+            try row(PostgresResultRow(cells: found.makeRandomAccess()))
+        }
+    }
+
     func flush() throws {
         defer { pending = [] }
         var firstError: (any Error)?

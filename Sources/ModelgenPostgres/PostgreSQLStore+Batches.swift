@@ -9,7 +9,7 @@ import PostgresNIO
 extension PostgreSQLStore {
     public func deleteMatching(_ query: StoreQuery, author: String) throws -> ChangeSet? {
         guard model.allowsSetBasedDeletion(of: query.entityNames),
-              let matching = try SQLQueryTranslator.expressible({ try SQLQueryTranslator(layout: layout, query: query, dialect: PostgreSQLDialect()).matching() }) else { return nil }
+              let matching = try layout.translated(query, { try $0.matching() }) else { return nil }
         let keys = matching.keys
         let doomed = "pg_temp.\"modelgen.doomed\""
         let steps = try SetBasedDeletionSteps(model: model, layout: layout, entityNames: query.entityNames, doomed: doomed) {
@@ -37,7 +37,7 @@ extension PostgreSQLStore {
 
     public func updateMatching(_ query: StoreQuery, set values: [Int: StoreValue], author: String) throws -> ChangeSet? {
         let entities = try query.entityNames.map { try entity($0) }
-        guard !values.isEmpty, let keys = try SQLQueryTranslator.expressible({ try SQLQueryTranslator(layout: layout, query: query, dialect: PostgreSQLDialect()).matching().keys }) else { return nil }
+        guard !values.isEmpty, let keys = try layout.translated(query, { try $0.matching().keys }) else { return nil }
         var bindings = try PostgreSQLDialect.bindings(keys.bindings)
         var assignments: [String] = []
         var names: Set<String> = []

@@ -281,12 +281,8 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
 
     // MARK: Fetching
 
-    private func translator(_ query: StoreQuery) -> SQLQueryTranslator {
-        SQLQueryTranslator(layout: layout, query: query, dialect: PostgreSQLDialect())
-    }
-
     public func fetch(_ query: StoreQuery) throws -> [StoreRow]? {
-        guard let sql = try SQLQueryTranslator.expressible({ try translator(query).select() }) else { return nil }
+        guard let sql = try layout.translated(query, { try $0.select() }) else { return nil }
         let rows = try pool.withConnection { connection in
             try connection.rows(sql.text, try PostgreSQLDialect.bindings(sql.bindings))
         }
@@ -296,50 +292,21 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
     public var runsQueries: Bool { true }
 
     public func aggregate(_ query: StoreQuery, groupBy: [String], columns: [AggregateColumn]) throws -> [AggregateRow]? {
-        guard let (sql, outputs) = try SQLQueryTranslator.expressible({ try translator(query).aggregate(groupBy: groupBy, columns: columns) }) else { return nil }
-        return try reads { reads in
-            try reads.aggregateRows(outputs: outputs, names: groupBy + columns.map(\.name)) { row in
-                for found in try reads.executor.connection.rows(sql.text, try PostgreSQLDialect.bindings(sql.bindings)) {
-                    try row(PostgresResultRow(cells: found.makeRandomAccess()))
-                }
-            }
-        }
+        try reads { try $0.aggregate(query, groupBy: groupBy, columns: columns) }
     }
 
     /// PostgreSQL's `EXPLAIN` of the query's SQL (`Index Scan using …`, `Seq Scan on …`), or what the
     /// translation to SQL could not express.
     public func queryPlan(_ query: StoreQuery) throws -> QueryPlan {
-        let sql: SQLQueryTranslator.SQL
-        do {
-            sql = try translator(query).select()
-        } catch let unsupported as SQLQueryTranslator.Unsupported {
-            return .inMemory(reason: unsupported.reason)
-        }
-        return .sql(try pool.withConnection { connection in
-            try connection.rows("EXPLAIN " + sql.text, try PostgreSQLDialect.bindings(sql.bindings))
-                .map { try $0.makeRandomAccess()[0].decode(String.self) }.joined(separator: "\n")
-        })
+        try reads { try $0.queryPlan(query) }
     }
 
     public func fetchIDs(_ query: StoreQuery) throws -> ObjectIDList? {
-        guard let sql = try SQLQueryTranslator.expressible({ try translator(query).select(onlyIDs: true) }) else { return nil }
-        let rows = try pool.withConnection { connection in
-            try connection.rows(sql.text, try PostgreSQLDialect.bindings(sql.bindings))
-        }
-        var ids = ObjectIDList()
-        for row in rows {
-            let cells = row.makeRandomAccess()
-            ids.append(key: try cells[0].decode(Int64.self), entityName: layout.namesByCode[Int64(try cells[1].decode(Int32.self))] ?? "")
-        }
-        return ids
+        try reads { try $0.fetchIDs(query) }
     }
 
     public func count(_ query: StoreQuery) throws -> Int? {
-        guard let sql = try SQLQueryTranslator.expressible({ try translator(query).count() }) else { return nil }
-        return try pool.withConnection { connection in
-            let rows = try connection.rows(sql.text, try PostgreSQLDialect.bindings(sql.bindings))
-            return Int(try rows.first?.makeRandomAccess()[0].decode(Int64.self) ?? 0)
-        }
+        try reads { try $0.count(query) }
     }
 
     // MARK: Saving
@@ -457,23 +424,11 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
     // MARK: History
 
     public func historyTransactions(after token: Int64) throws -> [HistoryTransaction] {
-        try pool.withConnection { connection in
-            let rows = try connection.rows("SELECT \"token\", \"author\", \"timestamp\", \"changes\" FROM \"modelgen.history\" WHERE \"token\" > $1 ORDER BY \"token\"",
-                                           Self.bindings { $0.append(token) })
-            return try rows.map { row in
-                let cells = row.makeRandomAccess()
-                return HistoryTransaction(token: try cells[0].decode(Int64.self), author: try cells[1].decode(String.self),
-                                          timestamp: Date(timeIntervalSinceReferenceDate: try cells[2].decode(Double.self)),
-                                          changes: try ChangeSet(history: try cells[3].decode(Data.self)))
-            }
-        }
+        try reads { try $0.historyTransactions(after: token) }
     }
 
     public func latestHistoryToken() throws -> Int64 {
-        try pool.withConnection { connection in
-            try connection.rows("SELECT coalesce(max(\"token\"), 0) FROM \"modelgen.history\"")
-                .first?.makeRandomAccess()[0].decode(Int64.self) ?? 0
-        }
+        try reads { try $0.latestHistoryToken() }
     }
 
     public func pruneHistory(through token: Int64) throws {

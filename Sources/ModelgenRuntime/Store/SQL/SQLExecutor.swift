@@ -28,6 +28,8 @@ package protocol SQLExecutor {
     func run(_ sql: String, _ parameters: [SQLParameter]) throws
     /// Runs a statement (after every statement `run` was given) and calls `row` for each of its rows.
     func query(_ sql: String, _ parameters: [SQLParameter], row: (Row) throws -> Void) throws
+    /// Runs a translated query (its bindings typed by the columns they meet), as `query(_:_:row:)`.
+    func query(_ translated: SQLQueryTranslator.SQL, row: (Row) throws -> Void) throws
     /// Waits until every statement `run` was given has run; throws the first one's error.
     func flush() throws
     /// The error for a row naming an entity code the model does not have (the store is not this

@@ -245,7 +245,13 @@ package struct SQLLayout {
         return nil
     }
 
-    func entity(_ name: String) throws -> Entity {
+    /// What `build` makes of the query's translation in this layout's dialect; nil when the query is
+    /// not expressible in SQL (see `SQLQueryTranslator.expressible`).
+    package func translated<T>(_ query: StoreQuery, _ build: (SQLQueryTranslator) throws -> T) throws -> T? {
+        try SQLQueryTranslator.expressible { try build(SQLQueryTranslator(layout: self, query: query, dialect: dialect)) }
+    }
+
+    package func entity(_ name: String) throws -> Entity {
         guard let entity = entities[name] else { throw RuntimeError.unknownEntity(name) }
         return entity
     }

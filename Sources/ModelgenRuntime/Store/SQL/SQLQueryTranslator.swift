@@ -24,6 +24,8 @@ package protocol SQLDialect {
     /// What ends a `SELECT` that locks the rows it reads until the transaction ends ("" when the
     /// engine locks otherwise, as SQLite does with its write lock).
     var lockingRows: String { get }
+    /// The statement explaining how the engine runs `sql`, and the column of its rows that says so.
+    func explain(_ sql: String) -> (sql: String, column: Int)
 }
 
 extension SQLDialect {

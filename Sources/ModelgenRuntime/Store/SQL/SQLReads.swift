@@ -1,3 +1,5 @@
+import Foundation
+
 /// The reads every SQL store answers alike, written once over the shared layout in the executor's
 /// dialect: record IDs of entities, one record's to-many members, aggregate rows, counts. (Rows of
 /// records are decoded by each driver: that is where engines' value types differ.)
@@ -79,13 +81,29 @@ package struct SQLReads<Executor: SQLExecutor> {
         return count
     }
 
-    /// The rows of a translated aggregate query, decoded by its outputs: a value column each, an object
-    /// as its key and entity code.
-    /// `run` runs the query (whose bindings only the driver binds), calling its argument for each row.
-    package func aggregateRows(outputs: [SQLQueryTranslator.AggregateOutput], names: [String],
-                               run: ((Executor.Row) throws -> Void) throws -> Void) throws -> [AggregateRow] {
+    /// The IDs of the records a query matches, in its order; nil when it is not expressible in SQL.
+    package func fetchIDs(_ query: StoreQuery) throws -> ObjectIDList? {
+        guard let sql = try layout.translated(query, { try $0.select(onlyIDs: true) }) else { return nil }
+        var ids = ObjectIDList()
+        try executor.query(sql) { row in ids.append(key: try row.int64(0), entityName: try entityName(ofCode: try row.int64(1))) }
+        return ids
+    }
+
+    /// How many records a query matches; nil when it is not expressible in SQL.
+    package func count(_ query: StoreQuery) throws -> Int? {
+        guard let sql = try layout.translated(query, { try $0.count() }) else { return nil }
+        var count = 0
+        try executor.query(sql) { row in count = Int(try row.int64(0)) }
+        return count
+    }
+
+    /// The rows of an aggregate query: a value column each, an object as its key and entity code; nil
+    /// when it is not expressible in SQL.
+    package func aggregate(_ query: StoreQuery, groupBy: [String], columns: [AggregateColumn]) throws -> [AggregateRow]? {
+        guard let (sql, outputs) = try layout.translated(query, { try $0.aggregate(groupBy: groupBy, columns: columns) }) else { return nil }
+        let names = groupBy + columns.map(\.name)
         var rows: [AggregateRow] = []
-        try run { row in
+        try executor.query(sql) { row in
             var values: [String: StoreValue] = [:]
             var column = 0
             for (name, output) in zip(names, outputs) {
@@ -102,5 +120,41 @@ package struct SQLReads<Executor: SQLExecutor> {
             rows.append(AggregateRow(values: values))
         }
         return rows
+    }
+
+    /// The engine's plan of the query's SQL, or what the translation to SQL could not express.
+    package func queryPlan(_ query: StoreQuery) throws -> QueryPlan {
+        let sql: SQLQueryTranslator.SQL
+        do {
+            sql = try SQLQueryTranslator(layout: layout, query: query, dialect: dialect).select()
+        } catch let unsupported as SQLQueryTranslator.Unsupported {
+            return .inMemory(reason: unsupported.reason)
+        }
+        let (explain, column) = dialect.explain(sql.text)
+        var lines: [String] = []
+        try executor.query(SQLQueryTranslator.SQL(text: explain, bindings: sql.bindings)) { row in
+            if case .string(let line) = try row.value(column, type: .string) { lines.append(line) }
+        }
+        return .sql(lines.joined(separator: "\n"))
+    }
+
+    /// The saves recorded in `modelgen.history` after `token`, in order.
+    package func historyTransactions(after token: Int64) throws -> [HistoryTransaction] {
+        var transactions: [HistoryTransaction] = []
+        try executor.query("SELECT \"token\", \"author\", \"timestamp\", \"changes\" FROM \"modelgen.history\" WHERE \"token\" > \(dialect.placeholder(1)) ORDER BY \"token\"",
+                           [.integer(token)]) { row in
+            guard case .string(let author) = try row.value(1, type: .string), case .double(let timestamp) = try row.value(2, type: .double),
+                  case .data(let changes) = try row.value(3, type: .binary) else { throw RuntimeError.invalidModel("a history row of another shape") }
+            transactions.append(HistoryTransaction(token: try row.int64(0), author: author, timestamp: Date(timeIntervalSinceReferenceDate: timestamp),
+                                                   changes: try ChangeSet(history: changes)))
+        }
+        return transactions
+    }
+
+    /// The token of the last save `modelgen.history` records (0 for none).
+    package func latestHistoryToken() throws -> Int64 {
+        var token: Int64 = 0
+        try executor.query("SELECT coalesce(max(\"token\"), 0) FROM \"modelgen.history\"", []) { token = try $0.int64(0) }
+        return token
     }
 }

@@ -18,6 +18,8 @@ struct SQLiteDialect: SQLDialect {
         return "(SELECT \(columns), a0.key AS mg_i FROM json_each(\(parameters[0])) AS a0\(joins))"
     }
     var lockingRows: String { "" }
+    /// `EXPLAIN QUERY PLAN` (`SEARCH Item USING INDEX …`, `SCAN Item`): id, parent, notused, detail.
+    func explain(_ sql: String) -> (sql: String, column: Int) { ("EXPLAIN QUERY PLAN " + sql, 3) }
 
     /// A binding as SQLite keeps values of the column it meets (decimals as REAL: they meet `CAST(… AS REAL)`).
     static func value(_ binding: QueryBinding) -> SQLiteValue {

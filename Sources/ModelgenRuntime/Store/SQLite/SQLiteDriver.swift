@@ -32,6 +32,13 @@ final class SQLiteDriver: SQLSaveDriver {
         while try statement.step() { try row(statement) }
     }
 
+    func query(_ translated: SQLQueryTranslator.SQL, row: (SQLiteStatement) throws -> Void) throws {
+        let statement = try connection.statement(translated.text)
+        statement.bind(translated.bindings.map(SQLiteDialect.value))
+        defer { statement.reset() }
+        while try statement.step() { try row(statement) }
+    }
+
     func flush() throws {}
 
     private func prepared(_ sql: String, _ parameters: [SQLParameter]) throws -> SQLiteStatement {

@@ -10,7 +10,7 @@ extension SQLiteStore {
         for entity in try closure.map({ try layout.entity($0.name) }) {
             if entity.columnKinds.contains(where: { if case .attribute(_, true) = $0 { return true } else { return false } }) { return nil }
         }
-        guard let matching = try SQLQueryTranslator.expressible({ try SQLQueryTranslator(layout: layout, query: query, dialect: SQLiteDialect()).matching() }) else { return nil }
+        guard let matching = try layout.translated(query, { try $0.matching() }) else { return nil }
         let keys = matching.keys
         let steps = try SetBasedDeletionSteps(model: model, layout: layout, entityNames: query.entityNames, doomed: "temp.\"modelgen.doomed\"") {
             "INSERT OR IGNORE INTO temp.\"modelgen.doomed\" (\"t\", \"k\") " + $0
@@ -50,7 +50,7 @@ extension SQLiteStore {
             if case .double(let number) = value, number.isNaN { return nil }   // refused by the save path, with its message
             assignments.append((column, SQLiteValueCodec.sqlValue(value, type: type), entities[0].description.properties[slot].name))
         }
-        guard !assignments.isEmpty, let keys = try SQLQueryTranslator.expressible({ try SQLQueryTranslator(layout: layout, query: query, dialect: SQLiteDialect()).matching().keys }) else { return nil }
+        guard !assignments.isEmpty, let keys = try layout.translated(query, { try $0.matching().keys }) else { return nil }
         let q = SQLSchemaPlanner.quote
         // The query's parameters are numbered ?1…?n; the new values follow them.
         let set = assignments.enumerated().map { "\(q($1.column)) = ?\(keys.bindings.count + $0 + 1)" }.joined(separator: ", ")

@@ -18,26 +18,11 @@ extension SQLiteStore {
     }
 
     public func historyTransactions(after token: Int64) throws -> [HistoryTransaction] {
-        try reading { connection in
-            let select = try connection.statement("SELECT \"token\", \"author\", \"timestamp\", \"changes\" FROM \"modelgen.history\" WHERE \"token\" > ? ORDER BY \"token\"")
-            select.bind([.integer(token)])
-            defer { select.reset() }
-            var transactions: [HistoryTransaction] = []
-            while try select.step() {
-                let changes = try ChangeSet(history: select.blob(3))
-                transactions.append(HistoryTransaction(token: select.int64(0), author: select.text(1),
-                                                       timestamp: Date(timeIntervalSinceReferenceDate: select.double(2)), changes: changes))
-            }
-            return transactions
-        }
+        try reads { try $0.historyTransactions(after: token) }
     }
 
     public func latestHistoryToken() throws -> Int64 {
-        try reading { connection in
-            let select = try connection.statement("SELECT MAX(\"token\") FROM \"modelgen.history\"")
-            defer { select.reset() }
-            return try select.step() ? select.int64(0) : 0
-        }
+        try reads { try $0.latestHistoryToken() }
     }
 
     public func pruneHistory(through token: Int64) throws {

@@ -207,7 +207,7 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
     // MARK: Reading
 
     /// The shared reads on a reader (see `reading`).
-    private func reads<T>(snapshot: Bool = false, _ body: (SQLReads<SQLiteDriver>) throws -> T) throws -> T {
+    func reads<T>(snapshot: Bool = false, _ body: (SQLReads<SQLiteDriver>) throws -> T) throws -> T {
         try reading(snapshot: snapshot) { try body(SQLReads(layout: layout, executor: SQLiteDriver($0, store: self))) }
     }
 
@@ -232,16 +232,7 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
     }
 
     public func aggregate(_ query: StoreQuery, groupBy: [String], columns: [AggregateColumn]) throws -> [AggregateRow]? {
-        let translator = SQLQueryTranslator(layout: layout, query: query, dialect: SQLiteDialect())
-        guard let (sql, outputs) = try SQLQueryTranslator.expressible({ try translator.aggregate(groupBy: groupBy, columns: columns) }) else { return nil }
-        return try reads { reads in
-            try reads.aggregateRows(outputs: outputs, names: groupBy + columns.map(\.name)) { row in
-                let select = try reads.executor.connection.statement(sql.text)
-                select.bind(sql.bindings.map(SQLiteDialect.value))
-                defer { select.reset() }
-                while try select.step() { try row(select) }
-            }
-        }
+        try reads { try $0.aggregate(query, groupBy: groupBy, columns: columns) }
     }
 
     public func toManyIDs(of ids: [ObjectID], relationship slot: Int) throws -> [ObjectID: [ObjectID]] {
@@ -475,20 +466,7 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
     /// SQLite's `EXPLAIN QUERY PLAN` of the query's SQL (`SEARCH Item USING INDEX …`, `SCAN Item`), or
     /// what the translation to SQL could not express.
     public func queryPlan(_ query: StoreQuery) throws -> QueryPlan {
-        let sql: SQLQueryTranslator.SQL
-        do {
-            sql = try SQLQueryTranslator(layout: layout, query: query, dialect: SQLiteDialect()).select()
-        } catch let unsupported as SQLQueryTranslator.Unsupported {
-            return .inMemory(reason: unsupported.reason)
-        }
-        return try reading { connection in
-            let explain = try connection.statement("EXPLAIN QUERY PLAN " + sql.text)
-            explain.bind(sql.bindings.map(SQLiteDialect.value))
-            defer { explain.reset() }
-            var lines: [String] = []
-            while try explain.step() { lines.append(explain.text(3)) }   // id, parent, notused, detail
-            return .sql(lines.joined(separator: "\n"))
-        }
+        try reads { try $0.queryPlan(query) }
     }
 
     public func fetch(_ query: StoreQuery, each body: (StoreRow) throws -> Void) throws -> Bool {
@@ -504,7 +482,7 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
     func fetch(_ query: StoreQuery, objects: ((ObjectID) -> (object: ManagedObject, loadsHere: Bool))?,
                each body: (StoreRow, _ object: ManagedObject?, _ plainLoaded: Bool) throws -> Void) throws -> Bool {
         try reading { connection in
-            guard let sql = try SQLQueryTranslator.expressible({ try SQLQueryTranslator(layout: layout, query: query, dialect: SQLiteDialect()).select() }) else { return false }
+            guard let sql = try layout.translated(query, { try $0.select() }) else { return false }
             let select = try connection.statement(sql.text)
             select.bind(sql.bindings.map(SQLiteDialect.value))
             defer { select.reset() }
@@ -519,17 +497,7 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
     }
 
     public func fetchIDs(_ query: StoreQuery) throws -> ObjectIDList? {
-        try reading { connection in
-            guard let sql = try SQLQueryTranslator.expressible({ try SQLQueryTranslator(layout: layout, query: query, dialect: SQLiteDialect()).select(onlyIDs: true) }) else { return nil }
-            let select = try connection.statement(sql.text)
-            select.bind(sql.bindings.map(SQLiteDialect.value))
-            var ids = ObjectIDList()
-            while try select.step() {
-                ids.append(key: select.int64(0), entityName: try entityName(ofCode: select.int64(1)))
-            }
-            select.reset()
-            return ids
-        }
+        try reads { try $0.fetchIDs(query) }
     }
 
     public func rows(for ids: [ObjectID]) throws -> [StoreRow] {
@@ -566,15 +534,7 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
     }
 
     public func count(_ query: StoreQuery) throws -> Int? {
-        try reading { connection in
-            guard let sql = try SQLQueryTranslator.expressible({ try SQLQueryTranslator(layout: layout, query: query, dialect: SQLiteDialect()).count() }) else { return nil }
-            let select = try connection.statement(sql.text)
-            select.bind(sql.bindings.map(SQLiteDialect.value))
-            _ = try select.step()
-            let count = select.int64(0)
-            select.reset()
-            return Int(count)
-        }
+        try reads { try $0.count(query) }
     }
 
     // MARK: Saving
