@@ -17,6 +17,7 @@ extension PostgreSQLStore {
         }
         // The keys are gathered first when other tables need them after the rows are gone.
         let gathered = !steps.isSingleDelete
+        if !gathered, stage == nil { return try deleteWithHistory(steps.tables[0].plan, matching: matching, author: author) }
         return try transaction { connection, history in
             if gathered {
                 try connection.execute("CREATE TEMP TABLE IF NOT EXISTS \"modelgen.doomed\" (\"t\" TEXT, \"k\" BIGINT, PRIMARY KEY (\"t\", \"k\")) ON COMMIT DELETE ROWS")
@@ -33,6 +34,53 @@ extension PostgreSQLStore {
             if !changes.isEmpty { history = HistoryEntry(changes: changes, author: author) }
             return changes
         }
+    }
+
+    /// A batch delete that is one `DELETE` (`SetBasedDeletionSteps.isSingleDelete`) as one statement
+    /// with its history row and notification, in one round trip: the history row's change set is
+    /// made by the statement from the deleted rows, as `ChangeSet.historyJSON()` writes it (a run per
+    /// record), under the history lock (as `transaction` takes it), and only when a record was deleted.
+    private func deleteWithHistory(_ plan: SetBasedDeletionPlan, matching: SQLQueryTranslator.Matching, author: String) throws -> ChangeSet {
+        let literal = SQLSchemaPlanner.literal
+        let deleteSQL = matching.condition.map(plan.deleteSQL(condition:)) ?? plan.deleteSQL(keys: matching.keys.text)
+        let columns = (0..<(2 + plan.returnedColumns.count)).map { "c\($0)" }
+        /// An entity code's name as a JSON string.
+        func name(_ code: String) -> String {
+            "CASE \(code)" + layout.namesByCode.sorted { $0.key < $1.key }.map { " WHEN \($0.key) THEN \(literal("\"" + $0.value + "\""))" }.joined() + " END"
+        }
+        // The records that lost a deleted one: (entity code, key, relationship name), unless deleted too.
+        let lost = plan.lost.sorted { $0.key < $1.key }.flatMap { code, columns in
+            columns.map { "SELECT c\($0.column + 1) AS e, c\($0.column) AS k, \(literal("\"" + $0.inverse + "\"")) AS n FROM \"doomed\" WHERE c1 = \(code) AND c\($0.column) IS NOT NULL" }
+        }
+        let updated = lost.isEmpty ? "''" : """
+            coalesce((SELECT string_agg('[' || \(name("u.e")) || ',' || u.k || ',1,[' || u.names || ']]', ',' ORDER BY \(name("u.e")), u.k) \
+            FROM (SELECT l.e, l.k, string_agg(DISTINCT l.n, ',' ORDER BY l.n) AS names FROM (\(lost.joined(separator: " UNION ALL "))) AS l \
+            WHERE NOT EXISTS (SELECT 1 FROM "doomed" AS d WHERE d.c0 = l.k AND d.c1 = l.e) GROUP BY l.e, l.k) AS u), '')
+            """
+        let changes = """
+            '{"format":2,"deleted":[' || coalesce((SELECT string_agg('[' || \(name("c1")) || ',' || c0 || ',1]', ',' ORDER BY c0, c1) FROM "doomed"), '') \
+            || '],"inserted":[],"updated":[' || \(updated) || ']}'
+            """
+        let n = matching.keys.bindings.count
+        let sql = "WITH \"doomed\"(\(columns.joined(separator: ", "))) AS (\(deleteSQL)), "
+            + "\"written\" AS (INSERT INTO \"modelgen.history\" (\"author\", \"timestamp\", \"changes\") "
+            + "SELECT $\(n + 1), $\(n + 2), convert_to(\(changes), 'UTF8') FROM (SELECT pg_advisory_xact_lock(hashtext($\(n + 3))) OFFSET 0) AS \"locked\" "
+            + "WHERE EXISTS (SELECT 1 FROM \"doomed\") RETURNING \"token\"), "
+            + "\"notified\" AS (SELECT pg_notify($\(n + 4), \"token\"::text) FROM \"written\") "
+            + "SELECT \(columns.joined(separator: ", ")), (SELECT count(*) FROM \"notified\") FROM \"doomed\""
+        var bindings = try PostgreSQLDialect.bindings(matching.keys.bindings)
+        bindings.append(author)
+        bindings.append(Date().timeIntervalSinceReferenceDate)
+        bindings.append(historyLockName)
+        bindings.append(channel)
+        let rows = try retryingDeadlocks { try pool.withConnection { try $0.rows(sql, bindings) } }
+        var changeSet = ChangeSet()
+        for row in rows {
+            let cells = row.makeRandomAccess()
+            plan.record(deletedRow: { (try? cells[$0].decode(Int64?.self)) ?? nil }, names: layout.namesByCode, into: &changeSet)
+        }
+        SetBasedDeletionPlan.finish(&changeSet)
+        return changeSet
     }
 
     public func updateMatching(_ query: StoreQuery, set values: [Int: StoreValue], author: String) throws -> ChangeSet? {

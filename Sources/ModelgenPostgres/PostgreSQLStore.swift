@@ -338,15 +338,20 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
             throw PostgreSQLStoreError.incompatibleModel(schema: configuration.schema, problems: ["a migration stage's old version is for reading; save the stage's new context instead"])
         }
         if stage != nil { return try savepoint(body) }
-        // PostgreSQL rolls back one of two transactions that wait for each other's locks (a deadlock)
-        // and, under SERIALIZABLE isolation set by a user's role, one that cannot be serialized: nothing
-        // of it was written, and the same transaction is run again, a few times.
-        var attempt = 1
+        return try retryingDeadlocks { try transactionAttempt(body, published: published) }
+    }
+
+    /// Runs `attempt` (a transaction, or a statement of its own) again when PostgreSQL rolled it back:
+    /// one of two transactions that wait for each other's locks (a deadlock) and, under SERIALIZABLE
+    /// isolation set by a user's role, one that cannot be serialized. Nothing of it was written; it
+    /// runs again, a few times.
+    func retryingDeadlocks<T>(_ attempt: () throws -> T) throws -> T {
+        var attempts = 1
         while true {
             do {
-                return try transactionAttempt(body, published: published)
-            } catch PostgreSQLStoreError.server(let state, _, _) where ["40P01", "40001"].contains(state) && attempt < 4 {
-                attempt += 1
+                return try attempt()
+            } catch PostgreSQLStoreError.server(let state, _, _) where ["40P01", "40001"].contains(state) && attempts < 4 {
+                attempts += 1
             }
         }
     }
@@ -385,7 +390,7 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
     }
 
     /// The name of the lock history rows are written under (one per schema).
-    private var historyLockName: String { "modelgen.history:" + configuration.schema }
+    var historyLockName: String { "modelgen.history:" + configuration.schema }
 
     /// A migration stage's save: a savepoint of the stage's transaction (a failed statement rolls back
     /// to it, so the stage's code may catch the error and go on). A stage writes no history.
