@@ -17,7 +17,7 @@ import Synchronization
 ///
 /// Fetches and counts run as one SQL statement (the SQLite store's translator in PostgreSQL's
 /// dialect, see `PostgreSQLDialect` for how `[c]`, `[d]`, `LIKE` and `MATCHES` are done).
-public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
+public final class PostgreSQLStore: QueryingStore, @unchecked Sendable {
     // @unchecked: every stored property is a `let` of a Sendable value, of the pool (which hands a
     // connection to one caller at a time) or of `listener` (a Mutex).
     public let model: ManagedObjectModel
@@ -281,15 +281,14 @@ public final class PostgreSQLStore: PersistentStore, @unchecked Sendable {
 
     // MARK: Fetching
 
-    public func fetch(_ query: StoreQuery) throws -> [StoreRow]? {
-        guard let sql = try layout.translated(query, { try $0.select() }) else { return nil }
+    public func fetch(_ query: StoreQuery, each body: (StoreRow) throws -> Void) throws -> Bool {
+        guard let sql = try layout.translated(query, { try $0.select() }) else { return false }
         let rows = try pool.withConnection { connection in
             try connection.rows(sql.text, try PostgreSQLDialect.bindings(sql.bindings))
         }
-        return try rows.map(decode)
+        for row in rows { try body(try decode(row)) }
+        return true
     }
-
-    public var runsQueries: Bool { true }
 
     public func aggregate(_ query: StoreQuery, groupBy: [String], columns: [AggregateColumn]) throws -> [AggregateRow]? {
         try reads { try $0.aggregate(query, groupBy: groupBy, columns: columns) }

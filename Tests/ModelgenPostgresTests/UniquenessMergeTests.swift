@@ -138,8 +138,8 @@ import Testing
 }
 
 /// A store that runs `meanwhile` once, just before the first commit it is given: what another
-/// container does between a context's checks and its commit.
-final class InterleavingStore: PersistentStore, @unchecked Sendable {
+/// container does between a context's checks and its commit. It runs queries as its base store does.
+final class InterleavingStore: QueryingStore, @unchecked Sendable {
     // @unchecked: the tests use it from one thread.
     let base: any PersistentStore
     private var pending: (() throws -> Void)?
@@ -154,9 +154,16 @@ final class InterleavingStore: PersistentStore, @unchecked Sendable {
     func recordIDs(of entityNames: [String]) throws -> [ObjectID] { try base.recordIDs(of: entityNames) }
     func row(for id: ObjectID) throws -> StoreRow? { try base.row(for: id) }
     func rows(for ids: [ObjectID]) throws -> [StoreRow] { try base.rows(for: ids) }
-    func fetch(_ query: StoreQuery) throws -> [StoreRow]? { try base.fetch(query) }
-    func count(_ query: StoreQuery) throws -> Int? { try base.count(query) }
-    func fetchIDs(_ query: StoreQuery) throws -> ObjectIDList? { try base.fetchIDs(query) }
+    private var querying: (any QueryingStore)? { base as? any QueryingStore }
+    func fetch(_ query: StoreQuery, each body: (StoreRow) throws -> Void) throws -> Bool { try querying?.fetch(query, each: body) ?? false }
+    func count(_ query: StoreQuery) throws -> Int? { try querying?.count(query) }
+    func fetchIDs(_ query: StoreQuery) throws -> ObjectIDList? { try querying?.fetchIDs(query) }
+    func aggregate(_ query: StoreQuery, groupBy: [String], columns: [AggregateColumn]) throws -> [AggregateRow]? {
+        try querying?.aggregate(query, groupBy: groupBy, columns: columns)
+    }
+    func deleteMatching(_ query: StoreQuery, author: String) throws -> ChangeSet? { nil }
+    func updateMatching(_ query: StoreQuery, set values: [Int: StoreValue], author: String) throws -> ChangeSet? { nil }
+    func queryPlan(_ query: StoreQuery) throws -> QueryPlan { try querying?.queryPlan(query) ?? .inMemory(reason: "the base store runs no queries") }
     func toManyIDs(of id: ObjectID, relationship slot: Int) throws -> [ObjectID] { try base.toManyIDs(of: id, relationship: slot) }
 
     func commit(_ changes: StoreChanges) throws -> StoreCommitResult {

@@ -14,19 +14,27 @@ final class Note: ManagedObject {
 }
 
 /// A store that counts how the context reads rows, over a real store.
-final class CountingStore: PersistentStore, @unchecked Sendable {
-    let base: any PersistentStore
+final class CountingStore: QueryingStore, @unchecked Sendable {
+    let base: any QueryingStore
     var rowCalls = 0, batchCalls = 0, idQueries = 0, rowQueries = 0
-    init(_ base: any PersistentStore) { self.base = base }
+    init(_ base: any QueryingStore) { self.base = base }
     var model: ManagedObjectModel { base.model }
     func recordIDs(of entityNames: [String]) throws -> [ObjectID] { try base.recordIDs(of: entityNames) }
     func row(for id: ObjectID) throws -> StoreRow? { rowCalls += 1; return try base.row(for: id) }
     func commit(_ changes: StoreChanges) throws -> StoreCommitResult { try base.commit(changes) }
-    func fetch(_ query: StoreQuery) throws -> [StoreRow]? { rowQueries += 1; return try base.fetch(query) }
+    func fetch(_ query: StoreQuery, each body: (StoreRow) throws -> Void) throws -> Bool { rowQueries += 1; return try base.fetch(query, each: body) }
     func count(_ query: StoreQuery) throws -> Int? { try base.count(query) }
     func toManyIDs(of id: ObjectID, relationship slot: Int) throws -> [ObjectID] { try base.toManyIDs(of: id, relationship: slot) }
     func fetchIDs(_ query: StoreQuery) throws -> ObjectIDList? { idQueries += 1; return try base.fetchIDs(query) }
     func rows(for ids: [ObjectID]) throws -> [StoreRow] { batchCalls += 1; return try base.rows(for: ids) }
+    func aggregate(_ query: StoreQuery, groupBy: [String], columns: [AggregateColumn]) throws -> [AggregateRow]? {
+        try base.aggregate(query, groupBy: groupBy, columns: columns)
+    }
+    func deleteMatching(_ query: StoreQuery, author: String) throws -> ChangeSet? { try base.deleteMatching(query, author: author) }
+    func updateMatching(_ query: StoreQuery, set values: [Int: StoreValue], author: String) throws -> ChangeSet? {
+        try base.updateMatching(query, set: values, author: author)
+    }
+    func queryPlan(_ query: StoreQuery) throws -> QueryPlan { try base.queryPlan(query) }
 }
 
 // Serialized: the tests read Note's shared counters.

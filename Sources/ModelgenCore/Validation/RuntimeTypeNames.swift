@@ -15,7 +15,7 @@ enum RuntimeTypeNames {
         "MigrationStage", "ModelActor", "ModelVersionHistory", "ModelgenRuntimeAPIVersionCheck",
         "ModelgenRuntimeAPIVersion_1", "ModelgenRuntimeAPIVersion_2", "ObjectConflict", "ObjectID", "ObjectIDList",
         "ObjectList", "ObservationMode", "PersistentStore", "PredicateFunctions", "PropertyConflict",
-        "PropertyDescription", "QueryPlan", "QueryValue", "ReadConflictError", "RecordWrite",
+        "PropertyDescription", "QueryPlan", "QueryValue", "QueryingStore", "ReadConflictError", "RecordWrite",
         "RelationshipDescription", "ResultsDifference", "ResultsSection", "ResultsSnapshot", "RuntimeError",
         "SQLiteConfiguration", "SQLiteStore", "SQLiteStoreError", "SaveIsolation", "ScalarCell", "ScalarKind",
         "SlotValue", "SortDescriptor", "StoreChanges", "StoreCommitResult", "StoreConflict", "StoreDescription",

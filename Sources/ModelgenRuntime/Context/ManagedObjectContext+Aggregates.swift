@@ -18,7 +18,7 @@ extension ManagedObjectContext {
         if var query = try storeQuery(fetch, entities: entities, window: false),
            let answered = try { () throws -> [AggregateRow]? in
                query.having = request.having?.predicate
-               return try store.aggregate(query, groupBy: request.groupBy, columns: request.columns)
+               return try queryingStore?.aggregate(query, groupBy: request.groupBy, columns: request.columns)
            }() {
             rows = answered
         } else {

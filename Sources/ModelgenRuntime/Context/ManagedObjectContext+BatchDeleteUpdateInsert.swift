@@ -21,7 +21,7 @@ extension ManagedObjectContext {
         // One statement per table where the store can (a SQL store, and delete rules a statement can apply).
         let entities = try requestEntities(resolved)
         if model.allowsSetBasedDeletion(of: entities.map(\.name)), let query = try storeQuery(resolved, entities: entities, window: true),
-           let changeSet = try store.deleteMatching(query, author: container.historyAuthor) {
+           let changeSet = try queryingStore?.deleteMatching(query, author: container.historyAuthor) {
             publish(changeSet)
             return changeSet
         }
@@ -59,7 +59,7 @@ extension ManagedObjectContext {
             })
             let changeSet: ChangeSet?
             do {
-                changeSet = try store.updateMatching(query, set: stored, author: container.historyAuthor)
+                changeSet = try queryingStore?.updateMatching(query, set: stored, author: container.historyAuthor)
             } catch let violation as UniquenessViolationError {
                 throw ValidationError([.init(objectID: ObjectID(entityName: entities[0].name, key: 0), key: violation.constraint.joined(separator: ","), message: "\(violation)")])
             }
@@ -131,7 +131,7 @@ extension ManagedObjectContext {
     /// left out).
     private func storeMatchingIDs<Result: ManagedObject>(_ resolved: FetchRequest<Result>) throws -> [ObjectID] {
         let entities = try requestEntities(resolved)
-        if let query = try storeQuery(resolved, entities: entities, window: true), let ids = try store.fetchIDs(query) { return Array(ids) }
+        if let query = try storeQuery(resolved, entities: entities, window: true), let ids = try queryingStore?.fetchIDs(query) { return Array(ids) }
         // A store that runs no queries: the request evaluated in a context of its own, with no changes.
         let scratch = container.newContext(observation: .unobserved)
         return try scratch.fetchIDs(resolved)

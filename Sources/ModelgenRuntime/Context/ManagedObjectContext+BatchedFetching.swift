@@ -24,7 +24,7 @@ extension ManagedObjectContext {
     func matchingIDs<Result: ManagedObject>(_ request: FetchRequest<Result>) throws -> ObjectIDList {
         let entities = try requestEntities(request)
         if pendingObjects(of: entities).isEmpty, let query = try storeQuery(request, entities: entities, window: true),
-           let ids = try store.fetchIDs(query) {
+           let ids = try queryingStore?.fetchIDs(query) {
             return ids
         }
         var faults = request

@@ -55,7 +55,7 @@ extension ManagedObjectContext {
         let request = try request.resolved(for: model)
         let entities = try requestEntities(request)
         if pendingObjects(of: entities).isEmpty, let query = try storeQuery(request, entities: entities, window: true),
-           let count = try store.count(query) {
+           let count = try queryingStore?.count(query) {
             return count
         }
         if case .objects(let fromStore)? = try storeFetch(request, entities: entities, typed: false) { return fromStore.count }
@@ -81,7 +81,7 @@ extension ManagedObjectContext {
         guard let query = try storeQuery(request, entities: entities, window: true) else {
             return .inMemory(reason: "a variable holds a value the store cannot bind")
         }
-        return try store.queryPlan(query)
+        return try queryingStore?.queryPlan(query) ?? .inMemory(reason: "\(type(of: store)) runs no queries: the context evaluates fetches on objects")
     }
 
     /// Fills in the to-many relationships that rows from a store left out (`hasToManyValues` false),
@@ -250,7 +250,7 @@ extension ManagedObjectContext {
                     try take(row, object!, plainLoaded: plainLoaded)
                 }
             } else {
-                answered = try store.fetch(query) { row in try take(row, self.object(with: row.id), plainLoaded: false) }
+                answered = try queryingStore?.fetch(query) { row in try take(row, self.object(with: row.id), plainLoaded: false) } ?? false
             }
             guard answered else { return nil }
             // An entity whose to-many relationships cannot wait (slots past 31): one store call per
@@ -296,7 +296,7 @@ extension ManagedObjectContext {
     }
 
     private func matchingObjects<Result: ManagedObject>(_ request: FetchRequest<Result>, entities: [EntityDescription]) throws -> [ManagedObject] {
-        if store.runsQueries, case .inMemory(let reason) = try queryPlan(for: request) {
+        if queryingStore != nil && parentLink == nil, case .inMemory(let reason) = try queryPlan(for: request) {
             container.reportInMemoryFetch(InMemoryFetch(entityName: entities[0].name, predicate: request.predicate.map { "\($0.predicate)" }, reason: reason))
         }
         let names = Set(entities.map(\.name))

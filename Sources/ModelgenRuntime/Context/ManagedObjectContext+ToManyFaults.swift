@@ -98,7 +98,7 @@ extension ManagedObjectContext {
             var memberRows: [StoreRow]?
             let members: [ObjectID: [ObjectID]]
             if loadingMembers {
-                (members, memberRows) = try store.toManyMembersWithRows(of: ids, relationship: slot)
+                (members, memberRows) = try queryingStore?.toManyMembersWithRows(of: ids, relationship: slot) ?? (store.toManyIDs(of: ids, relationship: slot), nil)
             } else {
                 members = ids.count == 1 ? [ids[0]: try store.toManyIDs(of: ids[0], relationship: slot)]
                     : try store.toManyIDs(of: ids, relationship: slot)

@@ -82,7 +82,7 @@ extension ManagedObjectContext {
         var rows: [StoreRow] = []
         for start in stride(from: 0, to: pendingKeys.count, by: Self.keysPerUniquenessQuery) {
             let chunk = pendingKeys[start..<min(start + Self.keysPerUniquenessQuery, pendingKeys.count)].map(\.1)
-            guard let found = try store.fetch(recordsQuery(names: names, entity: entity, constraint: constraint, keys: chunk)) else {
+            guard let found = try queryingStore?.fetch(recordsQuery(names: names, entity: entity, constraint: constraint, keys: chunk)) else {
                 rows = try store.recordIDs(of: names).compactMap { try store.row(for: $0) }
                 break
             }

@@ -78,6 +78,8 @@ public final class ManagedObjectContext {
     /// The model of the container.
     public var model: ManagedObjectModel { container.model }
     var store: any PersistentStore { childStore ?? container.store }
+    /// The store when it runs queries itself (see `QueryingStore`).
+    var queryingStore: (any QueryingStore)? { store as? any QueryingStore }
 
     /// Makes this new context the child of `link.parent`: it reads through the parent and saves into it.
     func becomeChild(of link: ParentLink) {

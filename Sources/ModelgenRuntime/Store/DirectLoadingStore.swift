@@ -2,8 +2,8 @@
 /// for the row's object, writes the object's plain stored attributes straight into its slots, and
 /// hands over the rest of the row; and it reads a to-many relationship's members with their rows in
 /// one statement. The context uses a store this way only through this protocol (never by its type);
-/// a store without it answers with rows (`PersistentStore.fetch(_:each:)`), loaded by the context.
-protocol DirectLoadingStore: PersistentStore {
+/// a store without it answers with rows (`QueryingStore.fetch(_:each:)`), loaded by the context.
+protocol DirectLoadingStore: QueryingStore {
     /// `fetch(_:each:)` loading objects from the statement: `objects` gives each row's object and
     /// whether the row loads it; `body` gets the row, that object, and whether its plain attributes
     /// were written into its slots (then the row's values of them are not to be read). False when the

@@ -40,7 +40,7 @@ struct ParentLink: @unchecked Sendable {
 /// own store otherwise; fetches run as the parent's fetches (in SQL where the parent's store can);
 /// a commit applies the child's save to the parent's objects (`ManagedObjectContext.applyChildSave`)
 /// and never touches the store.
-final class ParentContextStore: PersistentStore, @unchecked Sendable {
+final class ParentContextStore: QueryingStore, @unchecked Sendable {
     let link: ParentLink
 
     init(link: ParentLink) { self.link = link }
@@ -85,23 +85,25 @@ final class ParentContextStore: PersistentStore, @unchecked Sendable {
     // entities (in SQL on the SQL stores, loading nothing into the parent); otherwise as the parent's
     // own fetch, which judges its unsaved changes on their objects.
 
-    func fetch(_ query: StoreQuery) throws -> [StoreRow]? {
-        try link.withParent { parent in
-            if parent.holdsNoChanges(of: query), let rows = try parent.store.fetch(query) { return rows }
+    func fetch(_ query: StoreQuery, each body: (StoreRow) throws -> Void) throws -> Bool {
+        let rows = try link.withParent { parent in
+            if parent.holdsNoChanges(of: query), let rows = try parent.queryingStore?.fetch(query) { return rows }
             return try parent.fetch(parent.request(for: query)).compactMap { try parent.rowForChild($0.objectID) }
         }
+        for row in rows { try body(row) }
+        return true
     }
 
     func count(_ query: StoreQuery) throws -> Int? {
         try link.withParent { parent in
-            if parent.holdsNoChanges(of: query), let count = try parent.store.count(query) { return count }
+            if parent.holdsNoChanges(of: query), let count = try parent.queryingStore?.count(query) { return count }
             return try parent.count(for: parent.request(for: query))
         }
     }
 
     func fetchIDs(_ query: StoreQuery) throws -> ObjectIDList? {
         try link.withParent { parent in
-            if parent.holdsNoChanges(of: query), let ids = try parent.store.fetchIDs(query) { return ids }
+            if parent.holdsNoChanges(of: query), let ids = try parent.queryingStore?.fetchIDs(query) { return ids }
             return ObjectIDList(try parent.fetchIDs(parent.request(for: query)))
         }
     }
@@ -110,8 +112,10 @@ final class ParentContextStore: PersistentStore, @unchecked Sendable {
         try link.withParent { parent in try parent.queryPlan(for: parent.request(for: query)) }
     }
 
-    /// Whether the parent's store runs queries (a child's fetch is the parent's fetch).
-    var runsQueries: Bool { false }
+    // Aggregates and batch changes of a child are computed on its objects and saved into the parent.
+    func aggregate(_ query: StoreQuery, groupBy: [String], columns: [AggregateColumn]) throws -> [AggregateRow]? { nil }
+    func deleteMatching(_ query: StoreQuery, author: String) throws -> ChangeSet? { nil }
+    func updateMatching(_ query: StoreQuery, set values: [Int: StoreValue], author: String) throws -> ChangeSet? { nil }
 }
 
 /// Blocks of temporary keys: every child context takes one, so that the temporary IDs of objects it

@@ -370,30 +370,13 @@ public protocol PersistentStore: AnyObject, Sendable {
     /// Throws `MergeConflictError` listing every conflicting record, `UniquenessViolationError` when a
     /// written record breaks a uniqueness constraint of the model.
     func commit(_ changes: StoreChanges) throws -> StoreCommitResult
-    /// Rows matching a query (see the default in the extension).
-    func fetch(_ query: StoreQuery) throws -> [StoreRow]?
-    /// Rows matching a query, one at a time (see the default in the extension).
-    func fetch(_ query: StoreQuery, each body: (StoreRow) throws -> Void) throws -> Bool
-    /// The number of records matching a query (see the default in the extension).
-    func count(_ query: StoreQuery) throws -> Int?
     /// The IDs a to-many relationship of a record holds (see the default in the extension).
     func toManyIDs(of id: ObjectID, relationship slot: Int) throws -> [ObjectID]
     /// The IDs one to-many relationship holds for each of several records of one entity (or of
     /// subentities of one), with as few queries as the store can (see the default in the extension).
     func toManyIDs(of ids: [ObjectID], relationship slot: Int) throws -> [ObjectID: [ObjectID]]
-    /// The same lists with the members' rows, when the store reads both in one statement (prefetching
-    /// uses them; see the default in the extension).
-    func toManyMembersWithRows(of ids: [ObjectID], relationship slot: Int) throws -> (lists: [ObjectID: [ObjectID]], rows: [StoreRow]?)
-    /// The IDs of the records matching a query, in its order (see the default in the extension).
-    func fetchIDs(_ query: StoreQuery) throws -> ObjectIDList?
-    /// The grouped aggregate of the records matching a query (see the default in the extension).
-    func aggregate(_ query: StoreQuery, groupBy: [String], columns: [AggregateColumn]) throws -> [AggregateRow]?
     /// The rows of several records at once, for loading a batch (see the default in the extension).
     func rows(for ids: [ObjectID]) throws -> [StoreRow]
-    /// Deletes the records a query matches with set-based statements (see the default in the extension).
-    func deleteMatching(_ query: StoreQuery, author: String) throws -> ChangeSet?
-    /// Sets attributes of the records a query matches with one statement (see the default in the extension).
-    func updateMatching(_ query: StoreQuery, set values: [Int: StoreValue], author: String) throws -> ChangeSet?
     /// The saves recorded after `token` (0: all kept), oldest first; empty for a store without history.
     func historyTransactions(after token: Int64) throws -> [HistoryTransaction]
     /// The token of the newest save in the history (0 when there is none).
@@ -407,11 +390,42 @@ public protocol PersistentStore: AnyObject, Sendable {
     /// connections' commits, PostgreSQL's `NOTIFY`), so the container's watcher looks at once instead of
     /// at its next interval; nil for stores that can only be polled. Default: nil.
     func externalChangeSignals() -> AsyncStream<Void>?
-    /// True for a store that runs fetches itself (as SQL): when it cannot run one, the context's
-    /// evaluation on objects is a change of cost the container reports (`onInMemoryFetch`). Default: false.
-    var runsQueries: Bool { get }
+}
+
+/// A store that runs queries itself (as SQL): fetches, counts, aggregates, prefetched members and
+/// batch changes go to it, and the context evaluates on objects only what the store answers nil for,
+/// which means one thing: the query is not expressible in the store's language (`queryPlan` says
+/// why, and the container reports it: `onInMemoryFetch`). Every other failure is thrown.
+public protocol QueryingStore: PersistentStore {
+    /// Calls `body` with each row matching a query (sorted, its window applied), and returns true;
+    /// false (and no call) when the query is not expressible here. A store may reuse the row's storage
+    /// between calls, and `body` must not call the store (it may hold a lock); copying the row keeps it.
+    func fetch(_ query: StoreQuery, each body: (StoreRow) throws -> Void) throws -> Bool
+    /// The IDs of the records matching a query, sorted, its window applied, without their rows.
+    func fetchIDs(_ query: StoreQuery) throws -> ObjectIDList?
+    /// The number of records matching a query.
+    func count(_ query: StoreQuery) throws -> Int?
+    /// The records matching a query (its sorts and window not used) grouped by `groupBy`, one row per
+    /// group with its keys and `columns` (see `AggregateRequest`), in no particular order.
+    func aggregate(_ query: StoreQuery, groupBy: [String], columns: [AggregateColumn]) throws -> [AggregateRow]?
+    /// The lists of `toManyIDs(of:relationship:)` with the members' rows, when the store reads both
+    /// in one statement (prefetching uses them; see the default in the extension).
+    func toManyMembersWithRows(of ids: [ObjectID], relationship slot: Int) throws -> (lists: [ObjectID: [ObjectID]], rows: [StoreRow]?)
+    /// Deletes the records a query matches (its window applied) with set-based statements — `DELETE …
+    /// WHERE`, and one statement per relationship for the related records (`nullify`: their column
+    /// cleared and version bumped, or their join rows deleted) — in one transaction with a history
+    /// row, and returns what changed: the deleted records and the related records that lost them, with
+    /// the relationship's name. Called only when `ManagedObjectModel.allowsSetBasedDeletion(of:)`
+    /// holds; nil when the store does not (the context then reads the records and commits their
+    /// deletion as a save).
+    func deleteMatching(_ query: StoreQuery, author: String) throws -> ChangeSet?
+    /// Sets stored attributes (by slot; values checked by the caller) of the records a query matches
+    /// with one `UPDATE … WHERE` (versions bumped), in one transaction with a history row; returns the
+    /// updated records with the attributes' names. Throws `UniquenessViolationError` when the values
+    /// break a uniqueness constraint (nothing is changed); nil when the store does not.
+    func updateMatching(_ query: StoreQuery, set values: [Int: StoreValue], author: String) throws -> ChangeSet?
     /// How the store would run a query: its database's plan (SQLite's `EXPLAIN QUERY PLAN`,
-    /// PostgreSQL's `EXPLAIN`), or why the context evaluates it on objects instead. Default: in memory.
+    /// PostgreSQL's `EXPLAIN`), or why the context evaluates it on objects instead.
     func queryPlan(_ query: StoreQuery) throws -> QueryPlan
 }
 
@@ -479,10 +493,6 @@ extension PersistentStore {
     public func pruneHistory(through token: Int64) throws {}
     public func externalChangeCounter() throws -> Int64? { nil }
     public func externalChangeSignals() -> AsyncStream<Void>? { nil }
-    public var runsQueries: Bool { false }
-    public func queryPlan(_ query: StoreQuery) throws -> QueryPlan {
-        .inMemory(reason: "\(Self.self) runs no queries: the context evaluates fetches on objects")
-    }
 }
 
 /// A fetch a store can run itself (the SQLite store translates it to SQL). Variables are already
@@ -530,49 +540,6 @@ public enum QueryValue: Sendable, Hashable {
 }
 
 extension PersistentStore {
-    /// Rows matching a query, sorted, limited; nil when the store cannot run it (the context then
-    /// evaluates the predicate on objects). Default: nil.
-    public func fetch(_ query: StoreQuery) throws -> [StoreRow]? { nil }
-
-    /// Calls `body` with each row matching a query, in order, and returns true; false (and no call)
-    /// when the store cannot run the query. A store may reuse the row's storage between calls, and
-    /// `body` must not call the store (it may hold a lock); copying the row keeps it. Default: the
-    /// rows of `fetch(_:)`.
-    public func fetch(_ query: StoreQuery, each body: (StoreRow) throws -> Void) throws -> Bool {
-        guard let rows = try fetch(query) else { return false }
-        for row in rows { try body(row) }
-        return true
-    }
-
-    /// The number of records matching a query; nil when the store cannot run it. Default: nil.
-    public func count(_ query: StoreQuery) throws -> Int? { nil }
-
-    /// The records matching a query (its sorts and window not used) grouped by `groupBy`, one row per
-    /// group with its keys and `columns` (see `AggregateRequest`), in no particular order; nil when the
-    /// store cannot run it (the context then computes it on the records). Default: nil.
-    public func aggregate(_ query: StoreQuery, groupBy: [String], columns: [AggregateColumn]) throws -> [AggregateRow]? { nil }
-
-    /// Deletes the records a query matches (its window applied) with set-based statements — `DELETE …
-    /// WHERE`, and one statement per relationship for the related records (`nullify`: their column
-    /// cleared and version bumped, or their join rows deleted) — in one transaction with a history
-    /// row, and returns what changed: the deleted records and the related records that lost them, with
-    /// the relationship's name. Called only when `ManagedObjectModel.allowsSetBasedDeletion(of:)`
-    /// holds; nil when the store cannot (the context then reads the records and commits their
-    /// deletion as a save). Default: nil.
-    public func deleteMatching(_ query: StoreQuery, author: String) throws -> ChangeSet? { nil }
-
-    /// Sets stored attributes (by slot; values checked by the caller) of the records a query matches
-    /// with one `UPDATE … WHERE` (versions bumped), in one transaction with a history row; returns the
-    /// updated records with the attributes' names. Throws `UniquenessViolationError` when the values
-    /// break a uniqueness constraint (nothing is changed); nil when the store cannot. Default: nil.
-    public func updateMatching(_ query: StoreQuery, set values: [Int: StoreValue], author: String) throws -> ChangeSet? { nil }
-
-    /// The IDs of the records matching a query, sorted, limited, without loading their rows; nil when the
-    /// store cannot run it. Default: the IDs of `fetch(_:)`'s rows.
-    public func fetchIDs(_ query: StoreQuery) throws -> ObjectIDList? {
-        try fetch(query).map { ObjectIDList($0.lazy.map(\.id)) }
-    }
-
     /// The rows of the given records, in no particular order; records that are gone are left out.
     /// Rows may leave to-many relationships out (`hasToManyValues` false). Default: `row(for:)` per ID.
     public func rows(for ids: [ObjectID]) throws -> [StoreRow] {
@@ -589,18 +556,26 @@ extension PersistentStore {
         return result
     }
 
-    /// The members of one to-many relationship of several records (as `toManyIDs(of:relationship:)`)
-    /// and, when the store reads them in the same statement, the members' rows (the SQL stores do for a
-    /// relationship kept by its inverse, SQLite's through a join table too). Default: the lists alone (`rows` nil), the members' rows being
-    /// read afterwards like any faults'.
-    public func toManyMembersWithRows(of ids: [ObjectID], relationship slot: Int) throws -> (lists: [ObjectID: [ObjectID]], rows: [StoreRow]?) {
-        (try toManyIDs(of: ids, relationship: slot), nil)
-    }
-
     /// The IDs a to-many relationship of a record holds, in order. Default: read from the whole row.
     public func toManyIDs(of id: ObjectID, relationship slot: Int) throws -> [ObjectID] {
         guard let row = try row(for: id), slot < row.values.count, case .references(let ids) = row.values[slot] else { return [] }
         return ids
+    }
+}
+
+extension QueryingStore {
+    /// Rows matching a query, sorted, its window applied; nil when the query is not expressible here.
+    public func fetch(_ query: StoreQuery) throws -> [StoreRow]? {
+        var rows: [StoreRow] = []
+        return try fetch(query) { rows.append($0) } ? rows : nil
+    }
+
+    /// The members of one to-many relationship of several records (as `toManyIDs(of:relationship:)`)
+    /// and, when the store reads them in the same statement, the members' rows (the SQL stores do for a
+    /// relationship kept by its inverse, SQLite's through a join table too). Default: the lists alone
+    /// (`rows` nil), the members' rows being read afterwards like any faults'.
+    public func toManyMembersWithRows(of ids: [ObjectID], relationship slot: Int) throws -> (lists: [ObjectID: [ObjectID]], rows: [StoreRow]?) {
+        (try toManyIDs(of: ids, relationship: slot), nil)
     }
 }
 

@@ -8,7 +8,7 @@ import Synchronization
 /// with `SQLiteStoreError.incompatibleModel` and leaves the file untouched. Fetches run as SQL.
 /// Binaries of attributes with `externalStorage` at or above `externalStorageThreshold` bytes are kept
 /// as files in `<file>-external/` and removed when no record refers to them any more.
-public final class SQLiteStore: PersistentStore, @unchecked Sendable {
+public final class SQLiteStore: QueryingStore, @unchecked Sendable {
     /// Testing only: saves skip the optimistic-locking check (a deliberately broken store, whose
     /// histories the anomaly checker of `make history` must fail).
     @_spi(Testing) public static let testingSkipsVersionCheck = Atomic<Bool>(false)
@@ -452,13 +452,6 @@ public final class SQLiteStore: PersistentStore, @unchecked Sendable {
     }
 
     // MARK: Fetching
-
-    public func fetch(_ query: StoreQuery) throws -> [StoreRow]? {
-        var rows: [StoreRow] = []
-        return try fetch(query) { rows.append($0) } ? rows : nil
-    }
-
-    public var runsQueries: Bool { true }
 
     /// The statement counter of the store's configuration (tests).
     var statementCounterForTests: StatementCounter? { pool.configuration.statementCounter }
