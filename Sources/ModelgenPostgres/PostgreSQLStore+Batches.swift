@@ -44,21 +44,35 @@ extension PostgreSQLStore {
         let literal = SQLSchemaPlanner.literal
         let deleteSQL = matching.condition.map(plan.deleteSQL(condition:)) ?? plan.deleteSQL(keys: matching.keys.text)
         let columns = (0..<(2 + plan.returnedColumns.count)).map { "c\($0)" }
-        /// An entity code's name as a JSON string.
-        func name(_ code: String) -> String {
-            "CASE \(code)" + layout.namesByCode.sorted { $0.key < $1.key }.map { " WHEN \($0.key) THEN \(literal("\"" + $0.value + "\""))" }.joined() + " END"
+        /// The name of the entity whose code `code` is (one of `codes`), as a JSON string.
+        func name(_ code: String, of codes: [Int64]) -> String {
+            let names = codes.sorted().map { ($0, literal("\"" + (layout.namesByCode[$0] ?? "") + "\"")) }
+            return names.count == 1 ? names[0].1 : "CASE \(code)" + names.map { " WHEN \($0.0) THEN \($0.1)" }.joined() + " END"
         }
-        // The records that lost a deleted one: (entity code, key, relationship name), unless deleted too.
-        let lost = plan.lost.sorted { $0.key < $1.key }.flatMap { code, columns in
-            columns.map { "SELECT c\($0.column + 1) AS e, c\($0.column) AS k, \(literal("\"" + $0.inverse + "\"")) AS n FROM \"doomed\" WHERE c1 = \(code) AND c\($0.column) IS NOT NULL" }
+        let deletedCodes = layout.tables[plan.table]?.entityCodes ?? []
+        // The records that lost a deleted one: (entity code, key, relationship name), unless deleted too
+        // (possible only when they are records of the same table).
+        var lost: [String] = [], lostCodes: Set<Int64> = [], inDeletedTable = false
+        for (code, columns) in plan.lost.sorted(by: { $0.key < $1.key }) {
+            guard let entity = layout.namesByCode[code].flatMap({ layout.entities[$0] }) else { continue }
+            for (column, inverse) in columns {
+                guard let slot = entity.storage.firstIndex(where: { if case .toOne(plan.returnedColumns[column - 2]) = $0 { true } else { false } }) else { continue }
+                for destination in entity.description.destination(ofSlot: slot).entity.selfAndDescendants {
+                    guard let stored = layout.entities[destination.name] else { continue }
+                    lostCodes.insert(stored.code)
+                    if stored.table == plan.table { inDeletedTable = true }
+                }
+                lost.append("SELECT c\(column + 1) AS e, c\(column) AS k, \(literal("\"" + inverse + "\"")) AS n FROM \"doomed\" WHERE c1 = \(code) AND c\(column) IS NOT NULL")
+            }
         }
+        let kept = inDeletedTable ? "WHERE NOT EXISTS (SELECT 1 FROM \"doomed\" AS d WHERE d.c0 = l.k AND d.c1 = l.e) " : ""
         let updated = lost.isEmpty ? "''" : """
-            coalesce((SELECT string_agg('[' || \(name("u.e")) || ',' || u.k || ',1,[' || u.names || ']]', ',' ORDER BY \(name("u.e")), u.k) \
-            FROM (SELECT l.e, l.k, string_agg(DISTINCT l.n, ',' ORDER BY l.n) AS names FROM (\(lost.joined(separator: " UNION ALL "))) AS l \
-            WHERE NOT EXISTS (SELECT 1 FROM "doomed" AS d WHERE d.c0 = l.k AND d.c1 = l.e) GROUP BY l.e, l.k) AS u), '')
+            coalesce((SELECT string_agg('[' || \(name("u.e", of: Array(lostCodes))) || ',' || u.k || ',1,[' || u.names || ']]', ',') \
+            FROM (SELECT l.e, l.k, string_agg(DISTINCT l.n, ',') AS names FROM (\(lost.joined(separator: " UNION ALL "))) AS l \
+            \(kept)GROUP BY l.e, l.k) AS u), '')
             """
         let changes = """
-            '{"format":2,"deleted":[' || coalesce((SELECT string_agg('[' || \(name("c1")) || ',' || c0 || ',1]', ',' ORDER BY c0, c1) FROM "doomed"), '') \
+            '{"format":2,"deleted":[' || coalesce((SELECT string_agg('[' || \(name("c1", of: deletedCodes)) || ',' || c0 || ',1]', ',') FROM "doomed"), '') \
             || '],"inserted":[],"updated":[' || \(updated) || ']}'
             """
         let n = matching.keys.bindings.count

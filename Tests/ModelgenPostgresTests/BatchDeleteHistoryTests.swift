@@ -75,4 +75,40 @@ let workshopModel = try! ManagedObjectModel(name: "Workshop", entities: [
         let left = try watched.objects.map { try $0.value(forKey: "name") as! String }
         #expect(left == ["y0", "y1"], "\(kind)")
     }
+
+    /// Staff with managers in the same table (reports left as they are when a manager goes: one
+    /// `DELETE` is the whole batch): a batch delete of some staff whose managers go too reports the
+    /// managers that stay as changed (they lost reports) and those that go only as deleted, in the
+    /// change set and in the history row (which the PostgreSQL store writes in the delete's statement).
+    @Test(arguments: availableKinds)
+    func aDeleteReachingRecordsOfItsOwnTableReportsTheOnesThatStayAsChanged(_ kind: StoreKind) throws {
+        let (store, _) = try kind.makeStore(model: staffModel)
+        let container = ManagedContainer(model: staffModel, store: store)
+        let context = container.newContext()
+        let boss = try context.make("Staff", ["name": "boss"])
+        let leads = try (0..<3).map { try context.make("Staff", ["name": "gone-lead\($0)", "manager": boss]) }
+        for index in 0..<6 { _ = try context.make("Staff", ["name": "gone-\(index)", "manager": leads[index % 3]]) }
+        _ = try context.make("Staff", ["name": "stays", "manager": boss])
+        try context.save()
+        let tokens = kind == .inMemory ? [] : try container.history().map(\.token)
+
+        let changes = try container.newContext().batchDelete(try FetchRequest<ManagedObject>(entityName: "Staff", predicate: "name BEGINSWITH 'gone'"))
+        #expect(changes.deleted.count == 9, "\(kind)")
+        #expect(changes.updated == [boss.objectID: ["reports"]], "\(kind): \(changes.updated)")
+        if kind != .inMemory {
+            #expect(try container.history().filter { !tokens.contains($0.token) }.map(\.changes) == [changes], "\(kind)")
+        }
+        let reader = container.newContext()
+        #expect(try reader.count(for: FetchRequest<ManagedObject>(entityName: "Staff")) == 2, "\(kind)")
+        let reports = try reader.existingObject(with: boss.objectID).value(forKey: "reports") as? [ManagedObject]
+        #expect(try reports?.map { try $0.value(forKey: "name") as? String } == ["stays"], "\(kind)")
+    }
 }
+
+/// Staff and their managers, in one table.
+let staffModel = try! ManagedObjectModel(name: "Staff", entities: [
+    EntityDescription("Staff", class: ManagedObject.self, attributes: [AttributeDescription("name", .string)], relationships: [
+        RelationshipDescription("manager", destination: "Staff", inverse: "reports"),
+        RelationshipDescription("reports", destination: "Staff", inverse: "manager", toMany: true, deleteRule: .noAction),
+    ]),
+])

@@ -230,7 +230,7 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
 
     public var description: String { "<entity \(name)>" }
 
-    func destination(ofSlot slot: Int) -> (entity: EntityDescription, inverseSlot: Int?) {
+    package func destination(ofSlot slot: Int) -> (entity: EntityDescription, inverseSlot: Int?) {
         destinations[slot]!
     }
 }
