@@ -250,11 +250,10 @@ let libraryReportSQL = "SELECT w.name, CAST(sum(b.pages) AS BIGINT) FROM book b 
     var filled = FileManager.default.fileExists(atPath: directory.appendingPathComponent("store.sqlite").path)
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     defer { if kept == nil { try? FileManager.default.removeItem(at: directory) } }
-    // The fill runs in a child process, as a library an app opens was filled long before: filled in
-    // this process, the 200,000-book fill's object graph (built, saved and freed) left the heap so
-    // scattered that every question's objects came slower (the list 1.87-2.07x when filled apart,
-    // 2.24-2.53x filled here, by turns on 2026-11-28). MODELGEN_BENCH_LIBRARY_FILL_IN_PROCESS=1
-    // fills here, as before.
+    // The fill runs in a child process, as a library an app opens was filled long before: the fill's
+    // object graph (built, saved and freed) would leave this process's heap scattered, and every
+    // question's objects slower (docs/performance.md). MODELGEN_BENCH_LIBRARY_FILL_IN_PROCESS=1
+    // fills here.
     if !filled && environment["MODELGEN_BENCH_LIBRARY_FILL_IN_PROCESS"] != "1" {
         let status = try runSelf(["library"], environment: ["MODELGEN_BENCH_LIBRARY_FILL_DIR": directory.path,
                                                             "MODELGEN_BENCH_LIBRARY_FILL_BOOKS": "\(books)"])
