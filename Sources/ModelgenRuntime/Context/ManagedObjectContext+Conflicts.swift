@@ -79,13 +79,7 @@ extension ManagedObjectContext {
             case .mergeByPropertyObjectTrump, .mergeByPropertyStoreTrump, .error:
                 try merge(object, with: row)
                 if mergePolicy == .mergeByPropertyStoreTrump { settled[id] = storeValues(of: object) }
-                do { try object.validateForUpdate() } catch let error as ValidationError {
-                    failures += error.failures
-                } catch let failure as ValidationError.Failure {
-                    failures.append(failure)
-                } catch {
-                    failures.append(.init(object: object, key: nil, message: "\(error)"))
-                }
+                failures += ValidationError.failures(of: object) { try object.validateForUpdate() }
                 let write = recordWrite(of: object)
                 if write.columns.isEmpty && write.toMany.isEmpty {
                     dropped.insert(id)                 // nothing of its own left to write

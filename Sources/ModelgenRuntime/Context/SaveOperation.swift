@@ -96,18 +96,9 @@ struct SaveOperation {
         for object in deleted { object.willSave() }
 
         var failures: [ValidationError.Failure] = []
-        func collect(_ body: () throws -> Void, object: ManagedObject) {
-            do { try body() } catch let error as ValidationError {
-                failures += error.failures
-            } catch let failure as ValidationError.Failure {
-                failures.append(failure)
-            } catch {
-                failures.append(.init(object: object, key: nil, message: "\(error)"))
-            }
-        }
-        for object in inserted { collect({ try object.validateForInsert() }, object: object) }
-        for object in changed { collect({ try object.validateForUpdate() }, object: object) }
-        for object in deleted { collect({ try object.validateForDelete() }, object: object) }
+        for object in inserted { failures += ValidationError.failures(of: object) { try object.validateForInsert() } }
+        for object in changed { failures += ValidationError.failures(of: object) { try object.validateForUpdate() } }
+        for object in deleted { failures += ValidationError.failures(of: object) { try object.validateForDelete() } }
         let uniqueness = try context.resolve(try context.uniquenessConflicts(inserted, changed))
         failures += uniqueness.failures
         if !failures.isEmpty {

@@ -196,3 +196,20 @@ struct ValidationStep {
         }
     }
 }
+
+extension ValidationError {
+    /// The failures a validation hook reports for `object`: a `ValidationError`'s, one `Failure`, or
+    /// any other error as a failure of the whole object; none when it returns.
+    static func failures(of object: ManagedObject, in validation: () throws -> Void) -> [Failure] {
+        do {
+            try validation()
+            return []
+        } catch let error as ValidationError {
+            return error.failures
+        } catch let failure as ValidationError.Failure {
+            return [failure]
+        } catch {
+            return [.init(object: object, key: nil, message: "\(error)")]
+        }
+    }
+}
