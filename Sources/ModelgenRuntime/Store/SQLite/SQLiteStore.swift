@@ -433,12 +433,11 @@ public final class SQLiteStore: QueryingStore, @unchecked Sendable {
                     // they were: see `fetch(_:objects:each:)`), the rest into the row.
                     entity.directLoads.withUnsafeBufferPointer { loads in
                         for load in loads {
-                            SQLiteValueCodec.load(select, columnOffset + load.column, type: load.type, kind: load.kind, into: base + load.offset)
+                            SlotLoading.load(select, columnOffset + load.column, type: load.type, kind: load.kind, into: base + load.offset)
                         }
                     }
                     for load in entity.externalLoads {
-                        (base + load.offset).assumingMemoryBound(to: SlotValue.self).pointee =
-                            SlotValue(try attributeValue(columnOffset + load.column, type: load.type, external: true))
+                        SlotLoading.store(try attributeValue(columnOffset + load.column, type: load.type, external: true), into: base + load.offset)
                     }
                     for slot in entity.description.slotsNotPlain { try decode(slot) }
                 } else {

@@ -60,26 +60,8 @@ enum SQLiteValueCodec {
             return .uuid(UUID(uuid: uuid))
         }
     }
+}
 
-    /// Reads column `column` of the current row straight into `place`, the slot (of scalar kind `kind`)
-    /// of a plain stored attribute of `type`: what `storeValue` and then the slot's conversion would
-    /// write, without the row's value between them (see `SQLiteStore.fetch(_:objects:each:)`).
-    @inline(__always)
-    static func load(_ statement: SQLiteStatement, _ column: Int32, type: AttributeType, kind: UInt8, into raw: UnsafeMutableRawPointer) {
-        let scalar = ScalarKind(rawValue: kind) ?? .boxed
-        let cell = raw.assumingMemoryBound(to: ScalarCell.self)
-        switch scalar {
-        case .int, .bool:
-            let number = statement.int64(column)
-            cell.pointee = number == 0 && statement.isNull(column) ? ScalarCell(bits: 0, isNull: true)
-                : ScalarCell(bits: scalar == .bool ? (number != 0 ? 1 : 0) : UInt64(bitPattern: number), isNull: false)
-        case .double, .date:
-            let number = statement.double(column)
-            cell.pointee = ScalarCell(bits: number.bitPattern, isNull: number == 0 && statement.isNull(column))
-        case .boxed:
-            // Text, the usual boxed value, without a `StoreValue` to convert.
-            raw.assumingMemoryBound(to: SlotValue.self).pointee = type == .string ? statement.textIfPresent(column).map(SlotValue.string) ?? .null
-                : SlotValue(storeValue(statement, column, type: type))
-        }
-    }
+extension SQLiteStatement: SlotSource {
+    func storeValue(_ column: Int32, type: AttributeType) -> StoreValue { SQLiteValueCodec.storeValue(self, column, type: type) }
 }
