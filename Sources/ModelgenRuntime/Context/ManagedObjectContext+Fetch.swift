@@ -195,7 +195,7 @@ extension ManagedObjectContext {
                                           awakes: entities.contains { $0.awakesFromFetch }) else { return nil }
         if typed && pending.isEmpty && request.resultType == .objects {
             // Every entity's class is a `Result` (the caller checked).
-            return .typed(objects.map { unsafeDowncast($0, to: Result.self) })
+            return .typed(ManagedObject.references(objects, as: Result.self))
         }
         if pending.isEmpty { return .objects(objects[...]) }
         // Changed objects are judged on their unsaved values; deleted ones leave; inserted ones join.

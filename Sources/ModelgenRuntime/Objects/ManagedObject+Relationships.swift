@@ -18,9 +18,23 @@ extension ManagedObject {
         observeAccess(slot: slot)
         guard case .objects(let list) = _slots[slot] else { return [] }
         let objects = list.objects
-        return objects.map { object in
-            if type(of: object) == T.self { return unsafeDowncast(object, to: T.self) }
-            return object as! T
+        guard objects.allSatisfy({ type(of: $0) == T.self || $0 is T }) else { return objects.map { $0 as! T } }
+        return ManagedObject.references(objects, as: T.self)
+    }
+
+    /// `objects` as a `[T]` (each one a `T`, which the caller checked): the references copied into a
+    /// new array and retained, without a generic call per element.
+    static func references<T: ManagedObject>(_ objects: [ManagedObject], as type: T.Type) -> [T] {
+        let count = objects.count
+        return [T](unsafeUninitializedCapacity: count) { buffer, initialized in
+            objects.withUnsafeBufferPointer { source in
+                for object in source { _ = Unmanaged.passUnretained(object).retain() }
+                // A class reference is one pointer whatever its class: the new array holds the same ones.
+                if let from = source.baseAddress, let to = buffer.baseAddress {
+                    UnsafeMutableRawPointer(to).copyMemory(from: from, byteCount: count * MemoryLayout<ManagedObject>.stride)
+                }
+            }
+            initialized = count
         }
     }
 
