@@ -27,6 +27,29 @@ final class PostgreSQLDriver: SQLSaveDriver {
         PostgreSQLStoreError.incompatibleModel(schema: store.configuration.schema, problems: ["a record has entity code \(code), which the model does not have"])
     }
 
+    func storeRow(_ row: PostgresResultRow, from offset: Int) throws -> StoreRow {
+        let cells = row.cells
+        let code = try row.int64(offset + 1)
+        guard let name = layout.namesByCode[code], let entity = layout.entities[name] else { throw unknownEntityCode(code) }
+        var values = [StoreValue](repeating: .null, count: entity.storage.count)
+        for (slot, storage) in entity.storage.enumerated() {
+            let column = offset + Int(entity.selectIndex[slot])
+            switch storage {
+            case .attribute(_, let type, _):
+                values[slot] = try PostgreSQLSQL.value(cells[column], type: type)
+            case .toOne:
+                if let key = try cells[column].decode(Int64?.self), let target = try cells[column + 1].decode(Int64?.self) {
+                    values[slot] = .reference(ObjectID(entityName: layout.namesByCode[target] ?? "", key: key))
+                } else {
+                    values[slot] = .reference(nil)
+                }
+            case .none, .toManyByInverse, .toManyByJoin:
+                break
+            }
+        }
+        return StoreRow(id: ObjectID(entityName: name, key: try row.int64(offset)), version: try row.int64(offset + 2), values: values, hasToManyValues: false)
+    }
+
     func run(_ sql: String, _ parameters: [SQLParameter]) throws {
         _ = send(sql, Self.bindings(parameters))
     }

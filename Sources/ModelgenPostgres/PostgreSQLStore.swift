@@ -177,41 +177,15 @@ public final class PostgreSQLStore: QueryingStore, @unchecked Sendable {
     }
 
     public func row(for id: ObjectID) throws -> StoreRow? {
-        let entity = try entity(id.entityName)
-        return try reads { reads in
-            let connection = reads.executor.connection
+        try reads { reads in
             // One snapshot for the row and its to-many relationships (a stage's store is in the stage's).
-            if stage == nil { try connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") }
-            do {
-                let rows = try connection.rows(layout.tables[entity.table]!.selectByKeySQL, Self.bindings { $0.append(id.key); $0.append(Int32(entity.code)) })
-                var row = try rows.first.map(decode)
-                if row != nil { try reads.addToManyMembers(to: &row!) }
-                if stage == nil { try connection.execute("COMMIT") }
-                return row
-            } catch {
-                if stage == nil { try? connection.execute("ROLLBACK") }
-                throw error
-            }
+            guard stage == nil else { return try reads.row(for: id) }
+            return try reads.executor.connection.inTransaction(begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") { try reads.row(for: id) }
         }
     }
 
     public func rows(for ids: [ObjectID]) throws -> [StoreRow] {
-        var keysByTable: [String: [Int64]] = [:]
-        for id in ids {
-            guard let entity = layout.entities[id.entityName] else { continue }
-            keysByTable[entity.table, default: []].append(id.key)
-        }
-        return try pool.withConnection { connection in
-            var result: [StoreRow] = []
-            result.reserveCapacity(ids.count)
-            for (name, keys) in keysByTable.sorted(by: { $0.key < $1.key }) {
-                guard let table = layout.tables[name] else { continue }
-                for row in try connection.rows(table.selectSQL + " WHERE \"Z_PK\" = ANY($1)", Self.bindings { $0.append(keys) }) {
-                    result.append(try decode(row))
-                }
-            }
-            return result
-        }
+        try reads { try $0.rows(for: ids) }
     }
 
     public func toManyIDs(of id: ObjectID, relationship slot: Int) throws -> [ObjectID] {
@@ -220,74 +194,19 @@ public final class PostgreSQLStore: QueryingStore, @unchecked Sendable {
     }
 
     public func toManyIDs(of ids: [ObjectID], relationship slot: Int) throws -> [ObjectID: [ObjectID]] {
-        guard let first = ids.first else { return [:] }
-        var members = MemberLists(ids)
-        guard let sql = layout.membersSQL(try entity(first.entityName), slot: slot, owners: "= ANY($1)") else { return members.lists }
-        let rows = try pool.withConnection { connection in try connection.rows(sql, Self.bindings { $0.append(members.ownerKeys) }) }
-        for row in rows {
-            let cells = row.makeRandomAccess()
-            members.add(ObjectID(entityName: layout.namesByCode[try cells[2].decode(Int64.self)] ?? "", key: try cells[1].decode(Int64.self)),
-                        toOwnerKey: try cells[0].decode(Int64.self))
-        }
-        return members.lists
+        try reads { try $0.toManyIDs(of: ids, relationship: slot) }
     }
 
     /// The member lists and the members' rows in one statement for a relationship kept by its inverse
     /// (`membersWithRowsSQL`): one round trip per such step of a prefetch instead of two.
     public func toManyMembersWithRows(of ids: [ObjectID], relationship slot: Int) throws -> (lists: [ObjectID: [ObjectID]], rows: [StoreRow]?) {
-        guard let first = ids.first else { return ([:], []) }
-        guard let sql = layout.membersWithRowsSQL(try entity(first.entityName), slot: slot, owners: "= ANY($1)") else {
-            return (try toManyIDs(of: ids, relationship: slot), nil)
-        }
-        var members = MemberLists(ids)
-        let found = try pool.withConnection { connection in try connection.rows(sql, Self.bindings { $0.append(members.ownerKeys) }) }
-        var rows: [StoreRow] = []
-        for found in found {
-            let row = try decode(found, offset: 1)
-            members.add(row.id, toOwnerKey: try found.makeRandomAccess()[0].decode(Int64.self))
-            rows.append(row)
-        }
-        return (members.lists, rows)
-    }
-
-    /// A row of a table's select list (from column `offset`): attributes and to-one relationships (to-many left out).
-    private func decode(_ row: PostgresRow) throws -> StoreRow { try decode(row, offset: 0) }
-
-    private func decode(_ row: PostgresRow, offset: Int) throws -> StoreRow {
-        let cells = row.makeRandomAccess()
-        let code = Int64(try cells[offset + 1].decode(Int32.self))
-        guard let name = layout.namesByCode[code], let entity = layout.entities[name] else {
-            throw PostgreSQLStoreError.incompatibleModel(schema: configuration.schema, problems: ["a record has entity code \(code), which the model does not have"])
-        }
-        var values = [StoreValue](repeating: .null, count: entity.storage.count)
-        for (slot, storage) in entity.storage.enumerated() {
-            let column = offset + Int(entity.selectIndex[slot])
-            switch storage {
-            case .attribute(_, let type, _):
-                values[slot] = try PostgreSQLSQL.value(cells[column], type: type)
-            case .toOne:
-                if let key = try cells[column].decode(Int64?.self), let target = try cells[column + 1].decode(Int64?.self) {
-                    values[slot] = .reference(ObjectID(entityName: layout.namesByCode[target] ?? "", key: key))
-                } else {
-                    values[slot] = .reference(nil)
-                }
-            case .none, .toManyByInverse, .toManyByJoin:
-                break
-            }
-        }
-        return StoreRow(id: ObjectID(entityName: name, key: try cells[offset].decode(Int64.self)), version: try cells[offset + 2].decode(Int64.self),
-                        values: values, hasToManyValues: false)
+        try reads { try $0.toManyMembersWithRows(of: ids, relationship: slot) }
     }
 
     // MARK: Fetching
 
     public func fetch(_ query: StoreQuery, each body: (StoreRow) throws -> Void) throws -> Bool {
-        guard let sql = try layout.translated(query, { try $0.select() }) else { return false }
-        let rows = try pool.withConnection { connection in
-            try connection.rows(sql.text, try PostgreSQLDialect.bindings(sql.bindings))
-        }
-        for row in rows { try body(try decode(row)) }
-        return true
+        try reads { try $0.fetch(query, each: body) }
     }
 
     public func aggregate(_ query: StoreQuery, groupBy: [String], columns: [AggregateColumn]) throws -> [AggregateRow]? {

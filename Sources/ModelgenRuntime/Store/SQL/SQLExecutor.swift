@@ -35,6 +35,9 @@ package protocol SQLExecutor {
     /// The error for a row naming an entity code the model does not have (the store is not this
     /// model's).
     func unknownEntityCode(_ code: Int64) -> any Error
+    /// The record of a result row holding a table's select list from column `column` on: its
+    /// attributes and to-one relationships (to-many ones left out).
+    func storeRow(_ row: Row, from column: Int) throws -> StoreRow
 }
 
 /// What one save asks of an engine beyond running statements: keys for new records, and writing

@@ -61,6 +61,71 @@ package struct SQLReads<Executor: SQLExecutor> {
         return ids
     }
 
+    /// The row of a record with its to-many relationships; nil when there is none.
+    package func row(for id: ObjectID) throws -> StoreRow? {
+        guard let entity = layout.entities[id.entityName], let table = layout.tables[entity.table] else { return nil }
+        var row: StoreRow?
+        try executor.query(table.selectByKeySQL, [.integer(id.key), .integer(entity.code)]) { row = try executor.storeRow($0, from: 0) }
+        guard var row else { return nil }
+        try addToManyMembers(to: &row)
+        return row
+    }
+
+    /// The rows of the given records (those that are gone left out), one statement per table.
+    package func rows(for ids: [ObjectID]) throws -> [StoreRow] {
+        var keysByTable: [String: [Int64]] = [:]
+        for id in ids {
+            guard let entity = layout.entities[id.entityName] else { continue }
+            keysByTable[entity.table, default: []].append(id.key)
+        }
+        var rows: [StoreRow] = []
+        rows.reserveCapacity(ids.count)
+        for (name, keys) in keysByTable.sorted(by: { $0.key < $1.key }) {
+            guard let table = layout.tables[name] else { continue }
+            try executor.query(table.selectSQL + " WHERE \"Z_PK\" " + dialect.inKeys(dialect.placeholder(1)), [.integers(keys)]) {
+                rows.append(try executor.storeRow($0, from: 0))
+            }
+        }
+        return rows
+    }
+
+    /// The members of one to-many relationship of several records of one table, in one statement.
+    package func toManyIDs(of ids: [ObjectID], relationship slot: Int) throws -> [ObjectID: [ObjectID]] {
+        guard let first = ids.first else { return [:] }
+        var members = MemberLists(ids)
+        guard let sql = layout.membersSQL(try layout.entity(first.entityName), slot: slot, owners: dialect.inKeys(dialect.placeholder(1))) else {
+            return members.lists
+        }
+        try executor.query(sql, [.integers(members.ownerKeys)]) { row in
+            members.add(ObjectID(entityName: try entityName(ofCode: try row.int64(2)), key: try row.int64(1)), toOwnerKey: try row.int64(0))
+        }
+        return members.lists
+    }
+
+    /// The member lists and the members' rows in one statement, for a relationship kept by its inverse
+    /// (`membersWithRowsSQL`); the lists alone (rows nil) otherwise.
+    package func toManyMembersWithRows(of ids: [ObjectID], relationship slot: Int) throws -> (lists: [ObjectID: [ObjectID]], rows: [StoreRow]?) {
+        guard let first = ids.first else { return ([:], []) }
+        guard let sql = layout.membersWithRowsSQL(try layout.entity(first.entityName), slot: slot, owners: dialect.inKeys(dialect.placeholder(1))) else {
+            return (try toManyIDs(of: ids, relationship: slot), nil)
+        }
+        var members = MemberLists(ids)
+        var rows: [StoreRow] = []
+        try executor.query(sql, [.integers(members.ownerKeys)]) { found in
+            let row = try executor.storeRow(found, from: 1)
+            members.add(row.id, toOwnerKey: try found.int64(0))
+            rows.append(row)
+        }
+        return (members.lists, rows)
+    }
+
+    /// Calls `body` with each record a query matches, in order; false when it is not expressible in SQL.
+    package func fetch(_ query: StoreQuery, each body: (StoreRow) throws -> Void) throws -> Bool {
+        guard let sql = try layout.translated(query, { try $0.select() }) else { return false }
+        try executor.query(sql) { try body(try executor.storeRow($0, from: 0)) }
+        return true
+    }
+
     /// Fills the to-many slots of `row` (a record's row as its table holds it) with their members.
     package func addToManyMembers(to row: inout StoreRow) throws {
         let entity = try layout.entity(row.id.entityName)

@@ -21,6 +21,8 @@ final class SQLiteDriver: SQLSaveDriver {
 
     func unknownEntityCode(_ code: Int64) -> any Error { store.unknownEntityCode(code) }
 
+    func storeRow(_ row: SQLiteStatement, from column: Int) throws -> StoreRow { try store.decodeRow(row, columnOffset: Int32(column)) }
+
     func run(_ sql: String, _ parameters: [SQLParameter]) throws {
         let statement = try prepared(sql, parameters)
         try statement.execute()

@@ -216,15 +216,8 @@ public final class SQLiteStore: QueryingStore, @unchecked Sendable {
     }
 
     public func row(for id: ObjectID) throws -> StoreRow? {
-        guard let entity = layout.entities[id.entityName], let table = layout.tables[entity.table] else { return nil }
         // The row and its to-many relationships from one committed state.
-        return try reads(snapshot: entity.hasToManyStorage) { reads in
-            var row: StoreRow?
-            try reads.executor.query(table.selectByKeySQL, [.integer(id.key), .integer(entity.code)]) { row = try decodeRow($0, columnOffset: 0) }
-            guard var row else { return nil }
-            try reads.addToManyMembers(to: &row)
-            return row
-        }
+        try reads(snapshot: layout.entities[id.entityName]?.hasToManyStorage ?? false) { try $0.row(for: id) }
     }
 
     public func toManyIDs(of id: ObjectID, relationship slot: Int) throws -> [ObjectID] {
