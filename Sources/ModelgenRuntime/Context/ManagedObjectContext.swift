@@ -43,9 +43,8 @@ public final class ManagedObjectContext {
     @exclusivity(unchecked) var inserted = ObjectList()
     @exclusivity(unchecked) var updated = ObjectList()
     @exclusivity(unchecked) var deleted = ObjectList()
-    var undoStack: [UndoGroup] = []
-    var redoStack: [UndoGroup] = []
-    @exclusivity(unchecked) var openGroup: UndoGroup?
+    /// The undo and redo groups, and the group changes are recorded in now.
+    let undoHistory = UndoHistory()
     var changeProcessingSuspended = 0
     /// What faults load from without asking the store, and which faults wait to load together.
     let faults = FaultLoader()

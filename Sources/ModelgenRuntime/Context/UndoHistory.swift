@@ -34,27 +34,61 @@ final class UndoGroup {
     }
 }
 
+/// A context's undo history (its part for undo): the group changes are recorded in now, and the
+/// closed groups to undo and to redo.
+final class UndoHistory {
+    @exclusivity(unchecked) private var open: UndoGroup?
+    private(set) var undoable: [UndoGroup] = []
+    private(set) var redoable: [UndoGroup] = []
+
+    var canUndo: Bool { !undoable.isEmpty || !(open?.isEmpty ?? true) }
+    var canRedo: Bool { !redoable.isEmpty }
+
+    /// Records `object`'s state before its first change in the open group (opened by this call if none is).
+    func record(_ object: ManagedObject) {
+        if open == nil { open = UndoGroup() }
+        open!.record(object)
+    }
+
+    /// Closes the open group; false when none was open. A group that changed something becomes the
+    /// last to undo, and nothing is left to redo.
+    func endGroup() -> Bool {
+        guard let group = open else { return false }
+        open = nil
+        if !group.isEmpty {
+            undoable.append(group)
+            redoable.removeAll()
+        }
+        return true
+    }
+
+    func popUndoable() -> UndoGroup? { undoable.popLast() }
+    func popRedoable() -> UndoGroup? { redoable.popLast() }
+    func pushUndoable(_ group: UndoGroup) { undoable.append(group) }
+    func pushRedoable(_ group: UndoGroup) { redoable.append(group) }
+
+    func clear() {
+        open = nil
+        undoable.removeAll()
+        redoable.removeAll()
+    }
+}
+
 extension ManagedObjectContext {
     func recordUndoImage(of object: ManagedObject) {
         guard isUndoEnabled else { return }
-        if openGroup == nil { openGroup = UndoGroup() }
-        openGroup!.record(object)
+        undoHistory.record(object)
     }
 
     /// True when there is a change to undo.
-    public var canUndo: Bool { !undoStack.isEmpty || !(openGroup?.isEmpty ?? true) }
+    public var canUndo: Bool { undoHistory.canUndo }
     /// True when there is an undone change to redo.
-    public var canRedo: Bool { !redoStack.isEmpty }
+    public var canRedo: Bool { undoHistory.canRedo }
 
     /// Ends the current undo group: the next change starts a new one. (Core Data ends a group per
     /// run-loop event; here an event is whatever you do between calls.) `save()` also ends one.
     public func endUndoGroup() {
-        guard let group = openGroup else { return }
-        openGroup = nil
-        if !group.isEmpty {
-            undoStack.append(group)
-            redoStack.removeAll()
-        }
+        guard undoHistory.endGroup() else { return }
         _epoch &+= 1
     }
 
@@ -68,16 +102,16 @@ extension ManagedObjectContext {
     /// Undoes the last undo group (ending the current one first).
     public func undo() {
         endUndoGroup()
-        guard let group = undoStack.popLast() else { return }
-        redoStack.append(restore(group))
+        guard let group = undoHistory.popUndoable() else { return }
+        undoHistory.pushRedoable(restore(group))
         _epoch &+= 1
     }
 
     /// Redoes the last undone group.
     public func redo() {
         endUndoGroup()
-        guard let group = redoStack.popLast() else { return }
-        undoStack.append(restore(group))
+        guard let group = undoHistory.popRedoable() else { return }
+        undoHistory.pushUndoable(restore(group))
         _epoch &+= 1
     }
 
@@ -110,9 +144,7 @@ extension ManagedObjectContext {
     }
 
     func clearUndo() {
-        openGroup = nil
-        undoStack.removeAll()
-        redoStack.removeAll()
+        undoHistory.clear()
         _epoch &+= 1
     }
 }
