@@ -303,8 +303,13 @@ extension SQLLayout {
     /// for PostgreSQL), ordered by owner and then as the relationship orders its members; nil for a
     /// slot that is no stored to-many relationship.
     package func membersSQL(_ entity: Entity, slot: Int, owners: String) -> String? {
+        membersSQL(entity.storage[slot], owners: owners)
+    }
+
+    /// `membersSQL` of a relationship kept as `storage`.
+    package func membersSQL(_ storage: Storage, owners: String) -> String? {
         let q = SQLSchemaPlanner.quote
-        switch entity.storage[slot] {
+        switch storage {
         case .toManyByInverse(let table, let inverse, let order):
             let orderBy = order.map { "\(q($0)), " } ?? ""
             return "SELECT \(q(inverse)), \"Z_PK\", CAST(\"Z_ENT\" AS BIGINT) FROM \(q(table)) WHERE \(q(inverse)) \(owners) ORDER BY \(q(inverse)), \(orderBy)\"Z_PK\""

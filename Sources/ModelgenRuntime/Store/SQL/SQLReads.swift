@@ -1,8 +1,9 @@
 import Foundation
 
 /// The reads every SQL store answers alike, written once over the shared layout in the executor's
-/// dialect: record IDs of entities, one record's to-many members, aggregate rows, counts. (Rows of
-/// records are decoded by each driver: that is where engines' value types differ.)
+/// dialect: records and their rows, record IDs, to-many members, counts, aggregate rows, query plans
+/// and the history. A record's row is decoded by the driver (`SQLExecutor.storeRow`): that is where
+/// engines' value types differ.
 package struct SQLReads<Executor: SQLExecutor> {
     package let layout: SQLLayout
     package let executor: Executor
@@ -41,17 +42,8 @@ package struct SQLReads<Executor: SQLExecutor> {
     /// Calls `member` with the key and entity code of each member of one record's to-many relationship
     /// kept as `storage`, in the relationship's order.
     package func forEachMember(of key: Int64, storage: SQLLayout.Storage, _ member: (Int64, Int64) throws -> Void) throws {
-        let sql: String
-        switch storage {
-        case .toManyByInverse(let table, let inverse, let order):
-            let orderBy = order.map { "\(q($0)), " } ?? ""
-            sql = "SELECT \"Z_PK\", \"Z_ENT\" FROM \(q(table)) WHERE \(q(inverse)) = \(dialect.placeholder(1)) ORDER BY \(orderBy)\"Z_PK\""
-        case .toManyByJoin(let join):
-            sql = "SELECT \(join.target), \(join.targetEntity) FROM \(join.t) WHERE \(join.source) = \(dialect.placeholder(1)) ORDER BY \(join.position)"
-        default:
-            return
-        }
-        try executor.query(sql, [.integer(key)]) { row in try member(try row.int64(0), try row.int64(1)) }
+        guard let sql = layout.membersSQL(storage, owners: "= " + dialect.placeholder(1)) else { return }
+        try executor.query(sql, [.integer(key)]) { row in try member(try row.int64(1), try row.int64(2)) }
     }
 
     /// The members of one record's to-many relationship kept as `storage`, in its order.

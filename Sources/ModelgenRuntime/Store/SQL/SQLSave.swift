@@ -36,13 +36,14 @@ package struct SQLSave<Driver: SQLSaveDriver> {
 
     /// Runs the save; returns the new records' IDs and the changed records' new versions.
     package func run() throws -> StoreCommitResult {
+        let reads = SQLReads(layout: layout, executor: driver)
         let versions = try lockedVersions()
         func version(_ id: ObjectID) throws -> Int64? { versions[try layout.entity(id.entityName).table]?[id.key] }
         if checksVersions { try changes.checkVersions(current: version) }
         try changes.reads?.verify(model: model, version: version) { id, slot in
-            try SQLReads(layout: layout, executor: driver).members(of: id, storage: layout.entity(id.entityName).storage[slot])
+            try reads.members(of: id, storage: layout.entity(id.entityName).storage[slot])
         }
-        let inserts = try Self.grouped(changes.inserted, layout: layout) { _ in "" }
+        let inserts = try Self.grouped(changes.inserted.indices, of: changes.inserted, layout: layout)
         let insertedIDs = try permanentIDs(inserts)
         var permanentByTemporaryKey: [Int64: ObjectID]?
         func resolve(_ id: ObjectID) -> ObjectID {
@@ -60,13 +61,23 @@ package struct SQLSave<Driver: SQLSaveDriver> {
             try driver.insert(changes.inserted, group, keys: group.indices.map { insertedIDs[$0].key }, resolve: resolve)
         }
         let updatedVersions = try updateRecords(version: version, resolve: resolve)
-        let insertedKeys = Set(insertedIDs)
-        for (row, id) in zip(changes.inserted, insertedIDs) { try writeToMany(row, id, deltas: nil, isNew: true, resolve: resolve) }
-        for row in changes.updated {
-            try writeToMany(row, row.id, deltas: changes.writes[row.id]?.toMany, isNew: insertedKeys.contains(row.id), resolve: resolve)
+        // Only the records of entities with to-many storage outside their rows are visited.
+        for group in inserts where group.entity.hasToManyStorage {
+            for index in group.indices {
+                try writeToMany(changes.inserted[index], insertedIDs[index], group.entity, deltas: nil, isNew: true, reads: reads, resolve: resolve)
+            }
+        }
+        var entities = EntityLookup(layout: layout)
+        var insertedKeys: Set<ObjectID>?
+        for index in changes.updated.indices {
+            let id = changes.updated[index].id
+            let entity = try entities[id.entityName]
+            guard entity.hasToManyStorage else { continue }
+            if insertedKeys == nil { insertedKeys = Set(insertedIDs) }
+            try writeToMany(changes.updated[index], id, entity, deltas: changes.writes[id]?.toMany, isNew: insertedKeys!.contains(id),
+                            reads: reads, resolve: resolve)
         }
         try driver.flush()
-        let reads = SQLReads(layout: layout, executor: driver)
         try changes.checkConstraintsSpanningRows(model: model,
             members: { id, slot in try reads.count(layout.memberCountSQL(try layout.entity(id.entityName), slot: slot), key: id.key) },
             referrers: { id, slot in try reads.count(layout.referrerCountSQL(try layout.entity(id.entityName), slot: slot), key: id.key) })
@@ -108,18 +119,22 @@ package struct SQLSave<Driver: SQLSaveDriver> {
             }
         }
         guard !counts.isEmpty else { return [] }
-        let keys = try driver.drawKeys(counts, inserting: changes.inserted, groups)
-        var next: [String: Int] = [:]
+        let drawn = try driver.drawKeys(counts, inserting: changes.inserted, groups)
+        let keys = counts.map { drawn[$0.table] ?? [] }
+        var next = [Int](repeating: 0, count: counts.count)
         var ids: [ObjectID] = []
         ids.reserveCapacity(changes.inserted.count)
         var entities = EntityLookup(layout: layout)
-        // By index, reading the IDs only (copying a row would retain its values).
+        var last: (entity: SQLLayout.Entity, table: Int)?
+        // By index, reading the IDs only (copying a row would retain its values); a run of one entity's
+        // records looks its table up once.
         for index in changes.inserted.indices {
             let name = changes.inserted[index].id.entityName
-            let table = try entities[name].table
-            let position = next[table, default: 0]
-            ids.append(ObjectID(entityName: name, key: keys[table]![position]))
-            next[table] = position + 1
+            let entity = try entities[name]
+            if last?.entity !== entity { last = (entity, counts.firstIndex { $0.table == entity.table }!) }
+            let table = last!.table
+            ids.append(ObjectID(entityName: name, key: keys[table][next[table]]))
+            next[table] += 1
         }
         return ids
     }
@@ -162,12 +177,11 @@ package struct SQLSave<Driver: SQLSaveDriver> {
                 written.append(index)
             }
         }
-        let groups = try Self.grouped(written.map { changes.updated[$0] }, layout: layout) { row in
-            changes.writes[row.id].map { $0.isMembershipOnly ? "*" : $0.columns.map(String.init).joined(separator: ",") } ?? "*"
+        let groups = try Self.grouped(written, of: changes.updated, layout: layout) { id in
+            changes.writes[id].map { $0.isMembershipOnly ? "*" : $0.columns.map(String.init).joined(separator: ",") } ?? "*"
         }
         var answers: [(group: SQLRowGroup, versions: () throws -> [Int64?])] = []
-        for var group in groups {
-            group.indices = group.indices.map { written[$0] }
+        for group in groups {
             let write = changes.writes[changes.updated[group.indices[0]].id]
             let slots = write.flatMap { $0.isMembershipOnly ? nil : $0.columns }
             answers.append((group, try driver.update(changes.updated, group, slots: slots, resolve: resolve)))
@@ -189,15 +203,13 @@ package struct SQLSave<Driver: SQLSaveDriver> {
 
     /// Writes a record's to-many relationships: the deltas of a property-level save, or else the
     /// row's whole lists.
-    private func writeToMany(_ row: StoreRow, _ id: ObjectID, deltas: [Int: ToManyDelta]?, isNew: Bool,
-                             resolve: (ObjectID) -> ObjectID) throws {
-        let entity = try layout.entity(id.entityName)
-        guard entity.hasToManyStorage else { return }
+    private func writeToMany(_ row: StoreRow, _ id: ObjectID, _ entity: SQLLayout.Entity, deltas: [Int: ToManyDelta]?, isNew: Bool,
+                             reads: SQLReads<Driver>, resolve: (ObjectID) -> ObjectID) throws {
         for (slot, storage) in entity.storage.enumerated() {
             if let deltas {
                 if let delta = deltas[slot] {
                     try apply(ToManyDelta(added: delta.added.map(resolve), removed: delta.removed.map(resolve), order: delta.order?.map(resolve)),
-                              of: id, entity, storage)
+                              of: id, entity, storage, reads: reads)
                 }
                 continue
             }
@@ -225,7 +237,8 @@ package struct SQLSave<Driver: SQLSaveDriver> {
 
     /// One relationship's delta (its IDs resolved): links added and removed; an ordered relationship's
     /// positions set from the saving context's order, members another save added meanwhile after them.
-    private func apply(_ delta: ToManyDelta, of id: ObjectID, _ entity: SQLLayout.Entity, _ storage: SQLLayout.Storage) throws {
+    private func apply(_ delta: ToManyDelta, of id: ObjectID, _ entity: SQLLayout.Entity, _ storage: SQLLayout.Storage,
+                       reads: SQLReads<Driver>) throws {
         switch storage {
         case .toManyByJoin(let join):
             if !delta.removed.isEmpty {
@@ -240,7 +253,7 @@ package struct SQLSave<Driver: SQLSaveDriver> {
         }
         guard delta.order != nil else { return }
         var stored: [Int64] = []
-        try SQLReads(layout: layout, executor: driver).forEachMember(of: id.key, storage: storage) { key, _ in stored.append(key) }
+        try reads.forEachMember(of: id.key, storage: storage) { key, _ in stored.append(key) }
         try setPositions(delta.applied(to: stored, key: \.key), of: id, storage)
     }
 
@@ -273,17 +286,18 @@ package struct SQLSave<Driver: SQLSaveDriver> {
         try driver.run(sql, [.integer(id.key), .integers(keys)])
     }
 
-    /// The positions of `rows` grouped by entity and `kind`, groups in order of first appearance. Rows
-    /// of one entity usually come in runs: each is compared with the last one's before any hashing.
-    static func grouped(_ rows: [StoreRow], layout: SQLLayout, kind: (StoreRow) -> String) throws -> [SQLRowGroup] {
+    /// The positions `indices` of `rows` grouped by entity and, when given, by `kind` of each record's
+    /// ID, groups in order of first appearance. Rows of one entity usually come in runs: each is
+    /// compared with the last one's before any hashing. Only the rows' IDs are read.
+    static func grouped(_ indices: some Sequence<Int>, of rows: [StoreRow], layout: SQLLayout,
+                        kind: ((ObjectID) -> String)? = nil) throws -> [SQLRowGroup] {
         var groups: [SQLRowGroup] = []
         var groupOfKey: [String: Int] = [:]
         var last = -1, lastKey = ""
         var entities = EntityLookup(layout: layout)
-        for index in rows.indices {
+        for index in indices {
             let name = rows[index].id.entityName
-            let extra = kind(rows[index])
-            let key = extra.isEmpty ? name : name + "|" + extra
+            let key = kind.map { name + "|" + $0(rows[index].id) } ?? name
             if last < 0 || lastKey != key {
                 if let existing = groupOfKey[key] {
                     last = existing
