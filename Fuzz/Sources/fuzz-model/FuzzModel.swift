@@ -1,13 +1,11 @@
 import Foundation
 import FuzzSupport
-@_spi(Testing) import ModelgenCore
+import ModelgenCore
 
 // A model file: parse, validate, and when it validates, generate (must not throw) code that holds no
 // invisible character but line feeds and tabs (a model string reaches the code only escaped, and no
 // line break can end a comment and make code: the security note of docs/reliability.md); format is
-// idempotent (format(format(x)) == format(x)); reading the entities on a second thread while composing
-// (SectionReadAhead, which modelgen does for files over 64 KB; fetch requests too) parses to the same model and diagnostics as
-// reading them in turn.
+// idempotent (format(format(x)) == format(x)).
 @_cdecl("fuzz_model_main")
 public func main(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> CInt {
     runFuzzer(argc, argv) { data, count in fuzzModel(data.map(UnsafeRawPointer.init) ?? UnsafeRawPointer(bitPattern: 1)!, count) }
@@ -15,12 +13,6 @@ public func main(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer
 
 func fuzzModel(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     let data = bytes(start, count)
-    let inTurn = ModelParser.parse(data: data, path: "Fuzz.model.yaml", readingAhead: false)
-    let ahead = ModelParser.parse(data: data, path: "Fuzz.model.yaml", readingAhead: true)
-    if ahead.diagnostics != inTurn.diagnostics || written(ahead.model) != written(inTurn.model) {
-        violated("reading entities ahead parses as reading them in turn",
-                 "in turn:\n\(inTurn.diagnostics)\n\(written(inTurn.model))\nahead:\n\(ahead.diagnostics)\n\(written(ahead.model))")
-    }
     let check = ModelCheck.run(data: data, path: "Fuzz.model.yaml")
     if let model = check.validated {
         do {
@@ -41,13 +33,6 @@ func fuzzModel(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
         }
     }
     return 0
-}
-
-/// Everything a parsed model holds, written out (every value with its position).
-func written(_ model: ObjectModel?) -> String {
-    var text = ""
-    if let model { dump(model, to: &text) }
-    return text
 }
 
 /// Control, format, separator and unassigned characters (Unicode Cc, Cf, Zl, Zp, Cn), as SwiftLiterals.isInvisible.

@@ -10,10 +10,6 @@ public struct ParseResult: Sendable {
     public var diagnostics: [Diagnostic]
     /// The YAML tree the model was read from, kept so a short-lived process can skip freeing it.
     var syntaxTree: SyntaxTree?
-    /// The sections (`entities`, `fetchRequests`) read on a second thread while the file was composed (`SectionReadAhead`).
-    var sectionsReadAhead: Set<String> = []
-    /// The model's entity graph, when its entities were read ahead (built on that thread as they were read).
-    var entityGraph: EntityGraph?
 }
 
 /// The composed YAML of a model file. Holding on to it until exit lets a command-line run skip
@@ -52,50 +48,34 @@ public struct ModelParser {
     private let mapper: EmbeddedSourceMapper
     /// The names under `composites:`, read before any attribute so a type can name one.
     private let compositeNames = CompositeNames()
-    /// The entities read on a second thread while the file was composed (nil: read here, in turn).
-    private let readAhead: SectionReadAhead?
 
     private final class CompositeNames {
         var names: Set<String> = []
     }
 
-    /// A parser of the model in `source`; `compositeNames`, for a parser reading entities ahead, are
-    /// those known when it started.
-    init(source: SourceText, compositeNames: Set<String> = [], readAhead: SectionReadAhead? = nil) {
+    /// A parser of the model in `source`.
+    init(source: SourceText) {
         reader = NodeReader(file: source.path, byteCount: source.byteCount)
         mapper = EmbeddedSourceMapper(file: source.path, text: source.text)
-        self.compositeNames.names = compositeNames
-        self.readAhead = readAhead
     }
 
     /// Parses the bytes of a model file.
     public static func parse(data: Data, path: String) -> ParseResult {
-        parse(data: data, path: path, readingAhead: ProcessInfo.processInfo.activeProcessorCount > 1 && data.count >= SectionReadAhead.minimumByteCount)
-    }
-
-    /// Parses the bytes of a model file, with `readingAhead` the entities and fetch requests on a second thread while the
-    /// rest of the file is composed (the result is the same either way: `SectionReadAheadTests` and the
-    /// `fuzz-model` target compare the two, whatever the file's size).
-    @_spi(Testing) public static func parse(data: Data, path: String, readingAhead: Bool) -> ParseResult {
         let source: SourceText
         switch SourceText.decode(data, path: path) {
         case .failure(let diagnostics): return ParseResult(model: nil, diagnostics: diagnostics.all)
         case .success(let decoded): source = decoded
         }
-        let readAhead = readingAhead ? SectionReadAhead(source: source) : nil
-        // Nothing read ahead runs on after parsing returns.
-        defer { readAhead?.finish() }
-        switch YAMLLoader.load(source, observer: readAhead) {
+        switch YAMLLoader.load(source) {
         case .failure(let diagnostics):
             return ParseResult(model: nil, diagnostics: diagnostics.all)
         case .success(let root):
-            let parser = ModelParser(source: source, readAhead: readAhead)
+            let parser = ModelParser(source: source)
             let model = parser.model(root, path: source.path)
             // An alias bomb is refused whole: the part read before the budget ran out is not validated
             // (which would cost memory in proportion to the expansion, not to the file).
             if parser.reader.budgetExhausted { return ParseResult(model: nil, diagnostics: parser.reader.diagnostics.all) }
-            return ParseResult(model: model, diagnostics: parser.reader.diagnostics.all, syntaxTree: SyntaxTree(root),
-                               sectionsReadAhead: readAhead?.sectionsUsed ?? [], entityGraph: readAhead?.entityGraph)
+            return ParseResult(model: model, diagnostics: parser.reader.diagnostics.all, syntaxTree: SyntaxTree(root))
         }
     }
 
@@ -138,8 +118,6 @@ public struct ModelParser {
         if let entry = top["entities"] {
             if reader.isEmpty(entry.value) {
                 reader.error(.noEntities, "'entities' is empty; declare at least one entity under it", at: entry.keyLocation)
-            } else if let read = readAhead?.entities(of: entry.value, into: reader) {
-                entities = read
             } else if let items = reader.entries(of: entry.value, "'entities'") {
                 entities = items.compactMap { self.entity($0) }
             }
@@ -148,9 +126,7 @@ public struct ModelParser {
         }
         var fetchRequests: [FetchRequestTemplate] = []
         if let entry = top["fetchRequests"] {
-            if let read = readAhead?.fetchRequests(of: entry.value, into: reader) {
-                fetchRequests = read
-            } else if let items = reader.entries(of: entry.value, "'fetchRequests'") {
+            if let items = reader.entries(of: entry.value, "'fetchRequests'") {
                 fetchRequests = items.compactMap { fetchRequest($0) }
             }
         }

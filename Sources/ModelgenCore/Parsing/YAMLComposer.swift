@@ -37,26 +37,10 @@ struct YAMLComposer {
         case syntax(problem: String, line: Int, column: Int, context: (text: String, line: Int, column: Int)?)
     }
 
-    /// Told about parts of the document as soon as they are composed, before the rest of the file is
-    /// read, so a reader can work on them on another thread (`ModelParser` reads entities while the
-    /// composer goes on). Called on the composing thread, in document order.
-    protocol Observer: AnyObject {
-        /// An entry of the root mapping: its key and its value, complete.
-        func composed(topLevelKey key: String, value: Node)
-        /// An entry of a mapping that is the value of the root mapping's entry `section`, which ends at
-        /// byte `endOffset` of the document; true when the observer hands it to another thread (the
-        /// composer then takes new tags, see `scalarTag`).
-        func composed(entryOf section: String, key: Node, value: Node, endOffset: Int) -> Bool
-    }
-
     private let file: String
-    private let observer: (any Observer)?
     private var parser = yaml_parser_t()
     private var event = yaml_event_t()
     /// One tag per kind of node (Yams makes one per node); the basic resolver's names, so nothing is resolved later.
-    /// After each entry an observer hands to another thread the composer takes new ones, so the nodes another thread
-    /// reads share no reference count with the nodes composed meanwhile (two cores changing one count
-    /// slowed both down).
     private var scalarTag = Tag(.str, .basic, YAMLComposer.constructor)
     private var mappingTag = Tag(.map, .basic, YAMLComposer.constructor)
     private var sequenceTag = Tag(.seq, .basic, YAMLComposer.constructor)
@@ -70,14 +54,13 @@ struct YAMLComposer {
     /// document order with the others, as if found key by key.
     private var repeatedKeysOfLargeMappings: [Diagnostic] = []
 
-    private init(file: String, observer: (any Observer)?) {
+    private init(file: String) {
         self.file = file
-        self.observer = observer
     }
 
     /// The document's root node; nil for a stream without a document (empty, or only comments).
-    static func compose(_ source: SourceText, observer: (any Observer)? = nil) -> Result<Node?, Failure> {
-        var composer = YAMLComposer(file: source.path, observer: observer)
+    static func compose(_ source: SourceText) -> Result<Node?, Failure> {
+        var composer = YAMLComposer(file: source.path)
         var text = source.text
         return text.withUTF8 { bytes in
             yaml_parser_initialize(&composer.parser)
@@ -202,8 +185,8 @@ struct YAMLComposer {
                     ? .mapping(.init(open[depth].pairs, mappingTag, .any, open[depth].mark))
                     : .sequence(.init(open[depth].items, sequenceTag, .any, open[depth].mark))
                 anchor = open[depth].anchor
-                // Release the composer's copies now, before the node may be handed to another thread
-                // (and before a large mapping's keys are checked, which takes a table of them).
+                // Release the composer's copies now, before a large mapping's keys are checked (which
+                // takes a table of them).
                 let keys = open[depth].keys
                 open[depth].clear()
                 checkKeys(keys)
@@ -214,7 +197,6 @@ struct YAMLComposer {
             if depth == 0 {
                 root = completed
             } else {
-                if let observer, depth <= 2 { report(completed, to: observer, open: open, depth: depth) }
                 add(consume completed, to: &open[depth - 1])
             }
         }
@@ -227,20 +209,6 @@ struct YAMLComposer {
         }
         if problems.hasErrors || !repeatedKeysOfLargeMappings.isEmpty { throw failure(open: []) }
         return root
-    }
-
-    /// Tells the observer about a value completed as an entry of the root mapping or of a mapping one level below.
-    private mutating func report(_ value: Node, to observer: any Observer, open: [OpenCollection], depth: Int) {
-        let parent = depth - 1
-        guard open[parent].isMapping, let key = open[parent].key else { return }
-        if parent == 0 {
-            if case .scalar(let name) = key { observer.composed(topLevelKey: name.string, value: value) }
-        } else if open[0].isMapping, case .scalar(let section)? = open[0].key,
-                  observer.composed(entryOf: section.string, key: key, value: value, endOffset: event.end_mark.index) {
-            scalarTag = Tag(.str, .basic, Self.constructor)
-            mappingTag = Tag(.map, .basic, Self.constructor)
-            sequenceTag = Tag(.seq, .basic, Self.constructor)
-        }
     }
 
     /// Mappings of up to this many keys find repeated keys by comparing strings; larger ones hash them.

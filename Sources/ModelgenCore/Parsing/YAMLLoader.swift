@@ -10,12 +10,11 @@ package enum YAMLLoader {
         SourceText.decode(data, path: path).flatMap { source in load(source).map { (source, $0) } }
     }
 
-    /// The root node, or the diagnostics of a YAML-level failure; `observer` is told about parts of the
-    /// document as they are composed.
-    static func load(_ source: SourceText, observer: (any YAMLComposer.Observer)? = nil) -> Result<Node, DiagnosticList> {
+    /// The root node, or the diagnostics of a YAML-level failure.
+    static func load(_ source: SourceText) -> Result<Node, DiagnosticList> {
         var diagnostics = DiagnosticList()
         let file = source.path
-        switch YAMLComposer.compose(source, observer: observer) {
+        switch YAMLComposer.compose(source) {
         case .success(let root?):
             return .success(root)
         case .success(nil):

@@ -29,7 +29,7 @@ public struct ModelCheck: Sendable {
         var variables: [String: [TemplateVariable]] = [:]
         var rows: [String: [AggregateRowField]] = [:]
         if let model = parsed.model {
-            let validation = ModelValidator.validate(model, inChunks: true, graph: parsed.entityGraph)
+            let validation = ModelValidator.validate(model, inChunks: true)
             // `entities:` with no value is already an error of the parser; the rules' warning would repeat it.
             let parserSaidNoEntities = diagnostics.contains { $0.id == .noEntities }
             diagnostics += validation.diagnostics.filter { !(parserSaidNoEntities && $0.id == .noEntities) }

@@ -47,9 +47,7 @@ struct EntityGraph: Sendable {
         case fetchedProperty(Int)
     }
 
-    /// The graph's tables of names, filled entity by entity in model order: here for a whole model, or
-    /// by `SectionReadAhead` on its thread as entities are read, while the rest of the file is still
-    /// being composed (at 200,000 entities, building them after parsing was a fifth of what followed it).
+    /// The graph's tables of names, filled entity by entity in model order.
     struct Tables: Sendable {
         /// Each entity's position by name (the first of a repeated name).
         fileprivate var positions: [String: Int] = [:]
@@ -62,12 +60,6 @@ struct EntityGraph: Sendable {
         private(set) var count = 0
         /// How many properties they declare, repeated names counted once.
         var propertyCount: Int { ownProperties.count }
-
-        /// Makes room for `entities` entities in all, of `propertiesPerEntity` properties each.
-        mutating func reserveCapacity(entities: Int, propertiesPerEntity: Int) {
-            positions.reserveCapacity(entities)
-            ownProperties.reserveCapacity(entities * propertiesPerEntity)
-        }
 
         /// Adds the next entities of the model, read in place: iterating the arrays copied each entity
         /// and property whole (an `Attribute`'s dozens of fields retained and released) for the one
@@ -104,12 +96,6 @@ struct EntityGraph: Sendable {
             })
             tables.add(entities)
         }
-        self.init(entities, tables: tables)!
-    }
-
-    /// The graph of `entities` from tables filled with exactly those entities; nil when the tables hold another number.
-    init?(_ entities: [Entity], tables: Tables) {
-        guard tables.count == entities.count else { return nil }
         all = entities
         self.tables = tables
     }
