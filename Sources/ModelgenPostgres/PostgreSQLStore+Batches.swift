@@ -49,10 +49,21 @@ extension PostgreSQLStore {
             let names = codes.sorted().map { ($0, literal("\"" + (layout.namesByCode[$0] ?? "") + "\"")) }
             return names.count == 1 ? names[0].1 : "CASE \(code)" + names.map { " WHEN \($0.0) THEN \($0.1)" }.joined() + " END"
         }
+        /// History runs of one record each, `[entity,key,1<suffix>]`, of the rows `from` selects, joined by commas ('' for
+        /// none); `suffix` is text of a string literal, which may splice in a column (`' || u.names || '`). Of one
+        /// entity and a constant suffix, the keys are joined by `string_agg`'s separator (one text value a row).
+        func runs(entity: String, key: String, codes: [Int64], suffix: String = "", distinct: Bool = false, from: String) -> String {
+            let entity = name(entity, of: codes), unique = distinct ? "DISTINCT " : ""
+            guard codes.count == 1, !suffix.contains("' ||") else {
+                return "coalesce((SELECT string_agg(\(unique)'[' || \(entity) || ',' || \(key) || ',1\(suffix)]', ',') FROM \(from)), '')"
+            }
+            return "coalesce((SELECT '[' || \(entity) || ',' || string_agg(\(unique)\(key)::text, '\(",1\(suffix)],[")' || \(entity) || ',') "
+                + "|| ',1\(suffix)]' FROM \(from)), '')"
+        }
         let deletedCodes = layout.tables[plan.table]?.entityCodes ?? []
         // The records that lost a deleted one: (entity code, key, relationship name), unless deleted too
         // (possible only when they are records of the same table).
-        var lost: [String] = [], lostCodes: Set<Int64> = [], inDeletedTable = false
+        var lost: [(sql: String, code: Int64, column: Int, inverse: String)] = [], lostCodes: Set<Int64> = [], inDeletedTable = false
         for (code, columns) in plan.lost.sorted(by: { $0.key < $1.key }) {
             guard let entity = layout.namesByCode[code].flatMap({ layout.entities[$0] }) else { continue }
             for (column, inverse) in columns {
@@ -62,17 +73,25 @@ extension PostgreSQLStore {
                     lostCodes.insert(stored.code)
                     if stored.table == plan.table { inDeletedTable = true }
                 }
-                lost.append("SELECT c\(column + 1) AS e, c\(column) AS k, \(literal("\"" + inverse + "\"")) AS n FROM \"doomed\" WHERE c1 = \(code) AND c\(column) IS NOT NULL")
+                lost.append(("SELECT c\(column + 1) AS e, c\(column) AS k, \(literal("\"" + inverse + "\"")) AS n FROM \"doomed\" WHERE c1 = \(code) AND c\(column) IS NOT NULL",
+                             code, column, inverse))
             }
         }
-        let kept = inDeletedTable ? "WHERE NOT EXISTS (SELECT 1 FROM \"doomed\" AS d WHERE d.c0 = l.k AND d.c1 = l.e) " : ""
-        let updated = lost.isEmpty ? "''" : """
-            coalesce((SELECT string_agg('[' || \(name("u.e", of: Array(lostCodes))) || ',' || u.k || ',1,[' || u.names || ']]', ',') \
-            FROM (SELECT l.e, l.k, string_agg(DISTINCT l.n, ',') AS names FROM (\(lost.joined(separator: " UNION ALL "))) AS l \
-            \(kept)GROUP BY l.e, l.k) AS u), '')
-            """
+        let updated: String
+        if lost.isEmpty {
+            updated = "''"
+        } else if lost.count == 1, lostCodes.count == 1, !inDeletedTable {
+            // One relationship lost members (the common case): each record once, with that one name.
+            let only = lost[0]
+            updated = runs(entity: "", key: "c\(only.column)", codes: Array(lostCodes), suffix: ",[\(literal("\"" + only.inverse + "\"").dropFirst().dropLast())]",
+                           distinct: true, from: "\"doomed\" WHERE c1 = \(only.code) AND c\(only.column) IS NOT NULL")
+        } else {
+            let kept = inDeletedTable ? "WHERE NOT EXISTS (SELECT 1 FROM \"doomed\" AS d WHERE d.c0 = l.k AND d.c1 = l.e) " : ""
+            updated = runs(entity: "u.e", key: "u.k", codes: Array(lostCodes), suffix: ",[' || u.names || ']",
+                           from: "(SELECT l.e, l.k, string_agg(DISTINCT l.n, ',') AS names FROM (\(lost.map(\.sql).joined(separator: " UNION ALL "))) AS l \(kept)GROUP BY l.e, l.k) AS u")
+        }
         let changes = """
-            '{"format":2,"deleted":[' || coalesce((SELECT string_agg('[' || \(name("c1", of: deletedCodes)) || ',' || c0 || ',1]', ',') FROM "doomed"), '') \
+            '{"format":2,"deleted":[' || \(runs(entity: "c1", key: "c0", codes: deletedCodes, from: "\"doomed\"")) \
             || '],"inserted":[],"updated":[' || \(updated) || ']}'
             """
         let n = matching.keys.bindings.count

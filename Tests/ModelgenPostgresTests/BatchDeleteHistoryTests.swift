@@ -103,7 +103,45 @@ let workshopModel = try! ManagedObjectModel(name: "Workshop", entities: [
         let reports = try reader.existingObject(with: boss.objectID).value(forKey: "reports") as? [ManagedObject]
         #expect(try reports?.map { try $0.value(forKey: "name") as? String } == ["stays"], "\(kind)")
     }
+
+    /// Loans of books (the one relationship the deleted records leave, to records of one entity: the
+    /// PostgreSQL store writes that history in its shortest form), deleted by the same request round
+    /// after round: each round's change set names the loans and the books that lost them, and so
+    /// does its history row.
+    @Test(arguments: availableKinds)
+    func theSameDeleteRepeatedWritesEachRoundsHistory(_ kind: StoreKind) throws {
+        let (store, _) = try kind.makeStore(model: lendingModel)
+        let container = ManagedContainer(model: lendingModel, store: store)
+        for round in 0..<3 {
+            let context = container.newContext()
+            let books = try (0..<4).map { try context.make("Book", ["title": "b\(round)-\($0)"]) }
+            // Books 0 and 1 lose loans (book 0 two of them), book 2 keeps its loan, book 3 has none; one returned loan has no book.
+            for (index, book) in [books[0], books[0], books[1], books[2], nil].enumerated() {
+                _ = try context.make("Loan", ["returned": index == 3 ? nil : Double(index), "book": book])
+            }
+            try context.save()
+            let tokens = kind == .inMemory ? [] : try container.history().map(\.token)
+
+            let changes = try container.newContext().batchDelete(try FetchRequest<ManagedObject>(entityName: "Loan", predicate: "returned != nil"))
+            #expect(changes.deleted.count == 4, "\(kind), round \(round)")
+            #expect(changes.updated == [books[0].objectID: ["loans"], books[1].objectID: ["loans"]], "\(kind), round \(round): \(changes.updated)")
+            if kind != .inMemory {
+                #expect(try container.history().filter { !tokens.contains($0.token) }.map(\.changes) == [changes], "\(kind), round \(round)")
+            }
+        }
+        #expect(try container.newContext().count(for: FetchRequest<ManagedObject>(entityName: "Loan")) == 3, "\(kind)")
+    }
 }
+
+/// Books and their loans.
+let lendingModel = try! ManagedObjectModel(name: "Lending", entities: [
+    EntityDescription("Book", class: ManagedObject.self, attributes: [AttributeDescription("title", .string)], relationships: [
+        RelationshipDescription("loans", destination: "Loan", inverse: "book", toMany: true),
+    ]),
+    EntityDescription("Loan", class: ManagedObject.self, attributes: [AttributeDescription("returned", .double, optional: true)], relationships: [
+        RelationshipDescription("book", destination: "Book", inverse: "loans"),
+    ]),
+])
 
 /// Staff and their managers, in one table.
 let staffModel = try! ManagedObjectModel(name: "Staff", entities: [

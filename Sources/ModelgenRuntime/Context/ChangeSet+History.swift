@@ -101,8 +101,7 @@ private struct HistoryRecord: Decodable {
 }
 
 /// Writes a history row's bytes (`ChangeSet.historyJSON()`). A struct with mutating methods, not
-/// closures around a captured array: every append through a captured `var` paid a dynamic
-/// exclusivity check, and a batch delete of 133 loans spent a third of its instructions here.
+/// closures around a captured array, whose every append would pay a dynamic exclusivity check.
 private struct HistoryWriter {
     var bytes: [UInt8] = []
 

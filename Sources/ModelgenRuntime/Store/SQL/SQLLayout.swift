@@ -276,8 +276,8 @@ struct EntityLookup {
     }
 
     /// The entity of a stored entity code (a row's `Z_ENT`); nil for a code the model does not have.
-    /// Unretained: a fetch's rows come in runs of one entity, and a retain and a release of the entity
-    /// per row were a measurable part of decoding it. Valid as long as the layout is.
+    /// Unretained (a fetch's rows come in runs of one entity: no retain and release of it per row).
+    /// Valid as long as the layout is.
     mutating func entity(code: Int64) -> Unmanaged<SQLLayout.Entity>? {
         if let last, last._withUnsafeGuaranteedRef({ $0.code == code }) { return last }
         guard let name = layout.namesByCode[code], let entity = layout.entities[name] else { return nil }
