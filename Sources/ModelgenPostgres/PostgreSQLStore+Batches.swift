@@ -44,26 +44,35 @@ extension PostgreSQLStore {
         let literal = SQLSchemaPlanner.literal
         let deleteSQL = matching.condition.map(plan.deleteSQL(condition:)) ?? plan.deleteSQL(keys: matching.keys.text)
         let columns = (0..<(2 + plan.returnedColumns.count)).map { "c\($0)" }
+        /// A name as a JSON string.
+        func json(_ name: String) -> String { "\"" + name + "\"" }
         /// The name of the entity whose code `code` is (one of `codes`), as a JSON string.
         func name(_ code: String, of codes: [Int64]) -> String {
-            let names = codes.sorted().map { ($0, literal("\"" + (layout.namesByCode[$0] ?? "") + "\"")) }
+            let names = codes.sorted().map { ($0, literal(json(layout.namesByCode[$0] ?? ""))) }
             return names.count == 1 ? names[0].1 : "CASE \(code)" + names.map { " WHEN \($0.0) THEN \($0.1)" }.joined() + " END"
         }
-        /// History runs of one record each, `[entity,key,1<suffix>]`, of the rows `from` selects, joined by commas ('' for
-        /// none); `suffix` is text of a string literal, which may splice in a column (`' || u.names || '`). Of one
-        /// entity and a constant suffix, the keys are joined by `string_agg`'s separator (one text value a row).
-        func runs(entity: String, key: String, codes: [Int64], suffix: String = "", distinct: Bool = false, from: String) -> String {
-            let entity = name(entity, of: codes), unique = distinct ? "DISTINCT " : ""
-            guard codes.count == 1, !suffix.contains("' ||") else {
-                return "coalesce((SELECT string_agg(\(unique)'[' || \(entity) || ',' || \(key) || ',1\(suffix)]', ',') FROM \(from)), '')"
+        /// What follows a history run's count: JSON text the same for every record (`""`, `,["loans"]`),
+        /// or a names list a column of the rows holds.
+        enum Tail { case same(String), names(column: String) }
+        /// History runs of one record each, `[entity,key,1<tail>]`, of the rows `from` selects, joined by
+        /// commas ('' for none). Of one entity and the same tail, the keys are joined by `string_agg`'s
+        /// separator, which carries the rest (one text value a row).
+        func runs(entity: String, key: String, codes: [Int64], tail: Tail = .same(""), distinct: Bool = false, from: String) -> String {
+            let unique = distinct ? "DISTINCT " : ""
+            switch tail {
+            case .same(let after) where codes.count == 1:
+                let start = "[" + json(layout.namesByCode[codes[0]] ?? "") + ",", end = ",1" + after + "]"
+                return "coalesce((SELECT \(literal(start)) || string_agg(\(unique)\(key)::text, \(literal(end + "," + start))) || \(literal(end)) FROM \(from)), '')"
+            case .same(let after):
+                return "coalesce((SELECT string_agg(\(unique)'[' || \(name(entity, of: codes)) || ',' || \(key) || \(literal(",1" + after + "]")), ',') FROM \(from)), '')"
+            case .names(let column):
+                return "coalesce((SELECT string_agg(\(unique)'[' || \(name(entity, of: codes)) || ',' || \(key) || ',1,[' || \(column) || ']]', ',') FROM \(from)), '')"
             }
-            return "coalesce((SELECT '[' || \(entity) || ',' || string_agg(\(unique)\(key)::text, '\(",1\(suffix)],[")' || \(entity) || ',') "
-                + "|| ',1\(suffix)]' FROM \(from)), '')"
         }
         let deletedCodes = layout.tables[plan.table]?.entityCodes ?? []
         // The records that lost a deleted one: (entity code, key, relationship name), unless deleted too
         // (possible only when they are records of the same table).
-        var lost: [(sql: String, code: Int64, column: Int, inverse: String)] = [], lostCodes: Set<Int64> = [], inDeletedTable = false
+        var lost: [(code: Int64, column: Int, inverse: String)] = [], lostCodes: Set<Int64> = [], inDeletedTable = false
         for (code, columns) in plan.lost.sorted(by: { $0.key < $1.key }) {
             guard let entity = layout.namesByCode[code].flatMap({ layout.entities[$0] }) else { continue }
             for (column, inverse) in columns {
@@ -73,22 +82,26 @@ extension PostgreSQLStore {
                     lostCodes.insert(stored.code)
                     if stored.table == plan.table { inDeletedTable = true }
                 }
-                lost.append(("SELECT c\(column + 1) AS e, c\(column) AS k, \(literal("\"" + inverse + "\"")) AS n FROM \"doomed\" WHERE c1 = \(code) AND c\(column) IS NOT NULL",
-                             code, column, inverse))
+                lost.append((code, column, inverse))
             }
+        }
+        /// The deleted rows of entity `lost.code` whose to-one in `lost.column` named a record.
+        func losing(_ lost: (code: Int64, column: Int, inverse: String)) -> String {
+            "\"doomed\" WHERE c1 = \(lost.code) AND c\(lost.column) IS NOT NULL"
         }
         let updated: String
         if lost.isEmpty {
             updated = "''"
-        } else if lost.count == 1, lostCodes.count == 1, !inDeletedTable {
+        } else if lost.count == 1, !inDeletedTable {
             // One relationship lost members (the common case): each record once, with that one name.
             let only = lost[0]
-            updated = runs(entity: "", key: "c\(only.column)", codes: Array(lostCodes), suffix: ",[\(literal("\"" + only.inverse + "\"").dropFirst().dropLast())]",
-                           distinct: true, from: "\"doomed\" WHERE c1 = \(only.code) AND c\(only.column) IS NOT NULL")
+            updated = runs(entity: "c\(only.column + 1)", key: "c\(only.column)", codes: Array(lostCodes), tail: .same(",[" + json(only.inverse) + "]"),
+                           distinct: true, from: losing(only))
         } else {
             let kept = inDeletedTable ? "WHERE NOT EXISTS (SELECT 1 FROM \"doomed\" AS d WHERE d.c0 = l.k AND d.c1 = l.e) " : ""
-            updated = runs(entity: "u.e", key: "u.k", codes: Array(lostCodes), suffix: ",[' || u.names || ']",
-                           from: "(SELECT l.e, l.k, string_agg(DISTINCT l.n, ',') AS names FROM (\(lost.map(\.sql).joined(separator: " UNION ALL "))) AS l \(kept)GROUP BY l.e, l.k) AS u")
+            let links = lost.map { "SELECT c\($0.column + 1) AS e, c\($0.column) AS k, \(literal(json($0.inverse))) AS n FROM \(losing($0))" }
+            updated = runs(entity: "u.e", key: "u.k", codes: Array(lostCodes), tail: .names(column: "u.names"),
+                           from: "(SELECT l.e, l.k, string_agg(DISTINCT l.n, ',') AS names FROM (\(links.joined(separator: " UNION ALL "))) AS l \(kept)GROUP BY l.e, l.k) AS u")
         }
         let changes = """
             '{"format":2,"deleted":[' || \(runs(entity: "c1", key: "c0", codes: deletedCodes, from: "\"doomed\"")) \
