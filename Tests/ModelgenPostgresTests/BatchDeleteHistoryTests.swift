@@ -131,6 +131,61 @@ let workshopModel = try! ManagedObjectModel(name: "Workshop", entities: [
         }
         #expect(try container.newContext().count(for: FetchRequest<ManagedObject>(entityName: "Loan")) == 3, "\(kind)")
     }
+
+    /// Writers in background children of the main context add returned loans of shared books, the main
+    /// context saves after each, and background batch deletes clean up meanwhile: every loan saved is
+    /// either still stored or deleted by exactly one batch, whose history row says what its change set says.
+    @MainActor @Test(arguments: availableKinds)
+    func batchDeletesBesideWritersUnderASharedParentLoseNoLoanAndDeleteNoneTwice(_ kind: StoreKind) async throws {
+        let (store, _) = try kind.makeStore(model: lendingModel)
+        let container = ManagedContainer(model: lendingModel, store: store)
+        let main = container.mainContext
+        let books = try (0..<5).map { try main.make("Book", ["title": "shared \($0)"]) }
+        try main.save()
+        let bookIDs = books.map(\.objectID)
+        let (writers, rounds, perRound) = (3, 8, 10)   // three writers: `first`, `second`, `third` below
+
+        let deletions = Task.detached { () async throws -> [ChangeSet] in
+            var changes: [ChangeSet] = []
+            for _ in 0..<(rounds * 2) {
+                changes.append(try await container.performBackgroundTask { context in
+                    try context.batchDelete(try FetchRequest<ManagedObject>(entityName: "Loan", predicate: "returned != nil"))
+                })
+                try await Task.sleep(for: .milliseconds(2))
+            }
+            return changes
+        }
+        for round in 0..<rounds {
+            async let first: Void = Self.addLoans(container, of: bookIDs, writer: 0, round: round, count: perRound)
+            async let second: Void = Self.addLoans(container, of: bookIDs, writer: 1, round: round, count: perRound)
+            async let third: Void = Self.addLoans(container, of: bookIDs, writer: 2, round: round, count: perRound)
+            _ = try await (first, second, third)
+            try main.save()
+        }
+        let changes = try await deletions.value
+        let finalChanges = try await container.performBackgroundTask { context in
+            try context.batchDelete(try FetchRequest<ManagedObject>(entityName: "Loan", predicate: "returned != nil"))
+        }
+        let deleted = (changes + [finalChanges]).flatMap(\.deleted)
+        #expect(deleted.count == writers * rounds * perRound, "\(kind)")
+        #expect(Set(deleted).count == deleted.count, "\(kind): a loan deleted twice")
+        #expect(try container.newContext().count(for: FetchRequest<ManagedObject>(entityName: "Loan")) == 0, "\(kind)")
+        if kind != .inMemory {
+            let written = try container.history().map(\.changes).filter { !$0.deleted.isEmpty }
+            #expect(written == (changes + [finalChanges]).filter { !$0.deleted.isEmpty }, "\(kind)")
+        }
+    }
+
+    /// A writer: `count` returned loans of the books, made and saved in a background child of the main context.
+    @MainActor static func addLoans(_ container: ManagedContainer, of bookIDs: [ObjectID], writer: Int, round: Int, count: Int) async throws {
+        try await container.mainContext.performChildTask { child in
+            for index in 0..<count {
+                let book = try child.existingObject(with: bookIDs[(writer + index) % bookIDs.count])
+                _ = try child.make("Loan", ["returned": Double(round * 100 + index), "book": book])
+            }
+            try child.save()
+        }
+    }
 }
 
 /// Books and their loans.
