@@ -55,16 +55,18 @@ extension PostgreSQLStore {
         /// or a names list a column of the rows holds.
         enum Tail { case same(String), names(column: String) }
         /// History runs of one record each, `[entity,key,1<tail>]`, of the rows `from` selects, joined by
-        /// commas ('' for none). Of one entity and the same tail, the keys are joined by `string_agg`'s
-        /// separator, which carries the rest (one text value a row).
-        func runs(entity: String, key: String, codes: [Int64], tail: Tail = .same(""), distinct: Bool = false, from: String) -> String {
-            let unique = distinct ? "DISTINCT " : ""
+        /// commas ('' for none); `inKeyOrder`: in the order of their keys, as the change set lists deleted
+        /// records (the keys of one table's rows are unique). Of one entity and the same tail, the keys
+        /// are joined by `string_agg`'s separator, which carries the rest (one text value a row).
+        func runs(entity: String, key: String, codes: [Int64], tail: Tail = .same(""), distinct: Bool = false, inKeyOrder: Bool = false,
+                  from: String) -> String {
+            let unique = distinct ? "DISTINCT " : "", order = inKeyOrder ? " ORDER BY \(key)" : ""
             switch tail {
             case .same(let after) where codes.count == 1:
                 let start = "[" + json(layout.namesByCode[codes[0]] ?? "") + ",", end = ",1" + after + "]"
-                return "coalesce((SELECT \(literal(start)) || string_agg(\(unique)\(key)::text, \(literal(end + "," + start))) || \(literal(end)) FROM \(from)), '')"
+                return "coalesce((SELECT \(literal(start)) || string_agg(\(unique)\(key)::text, \(literal(end + "," + start))\(order)) || \(literal(end)) FROM \(from)), '')"
             case .same(let after):
-                return "coalesce((SELECT string_agg(\(unique)'[' || \(name(entity, of: codes)) || ',' || \(key) || \(literal(",1" + after + "]")), ',') FROM \(from)), '')"
+                return "coalesce((SELECT string_agg(\(unique)'[' || \(name(entity, of: codes)) || ',' || \(key) || \(literal(",1" + after + "]")), ','\(order)) FROM \(from)), '')"
             case .names(let column):
                 return "coalesce((SELECT string_agg(\(unique)'[' || \(name(entity, of: codes)) || ',' || \(key) || ',1,[' || \(column) || ']]', ',') FROM \(from)), '')"
             }
@@ -104,7 +106,7 @@ extension PostgreSQLStore {
                            from: "(SELECT l.e, l.k, string_agg(DISTINCT l.n, ',') AS names FROM (\(links.joined(separator: " UNION ALL "))) AS l \(kept)GROUP BY l.e, l.k) AS u")
         }
         let changes = """
-            '{"format":2,"deleted":[' || \(runs(entity: "c1", key: "c0", codes: deletedCodes, from: "\"doomed\"")) \
+            '{"format":2,"deleted":[' || \(runs(entity: "c1", key: "c0", codes: deletedCodes, inKeyOrder: true, from: "\"doomed\"")) \
             || '],"inserted":[],"updated":[' || \(updated) || ']}'
             """
         let n = matching.keys.bindings.count

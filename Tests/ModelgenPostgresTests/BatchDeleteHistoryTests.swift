@@ -176,6 +176,36 @@ let workshopModel = try! ManagedObjectModel(name: "Workshop", entities: [
         }
     }
 
+    /// The key of a deleted record never names another one, not even when the deleted records had the
+    /// largest keys, whether a save or a batch deleted them, and not after the store is opened again:
+    /// an ID read from history or kept by another context still means the record it meant.
+    @Test(arguments: availableKinds)
+    func keysOfDeletedRecordsAreNeverGivenAgain(_ kind: StoreKind) throws {
+        let (store, reopen) = try kind.makeStore(model: lendingModel)
+        let container = ManagedContainer(model: lendingModel, store: store)
+        let context = container.newContext()
+        let book = try context.make("Book", ["title": "kept"])
+        var given: Set<ObjectID> = []
+        func addLoans(_ context: ManagedObjectContext, _ book: ManagedObject) throws -> [ManagedObject] {
+            let loans = try (0..<3).map { _ in try context.make("Loan", ["returned": 1.0, "book": book]) }
+            try context.save()
+            for loan in loans { #expect(given.insert(loan.objectID).inserted, "\(kind): \(loan.objectID) given twice") }
+            return loans
+        }
+        for loan in try addLoans(context, book) { context.delete(loan) }
+        try context.save()
+        _ = try addLoans(context, book)
+        _ = try container.newContext().batchDelete(FetchRequest<ManagedObject>(entityName: "Loan"))
+        _ = try addLoans(context, book)
+        _ = try container.newContext().batchDelete(FetchRequest<ManagedObject>(entityName: "Loan"))
+        // The in-memory store's records go with it: there is nothing to open again.
+        if kind != .inMemory {
+            let reopened = ManagedContainer(model: lendingModel, store: try reopen(lendingModel)).newContext()
+            _ = try addLoans(reopened, try reopened.existingObject(with: book.objectID))
+        }
+        #expect(given.count == (kind == .inMemory ? 9 : 12), "\(kind)")
+    }
+
     /// A writer: `count` returned loans of the books, made and saved in a background child of the main context.
     @MainActor static func addLoans(_ container: ManagedContainer, of bookIDs: [ObjectID], writer: Int, round: Int, count: Int) async throws {
         try await container.mainContext.performChildTask { child in

@@ -41,7 +41,7 @@ import Testing
         // The old storage went with the stages: the name and the weight text, the old visits' columns.
         #expect(sqliteStrings(url.path, "SELECT name FROM pragma_table_info('Patient')")
                     == ["Z_PK", "Z_ENT", "Z_OPT", "Patient.weight", "firstName", "lastName", "chartNumber"])
-        #expect(sqliteMasterNames(url.path, type: "table") == ["Patient", "Visit", "modelgen.metadata", "modelgen.history", "sqlite_sequence"])
+        #expect(sqliteMasterNames(url.path, type: "table") == ["Patient", "Visit", "modelgen.metadata", "modelgen.history", "modelgen.keys", "sqlite_sequence"])
         let log = events.withLock { $0 }
         let finished = log.filter { $0.phase == .finished }
         #expect(finished.map { "\($0.fromVersion)→\($0.toVersion) \($0.isCustom)" } == ["1→2 false", "2→3 true", "3→4 true"])

@@ -44,10 +44,12 @@ extension ManagedObjectContext {
     /// Applies a child's save to this context's objects: new objects are inserted (under the IDs the
     /// child gave them; `awakeFromInsert` ran in the child), changed properties take the child's values
     /// (only those the child changed: the child wins where both changed one, the rest stays as this
-    /// context has it), deleted objects are deleted (delete rules apply here too). Every record the save
-    /// names is looked up first, so a save naming one that is gone (deleted here, or from the store,
-    /// since the child read it) throws `RuntimeError.objectNotFound` with nothing applied. This
-    /// context's live results hear of the changes; its undo manager records them as one group.
+    /// context has it; a to-many relationship gains and loses the members the child added and removed,
+    /// and an ordered one takes the child's order), deleted objects are deleted (delete rules apply
+    /// here too). Every record the save names is looked up first, so a save naming one that is gone
+    /// (deleted here, or from the store, since the child read it) throws `RuntimeError.objectNotFound`
+    /// with nothing applied; members the child only kept or removed do not count, and those gone are
+    /// left out. This context's live results hear of the changes; its undo manager records them as one group.
     func applyChildSave(_ changes: StoreChanges) throws {
         checkIsolation()
         let insertedIDs = Set(changes.inserted.map(\.id))
@@ -55,9 +57,12 @@ extension ManagedObjectContext {
         var found: [ObjectID: ManagedObject] = [:]
         var inStore: Set<ObjectID> = []
         var missing: [ObjectID] = []
-        func note(_ id: ObjectID) {
+        // Members the child only kept (in an ordered relationship's order) or removed: left out when gone.
+        var tolerated: Set<ObjectID> = []
+        func note(_ id: ObjectID, required: Bool = true) {
             let id = resolvedID(id)
             guard found[id] == nil, !inStore.contains(id), !insertedIDs.contains(id) else { return }
+            if !required { tolerated.insert(id) }
             if let object = registered[id] {
                 if object._isDeleted { missing.append(id) } else { found[id] = object }
                 if object._isFault { inStore.insert(id) }   // held as a fault: its record must still be there
@@ -70,7 +75,15 @@ extension ManagedObjectContext {
         for row in changes.updated { note(row.id) }
         for (id, _) in changes.deleted { note(id) }
         for row in changes.inserted + changes.updated {
-            for value in row.values { value.referencedIDs.forEach(note) }
+            guard let write = changes.writes[row.id] else {
+                for value in row.values { value.referencedIDs.forEach { note($0) } }
+                continue
+            }
+            for slot in write.columns where slot < row.values.count { row.values[slot].referencedIDs.forEach { note($0) } }
+            for delta in write.toMany.values { delta.added.forEach { note($0) } }
+        }
+        for delta in changes.writes.values.flatMap(\.toMany.values) {
+            for id in delta.removed + (delta.order ?? []) { note(id, required: false) }
         }
         // Records this context does not hold yet must be in the store: read in one batch, kept for their faults.
         var storeRows: [StoreRow] = []
@@ -80,7 +93,8 @@ extension ManagedObjectContext {
             let present = Set(storeRows.map(\.id))
             missing += inStore.filter { !present.contains($0) }
         }
-        if let first = missing.min(by: { $0.key < $1.key }) { throw RuntimeError.objectNotFound(first) }
+        let gone = Set(missing.filter(tolerated.contains))
+        if let first = missing.filter({ !gone.contains($0) }).min(by: { $0.key < $1.key }) { throw RuntimeError.objectNotFound(first) }
         for row in storeRows where registered[row.id].map({ $0._isFault }) ?? true {
             faults.rowCache[row.id] = row   // the fault fires from it, without another query
             found[row.id] = object(with: row.id)
@@ -93,6 +107,7 @@ extension ManagedObjectContext {
             let id = resolvedID(id)
             return found[id] ?? registered[id]!
         }
+        func member(_ id: ObjectID) -> ManagedObject? { gone.contains(resolvedID(id)) ? nil : resolved(id) }
         var created: [(ManagedObject, StoreRow)] = []
         for row in changes.inserted {
             guard let entity = model.entity(named: row.id.entityName) else { throw RuntimeError.unknownEntity(row.id.entityName) }
@@ -101,11 +116,11 @@ extension ManagedObjectContext {
             register(inserted: object)
             created.append((object, row))
         }
-        for (object, row) in created { try assign(row, to: object, keys: nil, resolve: resolved) }
+        for (object, row) in created { try assign(row, to: object, keys: nil, write: nil, resolve: resolved, member: member) }
         for row in changes.updated {
             let object = resolved(row.id)
             try object.loadIfFault()
-            try assign(row, to: object, keys: changes.changedKeys[row.id], resolve: resolved)
+            try assign(row, to: object, keys: changes.changedKeys[row.id], write: changes.writes[row.id], resolve: resolved, member: member)
         }
         var changeSet = ChangeSet()
         changeSet.inserted = changes.inserted.map(\.id)
@@ -126,12 +141,17 @@ extension ManagedObjectContext {
     }
 
     /// Gives an object a child's values for `keys` (all stored properties when nil), with change
-    /// tracking, observation and inverse upkeep, as if set here.
-    private func assign(_ row: StoreRow, to object: ManagedObject, keys: Set<String>?,
-                        resolve: (ObjectID) -> ManagedObject) throws {
+    /// tracking, observation and inverse upkeep, as if set here; with the child's `write`, its to-many
+    /// relationships change by the write's deltas (`member`: nil for one that is gone).
+    private func assign(_ row: StoreRow, to object: ManagedObject, keys: Set<String>?, write: RecordWrite?,
+                        resolve: (ObjectID) -> ManagedObject, member: (ObjectID) -> ManagedObject?) throws {
         let entity = object.entity
         for (slot, property) in entity.properties.enumerated() where !property.isTransient && slot < row.values.count {
             if let keys, !keys.contains(property.name) { continue }
+            if let write, case .relationship(let relationship) = property, relationship.isToMany {
+                if let delta = write.toMany[slot] { apply(delta, to: object, at: slot, resolve: resolve, member: member) }
+                continue
+            }
             switch property {
             case .attribute:
                 let value = try slotValue(row, at: slot, entity: entity)
@@ -150,5 +170,19 @@ extension ManagedObjectContext {
                 }
             }
         }
+    }
+
+    /// Adds and removes the members a child added and removed; an ordered relationship then takes the
+    /// child's order, members this context added meanwhile staying at the end.
+    private func apply(_ delta: ToManyDelta, to object: ManagedObject, at slot: Int,
+                       resolve: (ObjectID) -> ManagedObject, member: (ObjectID) -> ManagedObject?) {
+        for id in delta.removed { if let removed = member(id) { object.removeRelatedObject(removed, at: slot) } }
+        for id in delta.added { object.addRelatedObject(resolve(id), at: slot) }
+        guard let order = delta.order else { return }
+        let members = object.objects(inSlot: slot)
+        let held = Set(members.map(ObjectIdentifier.init))
+        let ordered = order.compactMap(member).filter { held.contains(ObjectIdentifier($0)) }
+        let placed = Set(ordered.map(ObjectIdentifier.init))
+        object.setRelatedObjects(ordered + members.filter { !placed.contains(ObjectIdentifier($0)) }, at: slot)
     }
 }

@@ -66,15 +66,30 @@ final class SQLiteDriver: SQLSaveDriver {
 
     // MARK: Writing rows
 
-    /// The next free key of each table (the write lock is held), and the ones after it.
+    /// Keys never given before in each table (the write lock is held): `modelgen.keys` remembers each
+    /// table's last key, so a key of a deleted record never names another record, even when the
+    /// deleted one had the largest key.
     func drawKeys(_ counts: [(table: String, count: Int)], inserting rows: [StoreRow], _ groups: [SQLRowGroup]) throws -> [String: [Int64]] {
         var keys: [String: [Int64]] = [:]
         for (table, count) in counts {
-            var first: Int64 = 1
-            try query("SELECT coalesce(max(\"Z_PK\"), 0) + 1 FROM \(SQLSchemaPlanner.quote(table))", []) { first = $0.int64(0) }
-            keys[table] = Array(first..<(first + Int64(count)))
+            var last = Int64(count)
+            try query(Self.drawKeysSQL(table), [.text(table), .integer(Int64(count))]) { last = $0.int64(0) }
+            keys[table] = Array((last - Int64(count) + 1)...last)
         }
         return keys
+    }
+
+    /// The last key given in each table. A store made before this table existed has no row for a
+    /// table yet; its largest stored key stands in.
+    static let createKeysTable = """
+        CREATE TABLE IF NOT EXISTS "modelgen.keys" ("table" TEXT PRIMARY KEY, "last" INTEGER NOT NULL)
+        """
+
+    /// Moves `table`'s last key on by the count (parameter 2) and returns it: the keys drawn end there.
+    static func drawKeysSQL(_ table: String) -> String {
+        let largest = "(SELECT coalesce(max(\"Z_PK\"), 0) FROM \(SQLSchemaPlanner.quote(table)))"
+        return "INSERT INTO \"modelgen.keys\" (\"table\", \"last\") VALUES (?1, \(largest) + ?2) "
+            + "ON CONFLICT (\"table\") DO UPDATE SET \"last\" = max(\"last\", \(largest)) + ?2 RETURNING \"last\""
     }
 
     func insert(_ rows: [StoreRow], _ group: SQLRowGroup, keys: [Int64], resolve: (ObjectID) -> ObjectID) throws {

@@ -47,6 +47,7 @@ public final class SQLiteStore: QueryingStore, @unchecked Sendable {
         pool = try SQLiteConnectionPool(path: path, configuration: configuration)
         layout = try pool.write { connection in
             var previous = try Self.readSchema(connection, path: path)
+            if !configuration.readOnly { try connection.execute(SQLiteDriver.createKeysTable) }
             let transaction = SQLiteMigrationTransaction(connection: connection, url: url, externalStorageThreshold: externalStorageThreshold,
                                                          configuration: configuration)
             if let migrationPlan, let recorded = previous, recorded.versionHash != model.versionHash, !configuration.readOnly {
@@ -170,6 +171,15 @@ public final class SQLiteStore: QueryingStore, @unchecked Sendable {
         for name in leftover { try connection.execute("DROP INDEX \(SQLSchemaPlanner.quote(name))") }
     }
 
+    /// Throws `corrupted` when SQLite's check of the file finds damaged pages (a store whose metadata
+    /// reads wrong is damaged more often than it is another program's file).
+    private static func refuseIfDamaged(_ connection: SQLiteConnection, path: String) throws {
+        let check = try connection.statement("PRAGMA quick_check(1)")
+        defer { check.reset() }
+        guard try check.step(), case let result = check.text(0), result != "ok" else { return }
+        throw SQLiteStoreError.corrupted(path: path, reason: "the database disk image is malformed (\(result))")
+    }
+
     /// The layout recorded in the file, nil for a new (empty) file.
     static func readSchema(_ connection: SQLiteConnection, path: String) throws -> SQLSchema? {
         let tables = try connection.statement("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
@@ -180,10 +190,14 @@ public final class SQLiteStore: QueryingStore, @unchecked Sendable {
             return nil
         }
         let select = try connection.statement("SELECT value FROM \"modelgen.metadata\" WHERE key = 'schema'")
-        guard try select.step() else { throw SQLiteStoreError.notAStore(path: path, reason: "modelgen.metadata has no schema") }
+        guard try select.step() else {
+            try refuseIfDamaged(connection, path: path)
+            throw SQLiteStoreError.notAStore(path: path, reason: "modelgen.metadata has no schema")
+        }
         let json = select.text(0)
         select.reset()
         guard let schema = try? JSONDecoder().decode(SQLSchema.self, from: Data(json.utf8)) else {
+            try refuseIfDamaged(connection, path: path)
             throw SQLiteStoreError.notAStore(path: path, reason: "its recorded schema cannot be read")
         }
         // Format 1 (a join table per side of a many-to-many pair) is migrated when opened.
