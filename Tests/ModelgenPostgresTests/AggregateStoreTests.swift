@@ -32,6 +32,39 @@ import Testing
         #expect(budgets.first?.int("total") == 140 && budgets.first?.double("mean") == 70, "\(kind)")
     }
 
+    /// Grouped through a many-to-many relationship whose members live in a shared inheritance table
+    /// (employees among customers), from either side: each link counts once, records without members
+    /// fall in the nil group, and the rows equal what the whole objects say on every store.
+    @Test(arguments: availableKinds)
+    func groupsThroughAManyToManyAgreeWithTheObjects(_ kind: StoreKind) throws {
+        let container = ManagedContainer(model: semanticsModel, store: try kind.makeStore().store)
+        let context = container.newContext()
+        let people = try ["Ada", "Bea", "Cy"].map { (name: String) in try context.make("Employee", ["name": name, "email": "\(name)@example.com"]) }
+        _ = try context.make("Customer", ["name": "Dee", "email": "dee@example.com"])
+        let members = [[0, 1], [0], [], [1, 2]]
+        for (index, (title, budget)) in [("Engine", Int64(100)), ("Loom", Int64(40)), ("Idle", Int64(7)), ("Mill", Int64(12))].enumerated() {
+            _ = try context.make("Project", ["title": title, "budget": budget, "members": members[index].map { people[$0] }])
+        }
+        try context.save()
+        let reader = container.newContext()
+        let byMember = try reader.aggregate(AggregateRequest(FetchRequest<ManagedObject>(entityName: "Project"), groupBy: ["members.name"],
+                                                             columns: [.count(as: "projects"), .sum("budget", as: "budget")],
+                                                             sortBy: [(key: "members.name", ascending: true)]))
+        var expected: [String: (Int64, Int64)] = [:]
+        for project in try reader.fetch(FetchRequest<ManagedObject>(entityName: "Project")) {
+            let names = try #require(try project.value(forKey: "members") as? [ManagedObject]).map { try $0.value(forKey: "name") as! String }
+            let budget = try project.value(forKey: "budget") as! Int64
+            for name in names.isEmpty ? ["nil"] : names { expected[name, default: (0, 0)].0 += 1; expected[name, default: (0, 0)].1 += budget }
+        }
+        #expect(byMember.map { "\($0.string("members.name") ?? "nil") \($0.int("projects") ?? -1) \($0.int("budget") ?? -1)" }
+                    == ["nil", "Ada", "Bea", "Cy"].map { "\($0) \(expected[$0]!.0) \(expected[$0]!.1)" }, "\(kind)")
+        #expect(expected["Ada"]! == (2, 140) && expected["nil"]! == (1, 7), "\(kind)")
+        // From the employees' side, by the project itself: Cy's one project, and a row per link.
+        let byProject = try reader.aggregate(AggregateRequest(FetchRequest<ManagedObject>(entityName: "Employee"), groupBy: ["projects"],
+                                                              columns: [.count(as: "members")]))
+        #expect(byProject.count == 3 && byProject.compactMap { $0.int("members") }.sorted() == [1, 2, 2], "\(kind): \(byProject)")
+    }
+
     /// An aggregate template (what a model file's `groupBy`/`columns`/`having` generate) answers alike on
     /// every store, and every groupable attribute type comes back typed (`AggregateRow.value(_:as:)`,
     /// which the generated row types use): the SQL stores return booleans, small integers, decimals,

@@ -167,4 +167,51 @@ import Testing
         #expect(throws: RuntimeError.self) { try BlogModel.model.fetchRequest(fromTemplate: "likesPerAuthor", variables: ["MIN_LIKES": 6, "MIN_POSTS": 2], as: Post.self) }
         #expect(throws: RuntimeError.missingVariable("MIN_POSTS")) { try BlogModel.model.aggregateRequest(fromTemplate: "likesPerAuthor", variables: ["MIN_LIKES": 6], as: Post.self) }
     }
+
+    /// Grouped through to-many relationships (a many-to-many and a one-to-many), in one query on
+    /// SQLite: each link counts once, a record without members falls in the nil group, and two key
+    /// paths through one relationship take the same member. The rows equal what the whole objects say.
+    @Test(arguments: ["in-memory", "sqlite"])
+    func groupsThroughToManyRelationshipsCountEachLinkOnce(_ kind: String) throws {
+        let (container, context, url) = try blog(kind)
+        defer { url.map { try? FileManager.default.removeItem(at: $0) } }
+        let posts = try context.fetch(FetchRequest<Post>(entityName: "Post", sortDescriptors: [SortDescriptor("title")]))
+        let (swift, data, fresh) = (Tag(context: context, name: "swift"), Tag(context: context, name: "data"), Tag(context: context, name: "unused"))
+        // Ada 0 (10 likes): swift, data; Ada 1 (20): swift; Ada 2 (30): none; Bea 0 (5): data; Bea 1 (7): swift, data.
+        for (post, tags) in zip(posts, [[swift, data], [swift], [], [data], [swift, data]]) { post.tags = Set(tags) }
+        _ = fresh
+        try context.save()
+        let counter = (container.store as? SQLiteStore)?.statementCounterForTests
+        let before = counter?.count ?? 0
+        let perTag = try context.aggregate(AggregateRequest(Post.fetchRequest(), groupBy: ["tags.name"],
+                                                            columns: [.count(as: "posts"), .sum("likes", as: "likes")],
+                                                            sortBy: [(key: "tags.name", ascending: true)]))
+        if let counter { #expect(counter.count - before == 1, "one query") }
+        // Worked out from the objects: each post once per tag, untagged posts in the nil group.
+        var expected: [String?: (posts: Int64, likes: Int64)] = [:]
+        for post in posts {
+            for name in post.tags.isEmpty ? [nil] : post.tags.map(\.name) {
+                expected[name, default: (0, 0)].posts += 1
+                expected[name, default: (0, 0)].likes += post.likes
+            }
+        }
+        #expect(perTag.map { $0.string("tags.name") } == [nil, "data", "swift"])
+        #expect(perTag.map { "\($0.int("posts") ?? -1)/\($0.int("likes") ?? -1)" }
+                    == [nil, "data", "swift"].map { "\(expected[$0]!.posts)/\(expected[$0]!.likes)" })
+        // By the related record and its attribute at once (the same member), from the tag's side, and
+        // through a one-to-many: Cy has no posts, so one row with a nil post.
+        let pairs = try context.aggregate(AggregateRequest(FetchRequest<Tag>(entityName: "Tag"), groupBy: ["posts", "posts.title"], columns: [.count()]))
+        #expect(pairs.count == 5, "\(pairs)")   // the four tagged posts and the unused tag's nil
+        for row in pairs {
+            let title = row.string("posts.title")
+            let post = posts.first { $0.title == title }
+            #expect(row.objectID("posts") == post?.objectID, "\(row)")
+            #expect(row.int("count") == Int64(post?.tags.count ?? 1), "\(row)")   // a row per link
+        }
+        let perAuthor = try context.aggregate(AggregateRequest(FetchRequest<Author>(entityName: "Author"), groupBy: ["lastName", "posts.status"],
+                                                               columns: [.count(as: "posts")],
+                                                               sortBy: [(key: "lastName", ascending: true), (key: "posts.status", ascending: true)]))
+        #expect(perAuthor.map { "\($0.string("lastName") ?? "?") \($0.int("posts.status").map(String.init) ?? "nil") \($0.int("posts") ?? -1)" }
+                    == ["Ada 0 2", "Ada 1 1", "Bea 0 1", "Bea 1 1", "Cy nil 1"])
+    }
 }

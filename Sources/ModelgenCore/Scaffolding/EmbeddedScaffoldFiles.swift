@@ -729,7 +729,7 @@ print("borrowed: \(try reader.count(for: FetchRequest(predicate: #Predicate<Book
           "type": "string"
         },
         "groupBy": {
-          "description": "Aggregate templates: the attributes or to-one key paths that make the groups.",
+          "description": "Aggregate templates: the attributes or relationship key paths that make the groups (through a to-many relationship: a group per member).",
           "anyOf": [
             {
               "type": "string"

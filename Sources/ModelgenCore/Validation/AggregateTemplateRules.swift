@@ -52,14 +52,17 @@ extension ModelValidator {
                 continue
             }
             let checker = PredicateChecker(validator: self, entity: entity, source: parsed.source, policy: .inferred)
-            guard let type = checker.resolveKeyPath(descriptor.keyPath, from: entity, purpose: .aggregate) else { continue }
+            guard let resolved = checker.resolveKeyPath(descriptor.keyPath, from: entity, purpose: .groupKey) else { continue }
+            // Through a to-many relationship: a group per member (the members' values).
+            let type: PredicateValueType
+            if case .collection(let member) = resolved { type = member } else { type = resolved }
             let swiftType: String
             switch type {
             case .object: swiftType = "ObjectID"
             case .attribute(let attribute, _) where Self.groupable(attribute):
                 swiftType = attribute.swiftTypeName!
             default:
-                error(.predicateTypeMismatch, "cannot group by '\(descriptor.keyPathText)': \(type) values do not make groups (group by numbers, strings, Booleans, dates, UUIDs, URLs or a to-one relationship)",
+                error(.predicateTypeMismatch, "cannot group by '\(descriptor.keyPathText)': \(type) values do not make groups (group by numbers, strings, Booleans, dates, UUIDs, URLs or a relationship)",
                       at: location)
                 continue
             }

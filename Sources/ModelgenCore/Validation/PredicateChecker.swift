@@ -180,14 +180,17 @@ struct PredicateChecker {
         return crossesToMany ? .collection(result) : result
     }
 
+    /// What a key path is for: `groupKey` (an aggregate's group key) may cross to-many relationships
+    /// (a group per member), `aggregate` (a column's key path) and `sort` may not.
     enum KeyPathPurpose {
-        case predicate, sort, derivation, aggregate
+        case predicate, sort, derivation, aggregate, groupKey
         var usage: String {
             switch self {
             case .predicate: return "a fetch predicate"
             case .sort: return "a sort descriptor"
             case .derivation: return "a derivation"
-            case .aggregate: return "an aggregate's group key or column"
+            case .aggregate: return "an aggregate's column"
+            case .groupKey: return "an aggregate's group key"
             }
         }
     }

@@ -68,14 +68,15 @@ extension ManagedObjectContext {
             let components = dotted.split(separator: ".").map { KeyPathComponent(.key(String($0)), range: SourceRange(0, 0)) }
             return ModelgenPredicate.Expression(.keyPath(components), range: SourceRange(0, 0))
         }
-        let keys = request.groupBy.map(path)
+        let keyPaths = request.groupBy.map { $0.split(separator: ".").map(String.init) }
         let measured = request.columns.map { $0.keyPath.map(path) }
         var groups: [[StoreValue]: [ManagedObject]] = [:]
         var order: [[StoreValue]] = []
         for object in objects {
-            let key = try keys.map { try Self.stored(evaluator.value($0, on: object)) }
-            if groups[key] == nil { order.append(key) }
-            groups[key, default: []].append(object)
+            for key in try groupKeys(keyPaths, of: object, evaluator: evaluator, path: path) {
+                if groups[key] == nil { order.append(key) }
+                groups[key, default: []].append(object)
+            }
         }
         if request.groupBy.isEmpty && order.isEmpty { order = [[]]; groups[[]] = [] }
         return try order.map { key in
@@ -92,6 +93,58 @@ extension ManagedObjectContext {
             }
             return AggregateRow(values: values)
         }
+    }
+
+    /// The group keys of a record: one combination of the key paths' values, or, where a key path
+    /// crosses a to-many relationship, one per member (key paths through the same relationship take the
+    /// same member; a record without members has a nil one), as the SQL stores' joins make them.
+    private func groupKeys(_ keyPaths: [[String]], of object: ManagedObject?, evaluator: PredicateEvaluator,
+                           path: (String) -> ModelgenPredicate.Expression) throws -> [[StoreValue]] {
+        var combinations: [[StoreValue]] = [Array(repeating: .null, count: keyPaths.count)]
+        // The key paths that cross a to-many relationship, by the key path up to it (in first-seen order).
+        var crossing: [(prefix: [String], members: [(index: Int, rest: [String])])] = []
+        for (index, keys) in keyPaths.enumerated() {
+            guard let object else { continue }
+            guard let step = toManyStep(keys, from: object.entity) else {
+                let value = keys.isEmpty ? EvaluatedValue.object(object) : try evaluator.value(path(keys.joined(separator: ".")), on: object)
+                for combination in combinations.indices { combinations[combination][index] = Self.stored(value) }
+                continue
+            }
+            let prefix = Array(keys[...step]), rest = Array(keys[(step + 1)...])
+            if let known = crossing.firstIndex(where: { $0.prefix == prefix }) {
+                crossing[known].members.append((index, rest))
+            } else {
+                crossing.append((prefix, [(index, rest)]))
+            }
+        }
+        for (prefix, paths) in crossing {
+            guard let object, case .collection(let items) = try evaluator.value(path(prefix.joined(separator: ".")), on: object) else { continue }
+            let members = items.compactMap { item -> ManagedObject? in if case .object(let member) = item { member } else { nil } }
+            var values: [[StoreValue]] = []
+            for member in members.isEmpty ? [nil] : members.map(Optional.some) {
+                values += try groupKeys(paths.map(\.rest), of: member, evaluator: evaluator, path: path)
+            }
+            combinations = combinations.flatMap { combination in
+                values.map { value in
+                    var combined = combination
+                    for (position, entry) in paths.enumerated() { combined[entry.index] = value[position] }
+                    return combined
+                }
+            }
+        }
+        return combinations
+    }
+
+    /// The position of the first to-many relationship `keys` crosses from `entity` (through to-one ones), if any.
+    private func toManyStep(_ keys: [String], from entity: EntityDescription) -> Int? {
+        var entity = entity
+        for (position, key) in keys.enumerated() {
+            guard let slot = entity.slot(of: key), case .relationship(let relationship) = entity.property(at: slot) else { return nil }
+            if relationship.isToMany { return position }
+            guard let destination = model.entity(named: relationship.destinationName) else { return nil }
+            entity = destination
+        }
+        return nil
     }
 
     /// An evaluated value as stored (a related object as a reference; nil for other values).

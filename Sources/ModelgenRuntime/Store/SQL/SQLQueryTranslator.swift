@@ -76,6 +76,10 @@ package final class SQLQueryTranslator {
     /// joins the related table (`LEFT JOIN … ON key`, once per relationship) instead of a scalar
     /// subquery: grouping by `writer.name` then reads each writer once, as hand-written SQL would.
     private var joinsToOne = false
+    /// While set (an aggregate's group keys), a key path through a to-many relationship joins its
+    /// members (`LEFT JOIN`, once per relationship): a row per link, so each group counts each link
+    /// once, and a record without members falls in the nil group.
+    private var joinsToMany = false
     private var joins: [String] = []
     private var joinAliases: [String: String] = [:]
     /// While set (an aggregate's HAVING clause), what each group key path and column name stands for:
@@ -122,6 +126,8 @@ package final class SQLQueryTranslator {
         joinsToOne = true
         var terms: [String: Term] = [:]
         for path in groupBy {
+            joinsToMany = true
+            defer { joinsToMany = false }
             let term = try keyPath([KeyPathComponent](dotted: path), alias: "t0", entity: entity)
             terms[path] = term
             switch term {
@@ -134,7 +140,7 @@ package final class SQLQueryTranslator {
                 groups += [key, code]
                 outputs.append(.object)
             default:
-                throw Unsupported(reason: "grouping by a to-many key path (\(path))")
+                throw Unsupported(reason: "grouping by \(path), which is not a value or a record")
             }
         }
         for column in columns {
@@ -503,9 +509,35 @@ package final class SQLQueryTranslator {
             default: throw Unsupported(reason: "a to-many key path after to-one \(key)")
             }
         case .toManyByInverse, .toManyByJoin:
+            if joinsToMany {
+                let (members, destination) = try joinedMembers(slot, alias: alias, entity: entity)
+                return try keyPath(rest, alias: members, entity: destination)
+            }
             guard let (from, inner, destination) = try toMany(slot, alias: alias, entity: entity) else { throw Unsupported(reason: key) }
             return try collection(from: from, alias: inner, destination: destination, rest: rest)
         }
+    }
+
+    /// The members of a to-many relationship joined to the rows of `alias` (`LEFT JOIN`, once per
+    /// relationship and alias), and their entity: the alias of the members' table.
+    private func joinedMembers(_ slot: Int, alias: String, entity: SQLLayout.Entity) throws -> (alias: String, entity: SQLLayout.Entity) {
+        guard case .relationship(let r) = entity.description.property(at: slot) else { throw Unsupported(reason: "a to-many step") }
+        let destination = try layout.entity(r.destinationName)
+        let known = "\(alias).\(slot)"
+        if let members = joinAliases[known] { return (members, destination) }
+        let members = nextAlias()
+        switch entity.storage[slot] {
+        case .toManyByInverse(let table, let inverseColumn, _):
+            joins.append("LEFT JOIN \(Self.quote(table)) \(members) ON \(members).\(Self.quote(inverseColumn)) = \(alias).\"Z_PK\"")
+        case .toManyByJoin(let table):
+            let link = nextAlias()
+            joins.append("LEFT JOIN \(table.t) \(link) ON \(link).\(table.source) = \(alias).\"Z_PK\" "
+                         + "LEFT JOIN \(Self.quote(destination.table)) \(members) ON \(members).\"Z_PK\" = \(link).\(table.target)")
+        default:
+            throw Unsupported(reason: "a to-many step")
+        }
+        joinAliases[known] = members
+        return (members, destination)
     }
 
     /// The elements of a to-many relationship of the record `alias`: `FROM … WHERE` linking them, the
