@@ -213,6 +213,10 @@ public final class PostgreSQLStore: QueryingStore, @unchecked Sendable {
         try reads { try $0.aggregate(query, groupBy: groupBy, columns: columns) }
     }
 
+    public func project(_ query: StoreQuery, properties: [ProjectedProperty]) throws -> [ProjectedRow]? {
+        try reads { try $0.project(query, properties: properties) }
+    }
+
     /// PostgreSQL's `EXPLAIN` of the query's SQL (`Index Scan using …`, `Seq Scan on …`), or what the
     /// translation to SQL could not express.
     public func queryPlan(_ query: StoreQuery) throws -> QueryPlan {

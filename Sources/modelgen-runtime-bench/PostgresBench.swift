@@ -236,6 +236,12 @@ final class PostgresLibraryFloor: LibraryFloor {
             return "\(try cells[0].decode(String.self))|\(try cells[1].decode(Int64.self))"
         }
     }
+    func authorsReport() throws -> [String] {
+        try rows(libraryAuthorsReportSQL).map { row in
+            let cells = row.makeRandomAccess()
+            return "\(try cells[0].decode(String.self))|\(try cells[1].decode(Int64.self))"
+        }
+    }
     func count(before day: Date) throws -> Int {
         var bindings = PostgresBindings()
         bindings.append(day.timeIntervalSinceReferenceDate)

@@ -89,6 +89,19 @@ func runtimeGuideExample() throws -> (popular: [Post], same: Post, post: Post, c
     return (popular, same, post, context)
 }
 
+/// A page of the post list: each title, its author's last name and its first tag by name.
+func postLines(_ context: ManagedObjectContext, page: Int) throws -> [String] {
+    var fetch = Post.fetchRequest()
+    fetch.sortDescriptors = [SortDescriptor("title")]
+    fetch.fetchLimit = 50
+    fetch.fetchOffset = page * 50
+    let rows = try context.fetch(ProjectionRequest(fetch, properties: [
+        ProjectedProperty("title"), ProjectedProperty("author.lastName", as: "author"),
+        .first("tags.name", by: [SortDescriptor("name")], as: "tag"),
+    ]))
+    return rows.map { "\($0.string("title") ?? "") by \($0.string("author") ?? "?") \($0.string("tag") ?? "")" }
+}
+
 /// Likes per author, most liked first: one query on a SQL store.
 func likesPerAuthor(_ context: ManagedObjectContext) throws -> [(author: String, posts: Int64, likes: Int64)] {
     let request = AggregateRequest(FetchRequest(predicate: #Predicate<Post> { $0.likes > 0 }),
@@ -197,6 +210,19 @@ func typedRequestsInPlace(_ context: ManagedObjectContext) throws
         let (_, context) = try blog(kind == "sqlite" ? .sqlite(url) : .inMemory)
         let rows = try likesPerAuthor(context)
         #expect(rows.count == 1 && rows[0].author == "Ann" && rows[0].posts == 3 && rows[0].likes == 500)
+    }
+
+    @Test(arguments: ["in-memory", "sqlite"])
+    func theProjectionExampleRuns(_ kind: String) throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("docs-projection-\(UUID().uuidString).sqlite")
+        defer { try? FileManager.default.removeItem(at: url) }
+        let (_, context) = try blog(kind == "sqlite" ? .sqlite(url) : .inMemory)
+        let large = try #require(try context.fetch(try FetchRequest<Post>(entityName: "Post", predicate: "title == 'Large'")).first)
+        let (news, swift) = (Tag(context: context, name: "news"), Tag(context: context, name: "swift"))
+        large.tags = [swift, news]
+        try context.save()
+        #expect(try postLines(context, page: 0) == ["Large by Ann news", "Medium by Ann ", "Small by Ann "])
+        #expect(try postLines(context, page: 1).isEmpty)
     }
 
     @Test(arguments: ["in-memory", "sqlite"])

@@ -64,16 +64,12 @@ extension ManagedObjectContext {
         records.fetchOffset = 0
         let objects = try scratch.fetch(records)
         let evaluator = PredicateEvaluator(variables: [:])
-        func path(_ dotted: String) -> ModelgenPredicate.Expression {
-            let components = dotted.split(separator: ".").map { KeyPathComponent(.key(String($0)), range: SourceRange(0, 0)) }
-            return ModelgenPredicate.Expression(.keyPath(components), range: SourceRange(0, 0))
-        }
-        let keyPaths = request.groupBy.map { $0.split(separator: ".").map(String.init) }
-        let measured = request.columns.map { $0.keyPath.map(path) }
+        let keyPaths = request.groupBy.map(Self.keys)
+        let measured = request.columns.map { $0.keyPath.map { Self.keyPathExpression(Self.keys($0)) } }
         var groups: [[StoreValue]: [ManagedObject]] = [:]
         var order: [[StoreValue]] = []
         for object in objects {
-            for key in try groupKeys(keyPaths, of: object, evaluator: evaluator, path: path) {
+            for key in try groupKeys(keyPaths, of: object, evaluator: evaluator) {
                 if groups[key] == nil { order.append(key) }
                 groups[key, default: []].append(object)
             }
@@ -98,15 +94,14 @@ extension ManagedObjectContext {
     /// The group keys of a record: one combination of the key paths' values, or, where a key path
     /// crosses a to-many relationship, one per member (key paths through the same relationship take the
     /// same member; a record without members has a nil one), as the SQL stores' joins make them.
-    private func groupKeys(_ keyPaths: [[String]], of object: ManagedObject?, evaluator: PredicateEvaluator,
-                           path: (String) -> ModelgenPredicate.Expression) throws -> [[StoreValue]] {
+    private func groupKeys(_ keyPaths: [[String]], of object: ManagedObject?, evaluator: PredicateEvaluator) throws -> [[StoreValue]] {
         var combinations: [[StoreValue]] = [Array(repeating: .null, count: keyPaths.count)]
         // The key paths that cross a to-many relationship, by the key path up to it (in first-seen order).
         var crossing: [(prefix: [String], members: [(index: Int, rest: [String])])] = []
         for (index, keys) in keyPaths.enumerated() {
             guard let object else { continue }
             guard let step = toManyStep(keys, from: object.entity) else {
-                let value = keys.isEmpty ? EvaluatedValue.object(object) : try evaluator.value(path(keys.joined(separator: ".")), on: object)
+                let value = keys.isEmpty ? EvaluatedValue.object(object) : try evaluator.value(Self.keyPathExpression(keys), on: object)
                 for combination in combinations.indices { combinations[combination][index] = Self.stored(value) }
                 continue
             }
@@ -118,11 +113,11 @@ extension ManagedObjectContext {
             }
         }
         for (prefix, paths) in crossing {
-            guard let object, case .collection(let items) = try evaluator.value(path(prefix.joined(separator: ".")), on: object) else { continue }
+            guard let object, case .collection(let items) = try evaluator.value(Self.keyPathExpression(prefix), on: object) else { continue }
             let members = items.compactMap { item -> ManagedObject? in if case .object(let member) = item { member } else { nil } }
             var values: [[StoreValue]] = []
             for member in members.isEmpty ? [nil] : members.map(Optional.some) {
-                values += try groupKeys(paths.map(\.rest), of: member, evaluator: evaluator, path: path)
+                values += try groupKeys(paths.map(\.rest), of: member, evaluator: evaluator)
             }
             combinations = combinations.flatMap { combination in
                 values.map { value in
@@ -136,7 +131,7 @@ extension ManagedObjectContext {
     }
 
     /// The position of the first to-many relationship `keys` crosses from `entity` (through to-one ones), if any.
-    private func toManyStep(_ keys: [String], from entity: EntityDescription) -> Int? {
+    func toManyStep(_ keys: [String], from entity: EntityDescription) -> Int? {
         var entity = entity
         for (position, key) in keys.enumerated() {
             guard let slot = entity.slot(of: key), case .relationship(let relationship) = entity.property(at: slot) else { return nil }

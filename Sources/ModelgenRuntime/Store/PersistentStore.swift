@@ -408,6 +408,9 @@ public protocol QueryingStore: PersistentStore {
     /// The records matching a query (its sorts and window not used) grouped by `groupBy`, one row per
     /// group with its keys and `columns` (see `AggregateRequest`), in no particular order.
     func aggregate(_ query: StoreQuery, groupBy: [String], columns: [AggregateColumn]) throws -> [AggregateRow]?
+    /// The values `properties` name of each record matching a query, sorted, its window applied (see
+    /// `ProjectionRequest`); nil when the store does not (the context reads them from objects).
+    func project(_ query: StoreQuery, properties: [ProjectedProperty]) throws -> [ProjectedRow]?
     /// The lists of `toManyIDs(of:relationship:)` with the members' rows, when the store reads both
     /// in one statement (prefetching uses them; see the default in the extension).
     func toManyMembersWithRows(of ids: [ObjectID], relationship slot: Int) throws -> (lists: [ObjectID: [ObjectID]], rows: [StoreRow]?)
@@ -577,6 +580,9 @@ extension QueryingStore {
     public func toManyMembersWithRows(of ids: [ObjectID], relationship slot: Int) throws -> (lists: [ObjectID: [ObjectID]], rows: [StoreRow]?) {
         (try toManyIDs(of: ids, relationship: slot), nil)
     }
+
+    /// Default: nil (the context reads the values from objects).
+    public func project(_ query: StoreQuery, properties: [ProjectedProperty]) throws -> [ProjectedRow]? { nil }
 }
 
 /// The member lists a store's `toManyIDs(of:relationship:)` answers, gathered as it reads (owner key,

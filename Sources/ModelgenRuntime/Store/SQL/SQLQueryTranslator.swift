@@ -80,6 +80,9 @@ package final class SQLQueryTranslator {
     /// members (`LEFT JOIN`, once per relationship): a row per link, so each group counts each link
     /// once, and a record without members falls in the nil group.
     private var joinsToMany = false
+    /// While set (a projected `.first` property), the next to-many step of a key path reads its first
+    /// member in this order (a correlated subquery with `ORDER BY … LIMIT 1`).
+    private var firstMemberOrder: [SortDescriptor]?
     private var joins: [String] = []
     private var joinAliases: [String: String] = [:]
     /// While set (an aggregate's HAVING clause), what each group key path and column name stands for:
@@ -193,6 +196,41 @@ package final class SQLQueryTranslator {
                 bindings.removeSubrange(before...)
             }
         }
+        return (SQL(text: text, bindings: bindings), outputs)
+    }
+
+    /// A projection of the matching records: `SELECT key, entity code, values FROM … WHERE … ORDER BY
+    /// … LIMIT`, a to-one key path joined once (`LEFT JOIN`), a first member a correlated subquery;
+    /// the outputs of the values in order (after the key and entity code).
+    package func project(_ properties: [ProjectedProperty]) throws -> (sql: SQL, outputs: [AggregateOutput]) {
+        let entity = try layout.entity(query.entityName)
+        var selects = ["t0.\"Z_PK\"", "CAST(t0.\"Z_ENT\" AS BIGINT)"], outputs: [AggregateOutput] = []
+        joinsToOne = true
+        for property in properties {
+            firstMemberOrder = property.memberOrder
+            defer { firstMemberOrder = nil }
+            switch try keyPath([KeyPathComponent](dotted: property.keyPath), alias: "t0", entity: entity) {
+            case .scalar(let sql, let type):
+                selects.append(sql)
+                outputs.append(.value(type ?? .string))
+            case .object(let key, let code):
+                selects += [key, "CAST(\(code) AS BIGINT)"]
+                outputs.append(.object)
+            default:
+                throw RuntimeError.invalidPredicate("projected key path '\(property.keyPath)' crosses a to-many relationship: project a member with .first(_:by:)")
+            }
+        }
+        var order: [String] = []
+        for descriptor in query.sortDescriptors {
+            guard case .scalar(let sql, _) = try keyPath([KeyPathComponent](dotted: descriptor.keyPath), alias: "t0", entity: entity) else {
+                throw Unsupported(reason: "sorting by \(descriptor.keyPath)")
+            }
+            order.append("\(sql) \(descriptor.ascending ? "ASC" : "DESC")")
+        }
+        joinsToOne = false
+        let from = ([Self.quote(entity.table) + " t0"] + joins).joined(separator: " ")
+        let text = "SELECT \(selects.joined(separator: ", ")) FROM \(from) WHERE \(try whereClause(entity)) ORDER BY "
+            + (order + ["t0.\"Z_PK\""]).joined(separator: ", ") + limitClause()
         return (SQL(text: text, bindings: bindings), outputs)
     }
 
@@ -509,12 +547,56 @@ package final class SQLQueryTranslator {
             default: throw Unsupported(reason: "a to-many key path after to-one \(key)")
             }
         case .toManyByInverse, .toManyByJoin:
+            if let order = firstMemberOrder {
+                firstMemberOrder = nil
+                return try firstMember(slot, alias: alias, entity: entity, rest: rest, order: order)
+            }
             if joinsToMany {
                 let (members, destination) = try joinedMembers(slot, alias: alias, entity: entity)
                 return try keyPath(rest, alias: members, entity: destination)
             }
             guard let (from, inner, destination) = try toMany(slot, alias: alias, entity: entity) else { throw Unsupported(reason: key) }
             return try collection(from: from, alias: inner, destination: destination, rest: rest)
+        }
+    }
+
+    /// A value of the first member of a to-many relationship of the row of `alias`, the members in
+    /// `order` (the relationship's own order when empty and it is ordered, else by key): a correlated
+    /// subquery each, reading the members' table alone (to-one steps after it are subqueries too).
+    private func firstMember(_ slot: Int, alias: String, entity: SQLLayout.Entity, rest: [KeyPathComponent], order: [SortDescriptor]) throws -> Term {
+        guard case .relationship(let r) = entity.description.property(at: slot) else { throw Unsupported(reason: "a to-many step") }
+        let destination = try layout.entity(r.destinationName)
+        let members = nextAlias()
+        let from: String, position: String?
+        switch entity.storage[slot] {
+        case .toManyByInverse(let table, let inverseColumn, let orderColumn):
+            from = "FROM \(Self.quote(table)) \(members) WHERE \(members).\(Self.quote(inverseColumn)) = \(alias).\"Z_PK\""
+            position = orderColumn.map { "\(members).\(Self.quote($0))" }
+        case .toManyByJoin(let table):
+            let link = nextAlias()
+            from = "FROM \(table.t) \(link) JOIN \(Self.quote(destination.table)) \(members) ON \(members).\"Z_PK\" = \(link).\(table.target) "
+                + "WHERE \(link).\(table.source) = \(alias).\"Z_PK\""
+            position = r.isOrdered ? "\(link).\(table.position)" : nil
+        default:
+            throw Unsupported(reason: "a to-many step")
+        }
+        let joining = joinsToOne
+        joinsToOne = false
+        defer { joinsToOne = joining }
+        var sorts: [String] = []
+        for descriptor in order {
+            guard case .scalar(let sql, _) = try keyPath([KeyPathComponent](dotted: descriptor.keyPath), alias: members, entity: destination) else {
+                throw Unsupported(reason: "ordering members by \(descriptor.keyPath)")
+            }
+            sorts.append("\(sql) \(descriptor.ascending ? "ASC" : "DESC")")
+        }
+        if order.isEmpty, let position { sorts.append(position) }
+        sorts.append("\(members).\"Z_PK\"")
+        let tail = "\(from) ORDER BY \(sorts.joined(separator: ", ")) LIMIT 1)"
+        switch try keyPath(rest, alias: members, entity: destination) {
+        case .scalar(let sql, let type): return .scalar("(SELECT \(sql) \(tail)", type)
+        case .object(let key, let code): return .object(key: "(SELECT \(key) \(tail)", entity: "(SELECT \(code) \(tail)")
+        default: throw Unsupported(reason: "a first member's key path crossing another to-many relationship")
         }
     }
 

@@ -161,22 +161,42 @@ package struct SQLReads<Executor: SQLExecutor> {
         let names = groupBy + columns.map(\.name)
         var rows: [AggregateRow] = []
         try executor.query(sql) { row in
-            var values: [String: StoreValue] = [:]
-            var column = 0
-            for (name, output) in zip(names, outputs) {
-                switch output {
-                case .value(let type):
-                    values[name] = try row.value(column, type: type)
-                    column += 1
-                case .object:
-                    values[name] = try row.isNull(column) ? .reference(nil)
-                        : .reference(ObjectID(entityName: try entityName(ofCode: try row.int64(column + 1)), key: try row.int64(column)))
-                    column += 2
-                }
-            }
-            rows.append(AggregateRow(values: values))
+            rows.append(AggregateRow(values: Dictionary(uniqueKeysWithValues: zip(names, try values(of: row, outputs, from: 0)))))
         }
         return rows
+    }
+
+    /// The rows of a projection (each record's key and entity code, then its values); nil when it is
+    /// not expressible in SQL.
+    package func project(_ query: StoreQuery, properties: [ProjectedProperty]) throws -> [ProjectedRow]? {
+        guard let (sql, outputs) = try layout.translated(query, { try $0.project(properties) }) else { return nil }
+        let names = properties.map(\.name)
+        var rows: [ProjectedRow] = []
+        try executor.query(sql) { row in
+            let id = ObjectID(entityName: try entityName(ofCode: try row.int64(1)), key: try row.int64(0))
+            rows.append(ProjectedRow(objectID: id, names: names, values: try values(of: row, outputs, from: 2)))
+        }
+        return rows
+    }
+
+    /// The values of a row's output columns from `column` on: a value column each, a record as its key
+    /// and entity code.
+    private func values(of row: Executor.Row, _ outputs: [SQLQueryTranslator.AggregateOutput], from column: Int) throws -> [StoreValue] {
+        var column = column
+        var values: [StoreValue] = []
+        values.reserveCapacity(outputs.count)
+        for output in outputs {
+            switch output {
+            case .value(let type):
+                values.append(try row.value(column, type: type))
+                column += 1
+            case .object:
+                values.append(try row.isNull(column) ? .reference(nil)
+                    : .reference(ObjectID(entityName: try entityName(ofCode: try row.int64(column + 1)), key: try row.int64(column))))
+                column += 2
+            }
+        }
+        return values
     }
 
     /// The engine's plan of the query's SQL, or what the translation to SQL could not express.

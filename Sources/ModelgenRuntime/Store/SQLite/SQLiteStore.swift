@@ -242,6 +242,10 @@ public final class SQLiteStore: QueryingStore, @unchecked Sendable {
         try reads { try $0.aggregate(query, groupBy: groupBy, columns: columns) }
     }
 
+    public func project(_ query: StoreQuery, properties: [ProjectedProperty]) throws -> [ProjectedRow]? {
+        try reads { try $0.project(query, properties: properties) }
+    }
+
     public func toManyIDs(of ids: [ObjectID], relationship slot: Int) throws -> [ObjectID: [ObjectID]] {
         guard let first = ids.first else { return [:] }
         var members = MemberLists(ids)
