@@ -89,4 +89,36 @@ import Testing
             try context.fetch(ProjectionRequest(FetchRequest<ManagedObject>(entityName: "Project"), properties: [ProjectedProperty("members.name")]))
         }
     }
+
+    /// Live projection rows follow their context's saves: a changed value of a related record (a
+    /// lead's name) updates the rows that show it, a new record is inserted in order, a deleted one
+    /// removed; a change of an entity the projection does not read leaves the rows as they are.
+    @MainActor @Test(arguments: availableKinds)
+    func liveProjectionRowsFollowSaves(_ kind: StoreKind) throws {
+        let container = try staffed(kind)
+        let context = container.mainContext
+        let fetch = FetchRequest<ManagedObject>(entityName: "Project", sortDescriptors: [SortDescriptor("title")])
+        let live = try LiveProjection(ProjectionRequest(fetch, properties: [ProjectedProperty("title"), ProjectedProperty("lead.name", as: "lead")]),
+                                      in: context)
+        #expect(live.rows.map { $0.string("title") } == ["Engine", "Idle", "Loom", "Mill"], "\(kind)")
+        #expect(live.rows.map { $0.string("lead") } == ["Cy", nil, "Bea", "Bea"], "\(kind)")
+
+        let bea = try #require(try context.fetch(try FetchRequest<ManagedObject>(entityName: "Employee", predicate: "name == 'Bea'")).first)
+        try bea.setValue("Beatrice", forKey: "name")
+        try context.save()
+        #expect(live.rows.map { $0.string("lead") } == ["Cy", nil, "Beatrice", "Beatrice"], "\(kind)")
+        #expect(live.lastDifference.updated == [2, 3] && live.lastDifference.inserted.isEmpty, "\(kind): \(live.lastDifference)")
+
+        _ = try context.make("Project", ["title": "Forge", "lead": bea])
+        let idle = try #require(try context.fetch(try FetchRequest<ManagedObject>(entityName: "Project", predicate: "title == 'Idle'")).first)
+        context.delete(idle)
+        try context.save()
+        #expect(live.rows.map { $0.string("title") } == ["Engine", "Forge", "Loom", "Mill"], "\(kind)")
+        #expect(live.lastDifference.inserted == [1] && live.lastDifference.removed == [1], "\(kind): \(live.lastDifference)")
+
+        let before = live.lastDifference
+        _ = try context.make("Sample", ["text": "unrelated"])
+        try context.save()
+        #expect(live.lastDifference == before && live.rows.count == 4, "\(kind)")
+    }
 }

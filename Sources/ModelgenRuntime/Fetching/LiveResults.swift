@@ -280,28 +280,33 @@ public final class LiveResults<Result: ManagedObject>: Observable {
         return true
     }
 
-    /// The difference between two states by object ID (Myers' algorithm: proportional to the changes).
+    /// The difference between two states by object ID.
     static func difference(from old: [Result], to new: [Result], updated: Set<ObjectID>) -> ResultsDifference {
-        let oldIDs = old.map(\.objectID), newIDs = new.map(\.objectID)
-        var result = ResultsDifference()
-        let changes = newIDs.difference(from: oldIDs).inferringMoves()
-        for change in changes {
-            switch change {
-            case .remove(let offset, _, let move):
-                if let move { result.moved.append((from: offset, to: move)) } else { result.removed.append(offset) }
-            case .insert(let offset, _, let move):
-                if move == nil { result.inserted.append(offset) }
-            }
-        }
-        result.moved.sort { $0.from < $1.from }
-        let positions = Dictionary(newIDs.enumerated().map { ($1, $0) }, uniquingKeysWith: { a, _ in a })
-        result.updated = updated.compactMap { positions[$0] }.filter { index in !result.inserted.contains(index) }.sorted()
-        return result
+        resultsDifference(from: old.map(\.objectID), to: new.map(\.objectID), updated: updated)
     }
 
     deinit {
         for continuation in continuations.values { continuation.finish() }
     }
+}
+
+/// The difference between two states of results by object ID (Myers' algorithm: proportional to the
+/// changes); `updated`: the records that stayed and changed.
+func resultsDifference(from oldIDs: [ObjectID], to newIDs: [ObjectID], updated: Set<ObjectID>) -> ResultsDifference {
+    var result = ResultsDifference()
+    let changes = newIDs.difference(from: oldIDs).inferringMoves()
+    for change in changes {
+        switch change {
+        case .remove(let offset, _, let move):
+            if let move { result.moved.append((from: offset, to: move)) } else { result.removed.append(offset) }
+        case .insert(let offset, _, let move):
+            if move == nil { result.inserted.append(offset) }
+        }
+    }
+    result.moved.sort { $0.from < $1.from }
+    let positions = Dictionary(newIDs.enumerated().map { ($1, $0) }, uniquingKeysWith: { a, _ in a })
+    result.updated = updated.compactMap { positions[$0] }.filter { index in !result.inserted.contains(index) }.sorted()
+    return result
 }
 
 /// The index of `object` in `objects` by identity: a scan of the array's pointers, with no retain and
