@@ -407,8 +407,13 @@ final class NotificationCounter: Sendable {
         return stream
     }
 
+    /// Ends every watcher's stream (each stream's termination handler takes the lock: finished outside it).
     func finish() {
-        watchers.withLock { for continuation in $0.values { continuation.finish() } }
+        let continuations = watchers.withLock { watchers in
+            defer { watchers = [:] }
+            return Array(watchers.values)
+        }
+        for continuation in continuations { continuation.finish() }
     }
 }
 

@@ -142,6 +142,20 @@ struct PostgreSQLServerTests {
 
     /// Added attributes (with defaults), a renamed one and a new entity migrate in place; a removed
     /// attribute is refused with every problem listed, and the database stays as it was.
+    /// A store released while watchers wait for other servers' saves ends their streams (each
+    /// stream's end unregisters it) and goes without stopping the program.
+    @Test func aStoreReleasedWithWatchersEndsTheirStreams() async throws {
+        let configuration = try #require(try testConfiguration())
+        var store: PostgreSQLStore? = try PostgreSQLStore(model: semanticsModel, configuration: configuration)
+        let signals = try #require(store?.externalChangeSignals())
+        let more = try #require(store?.externalChangeSignals())
+        store = nil
+        var heard = 0
+        for await _ in signals { heard += 1 }
+        for await _ in more { heard += 1 }
+        #expect(heard == 0)
+    }
+
     @Test func lightweightMigrationsApplyAndIncompatibleOnesAreRefused() throws {
         let configuration = try #require(try testConfiguration())
         let v1 = try notesModel([AttributeDescription("title", .string)])
