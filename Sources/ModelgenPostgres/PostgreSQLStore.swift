@@ -76,11 +76,7 @@ public final class PostgreSQLStore: QueryingStore, @unchecked Sendable {
                 let refusals = plan.refusals(under: configuration.migration)
                 if !refusals.isEmpty { throw PostgreSQLStoreError.incompatibleModel(schema: schemaName, problems: refusals) }
                 if previous != plan.schema {
-                    // What the model removed first (when allowed), then what it added.
-                    let transaction = PostgreSQLMigrationTransaction(connection: connection, configuration: configuration)
-                    try transaction.dropStorage(plan)
-                    try transaction.addStorage(plan, previous: previous, model: model)
-                    try transaction.record(plan.schema)
+                    try PostgreSQLMigrationTransaction(connection: connection, configuration: configuration).migrate(plan, from: previous, model: model)
                 }
                 // Join tables of stores made before the members index get it (no-ops once done).
                 for join in plan.schema.entities.flatMap({ $0.relationships.compactMap(\.joinTable) }) {

@@ -20,6 +20,17 @@ package protocol MigrationTransaction {
     func recordedSchema() throws -> SQLSchema?
 }
 
+extension MigrationTransaction {
+    /// The lightweight migration of an opening, in this transaction: what `plan` removes from the
+    /// layout `previous` records (when the policy allowed it), then what it adds, then its layout
+    /// recorded.
+    package func migrate(_ plan: SQLSchemaPlanner.Plan, from previous: SQLSchema?, model: ManagedObjectModel) throws {
+        try dropStorage(plan)
+        try addStorage(plan, previous: previous, model: model)
+        try record(plan.schema)
+    }
+}
+
 /// Runs the stages of a `MigrationPlan` from a store's recorded version to the current one, each in a
 /// transaction the store opens (`inTransaction`), for both SQL stores.
 package struct StagedMigration {

@@ -73,10 +73,7 @@ public final class SQLiteStore: QueryingStore, @unchecked Sendable {
                     if previous == nil {
                         try connection.execute("CREATE TABLE \"modelgen.metadata\" (\"key\" TEXT PRIMARY KEY, \"value\" TEXT NOT NULL)")
                     }
-                    // What the model removed first (when allowed), then what it added.
-                    try transaction.dropStorage(plan)
-                    try transaction.addStorage(plan, previous: previous, model: model)
-                    try transaction.record(plan.schema)
+                    try transaction.migrate(plan, from: previous, model: model)
                 }
             }
             try connection.execute(Self.createHistoryTable)
