@@ -35,7 +35,7 @@ public struct ProjectedProperty: Sendable, Hashable {
 /// the SQL stores, without objects (Core Data's `propertiesToFetch` with dictionary results).
 ///
 /// ```swift
-/// var fetch = FetchRequest<Book>(sortDescriptors: [SortDescriptor("title")], fetchLimit: 2_000)
+/// let fetch = FetchRequest<Book>(entityName: "Book", sortDescriptors: [SortDescriptor("title")], fetchLimit: 2_000)
 /// let rows = try context.fetch(ProjectionRequest(fetch, properties: [
 ///     ProjectedProperty("title"), .first("authors.name", by: [SortDescriptor("name")], as: "author"),
 /// ]))
