@@ -100,7 +100,7 @@ extension ManagedObjectContext {
         var crossing: [(prefix: [String], members: [(index: Int, rest: [String])])] = []
         for (index, keys) in keyPaths.enumerated() {
             guard let object else { continue }
-            guard let step = toManyStep(keys, from: object.entity) else {
+            guard let step = toManyStep(keys, from: object.entity)?.position else {
                 let value = keys.isEmpty ? EvaluatedValue.object(object) : try evaluator.value(Self.keyPathExpression(keys), on: object)
                 for combination in combinations.indices { combinations[combination][index] = Self.stored(value) }
                 continue
@@ -130,12 +130,13 @@ extension ManagedObjectContext {
         return combinations
     }
 
-    /// The position of the first to-many relationship `keys` crosses from `entity` (through to-one ones), if any.
-    func toManyStep(_ keys: [String], from entity: EntityDescription) -> Int? {
+    /// The first to-many relationship `keys` crosses from `entity` (through to-one ones), if any, and
+    /// its position among the keys.
+    func toManyStep(_ keys: [String], from entity: EntityDescription) -> (position: Int, relationship: RelationshipDescription)? {
         var entity = entity
         for (position, key) in keys.enumerated() {
             guard let slot = entity.slot(of: key), case .relationship(let relationship) = entity.property(at: slot) else { return nil }
-            if relationship.isToMany { return position }
+            if relationship.isToMany { return (position, relationship) }
             guard let destination = model.entity(named: relationship.destinationName) else { return nil }
             entity = destination
         }

@@ -41,7 +41,7 @@ extension ManagedObjectContext {
     /// property's member order) of the to-many relationship it crosses.
     private func projectedValue(_ property: ProjectedProperty, of object: ManagedObject, _ evaluator: PredicateEvaluator) throws -> StoreValue {
         let keys = Self.keys(property.keyPath)
-        guard let step = toManyStep(keys, from: object.entity) else {
+        guard let (step, relationship) = toManyStep(keys, from: object.entity) else {
             return try evaluator.value(Self.keyPathExpression(keys), on: object).storeValue ?? .null
         }
         guard let order = property.memberOrder else {
@@ -58,25 +58,13 @@ extension ManagedObjectContext {
                 }
                 return a.0.objectID.key < b.0.objectID.key
             }.map(\.0)
-        } else if !isOrdered(keys[step], after: Array(keys[..<step]), from: object.entity) {
+        } else if !relationship.isOrdered {
             members.sort { $0.objectID.key < $1.objectID.key }
         }
         guard let first = members.first else { return .null }
         let rest = Array(keys[(step + 1)...])
         if rest.isEmpty { return .reference(first.objectID) }
         return try projectedValue(ProjectedProperty(rest.joined(separator: ".")), of: first, evaluator)
-    }
-
-    /// Whether the to-many relationship `key`, reached from `entity` through the to-one steps `path`, is ordered.
-    private func isOrdered(_ key: String, after path: [String], from entity: EntityDescription) -> Bool {
-        var entity = entity
-        for step in path {
-            guard let slot = entity.slot(of: step), case .relationship(let r) = entity.property(at: slot),
-                  let next = model.entity(named: r.destinationName) else { return false }
-            entity = next
-        }
-        guard let slot = entity.slot(of: key), case .relationship(let r) = entity.property(at: slot) else { return false }
-        return r.isOrdered
     }
 
     /// The keys of a dotted key path.

@@ -101,31 +101,42 @@ package final class SQLQueryTranslator {
         let table = layout.tables[entity.table]!
         let columns = onlyIDs ? ["Z_PK", "Z_ENT"] : table.columns
         var text = "SELECT \(columns.map { "t0." + Self.quote($0) }.joined(separator: ", ")) FROM \(Self.quote(table.name)) t0 WHERE \(try whereClause(entity))"
-        var order: [String] = []
-        for descriptor in query.sortDescriptors {
-            guard case .scalar(let sql, _) = try keyPath([KeyPathComponent](dotted: descriptor.keyPath), alias: "t0", entity: entity) else {
-                throw Unsupported(reason: "sorting by \(descriptor.keyPath)")
-            }
-            order.append("\(sql) \(descriptor.ascending ? "ASC" : "DESC")")
-        }
-        order.append("t0.\"Z_PK\"")
-        text += " ORDER BY " + order.joined(separator: ", ")
+        text += " ORDER BY " + (try ordering(query.sortDescriptors, alias: "t0", entity: entity) + ["t0.\"Z_PK\""]).joined(separator: ", ")
         text += limitClause()
         return SQL(text: text, bindings: bindings)
     }
 
-    /// What an aggregate query's output column holds: a value of an attribute type, or a related
-    /// record (two columns: key and entity code).
-    package enum AggregateOutput {
+    /// What an output of an aggregate or a projection holds: a value of an attribute type, or a
+    /// related record (two columns: key and entity code).
+    package enum Output {
         case value(AttributeType)
         case object
     }
 
+    /// The selected columns of a value (its SQL) or a record (its key and entity code) and what they
+    /// hold; nil for anything else.
+    private static func selected(_ term: Term) -> (columns: [String], output: Output)? {
+        switch term {
+        case .scalar(let sql, let type): return ([sql], .value(type ?? .string))
+        case .object(let key, let code): return ([key, "CAST(\(code) AS BIGINT)"], .object)
+        default: return nil
+        }
+    }
+
+    /// The `GROUP BY` terms of a group key (its value, or a record's key and entity code).
+    private static func grouped(_ term: Term) -> [String] {
+        switch term {
+        case .scalar(let sql, _): return [sql]
+        case .object(let key, let code): return [key, code]
+        default: return []
+        }
+    }
+
     /// The grouped aggregate of the matching records: `SELECT keys, aggregates FROM … WHERE … GROUP BY
     /// keys`, with the output columns in order (each group key, then each column).
-    package func aggregate(groupBy: [String], columns: [AggregateColumn]) throws -> (sql: SQL, outputs: [AggregateOutput]) {
+    package func aggregate(groupBy: [String], columns: [AggregateColumn]) throws -> (sql: SQL, outputs: [Output]) {
         let entity = try layout.entity(query.entityName)
-        var selects: [String] = [], groups: [String] = [], outputs: [AggregateOutput] = []
+        var selects: [String] = [], groups: [String] = [], outputs: [Output] = []
         joinsToOne = true
         var terms: [String: Term] = [:]
         for path in groupBy {
@@ -133,18 +144,12 @@ package final class SQLQueryTranslator {
             defer { joinsToMany = false }
             let term = try keyPath([KeyPathComponent](dotted: path), alias: "t0", entity: entity)
             terms[path] = term
-            switch term {
-            case .scalar(let sql, let type):
-                selects.append(sql)
-                groups.append(sql)
-                outputs.append(.value(type ?? .string))
-            case .object(let key, let code):
-                selects += [key, "CAST(\(code) AS BIGINT)"]
-                groups += [key, code]
-                outputs.append(.object)
-            default:
+            guard let (columns, output) = Self.selected(term) else {
                 throw Unsupported(reason: "grouping by \(path), which is not a value or a record")
             }
+            selects += columns
+            groups += Self.grouped(term)
+            outputs.append(output)
         }
         for column in columns {
             guard let path = column.keyPath else {
@@ -202,31 +207,20 @@ package final class SQLQueryTranslator {
     /// A projection of the matching records: `SELECT key, entity code, values FROM … WHERE … ORDER BY
     /// … LIMIT`, a to-one key path joined once (`LEFT JOIN`), a first member a correlated subquery;
     /// the outputs of the values in order (after the key and entity code).
-    package func project(_ properties: [ProjectedProperty]) throws -> (sql: SQL, outputs: [AggregateOutput]) {
+    package func project(_ properties: [ProjectedProperty]) throws -> (sql: SQL, outputs: [Output]) {
         let entity = try layout.entity(query.entityName)
-        var selects = ["t0.\"Z_PK\"", "CAST(t0.\"Z_ENT\" AS BIGINT)"], outputs: [AggregateOutput] = []
+        var selects = ["t0.\"Z_PK\"", "CAST(t0.\"Z_ENT\" AS BIGINT)"], outputs: [Output] = []
         joinsToOne = true
         for property in properties {
             firstMemberOrder = property.memberOrder
             defer { firstMemberOrder = nil }
-            switch try keyPath([KeyPathComponent](dotted: property.keyPath), alias: "t0", entity: entity) {
-            case .scalar(let sql, let type):
-                selects.append(sql)
-                outputs.append(.value(type ?? .string))
-            case .object(let key, let code):
-                selects += [key, "CAST(\(code) AS BIGINT)"]
-                outputs.append(.object)
-            default:
+            guard let (columns, output) = Self.selected(try keyPath([KeyPathComponent](dotted: property.keyPath), alias: "t0", entity: entity)) else {
                 throw RuntimeError.invalidPredicate("projected key path '\(property.keyPath)' crosses a to-many relationship: project a member with .first(_:by:)")
             }
+            selects += columns
+            outputs.append(output)
         }
-        var order: [String] = []
-        for descriptor in query.sortDescriptors {
-            guard case .scalar(let sql, _) = try keyPath([KeyPathComponent](dotted: descriptor.keyPath), alias: "t0", entity: entity) else {
-                throw Unsupported(reason: "sorting by \(descriptor.keyPath)")
-            }
-            order.append("\(sql) \(descriptor.ascending ? "ASC" : "DESC")")
-        }
+        let order = try ordering(query.sortDescriptors, alias: "t0", entity: entity)
         joinsToOne = false
         let from = ([Self.quote(entity.table) + " t0"] + joins).joined(separator: " ")
         let text = "SELECT \(selects.joined(separator: ", ")) FROM \(from) WHERE \(try whereClause(entity)) ORDER BY "
@@ -258,6 +252,16 @@ package final class SQLQueryTranslator {
         let entity = try layout.entity(query.entityName)
         let inner = "SELECT 1 FROM \(Self.quote(entity.table)) t0 WHERE \(try whereClause(entity))" + limitClause()
         return SQL(text: "SELECT count(*) FROM (\(inner)) AS counted", bindings: bindings)
+    }
+
+    /// `ORDER BY` terms of sort descriptors over the rows of `alias` (each a value).
+    private func ordering(_ descriptors: [SortDescriptor], alias: String, entity: SQLLayout.Entity) throws -> [String] {
+        try descriptors.map { descriptor in
+            guard case .scalar(let sql, _) = try keyPath([KeyPathComponent](dotted: descriptor.keyPath), alias: alias, entity: entity) else {
+                throw Unsupported(reason: "sorting by \(descriptor.keyPath)")
+            }
+            return "\(sql) \(descriptor.ascending ? "ASC" : "DESC")"
+        }
     }
 
     private func limitClause() -> String {
@@ -453,7 +457,7 @@ package final class SQLQueryTranslator {
             default: break
             }
             guard components.count == 1, case .key(let key) = components[0].kind, let slot = baseEntity.description.slot(of: key),
-                  let (from, inner, destination) = try toMany(slot, alias: base, entity: baseEntity) else {
+                  let (from, inner, destination, _) = try toMany(slot, alias: base, entity: baseEntity) else {
                 throw Unsupported(reason: "SUBQUERY over other than a to-many relationship of the object or of a SUBQUERY's element")
             }
             guard suffix.map(\.kind) == [.collectionOperator("count")] else { throw Unsupported(reason: "SUBQUERY without .@count") }
@@ -555,7 +559,7 @@ package final class SQLQueryTranslator {
                 let (members, destination) = try joinedMembers(slot, alias: alias, entity: entity)
                 return try keyPath(rest, alias: members, entity: destination)
             }
-            guard let (from, inner, destination) = try toMany(slot, alias: alias, entity: entity) else { throw Unsupported(reason: key) }
+            guard let (from, inner, destination, _) = try toMany(slot, alias: alias, entity: entity) else { throw Unsupported(reason: key) }
             return try collection(from: from, alias: inner, destination: destination, rest: rest)
         }
     }
@@ -564,32 +568,11 @@ package final class SQLQueryTranslator {
     /// `order` (the relationship's own order when empty and it is ordered, else by key): a correlated
     /// subquery each, reading the members' table alone (to-one steps after it are subqueries too).
     private func firstMember(_ slot: Int, alias: String, entity: SQLLayout.Entity, rest: [KeyPathComponent], order: [SortDescriptor]) throws -> Term {
-        guard case .relationship(let r) = entity.description.property(at: slot) else { throw Unsupported(reason: "a to-many step") }
-        let destination = try layout.entity(r.destinationName)
-        let members = nextAlias()
-        let from: String, position: String?
-        switch entity.storage[slot] {
-        case .toManyByInverse(let table, let inverseColumn, let orderColumn):
-            from = "FROM \(Self.quote(table)) \(members) WHERE \(members).\(Self.quote(inverseColumn)) = \(alias).\"Z_PK\""
-            position = orderColumn.map { "\(members).\(Self.quote($0))" }
-        case .toManyByJoin(let table):
-            let link = nextAlias()
-            from = "FROM \(table.t) \(link) JOIN \(Self.quote(destination.table)) \(members) ON \(members).\"Z_PK\" = \(link).\(table.target) "
-                + "WHERE \(link).\(table.source) = \(alias).\"Z_PK\""
-            position = r.isOrdered ? "\(link).\(table.position)" : nil
-        default:
-            throw Unsupported(reason: "a to-many step")
-        }
+        guard let (from, members, destination, position) = try toMany(slot, alias: alias, entity: entity) else { throw Unsupported(reason: "a to-many step") }
         let joining = joinsToOne
         joinsToOne = false
         defer { joinsToOne = joining }
-        var sorts: [String] = []
-        for descriptor in order {
-            guard case .scalar(let sql, _) = try keyPath([KeyPathComponent](dotted: descriptor.keyPath), alias: members, entity: destination) else {
-                throw Unsupported(reason: "ordering members by \(descriptor.keyPath)")
-            }
-            sorts.append("\(sql) \(descriptor.ascending ? "ASC" : "DESC")")
-        }
+        var sorts = try ordering(order, alias: members, entity: destination)
         if order.isEmpty, let position { sorts.append(position) }
         sorts.append("\(members).\"Z_PK\"")
         let tail = "\(from) ORDER BY \(sorts.joined(separator: ", ")) LIMIT 1)"
@@ -623,19 +606,21 @@ package final class SQLQueryTranslator {
     }
 
     /// The elements of a to-many relationship of the record `alias`: `FROM … WHERE` linking them, the
-    /// alias of each element and its entity (nil for a slot that is no stored to-many relationship).
-    private func toMany(_ slot: Int, alias: String, entity: SQLLayout.Entity) throws -> (from: String, alias: String, destination: SQLLayout.Entity)? {
+    /// alias of each element, its entity and, for an ordered relationship, the position column (nil
+    /// for a slot that is no stored to-many relationship).
+    private func toMany(_ slot: Int, alias: String, entity: SQLLayout.Entity) throws
+        -> (from: String, alias: String, destination: SQLLayout.Entity, position: String?)? {
         guard case .relationship(let r) = entity.description.property(at: slot) else { return nil }
         switch entity.storage[slot] {
-        case .toManyByInverse(let table, let inverseColumn, _):
+        case .toManyByInverse(let table, let inverseColumn, let orderColumn):
             let inner = nextAlias()
             let from = "FROM \(Self.quote(table)) \(inner) WHERE \(inner).\(Self.quote(inverseColumn)) = \(alias).\"Z_PK\""
-            return (from, inner, try layout.entity(r.destinationName))
+            return (from, inner, try layout.entity(r.destinationName), orderColumn.map { "\(inner).\(Self.quote($0))" })
         case .toManyByJoin(let table):
             let destination = try layout.entity(r.destinationName)
             let join = nextAlias(), inner = nextAlias()
             let from = "FROM \(table.t) \(join) JOIN \(Self.quote(destination.table)) \(inner) ON \(inner).\"Z_PK\" = \(join).\(table.target) WHERE \(join).\(table.source) = \(alias).\"Z_PK\""
-            return (from, inner, destination)
+            return (from, inner, destination, r.isOrdered ? "\(join).\(table.position)" : nil)
         default:
             return nil
         }

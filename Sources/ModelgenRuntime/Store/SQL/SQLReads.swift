@@ -181,7 +181,7 @@ package struct SQLReads<Executor: SQLExecutor> {
 
     /// The values of a row's output columns from `column` on: a value column each, a record as its key
     /// and entity code.
-    private func values(of row: Executor.Row, _ outputs: [SQLQueryTranslator.AggregateOutput], from column: Int) throws -> [StoreValue] {
+    private func values(of row: Executor.Row, _ outputs: [SQLQueryTranslator.Output], from column: Int) throws -> [StoreValue] {
         var column = column
         var values: [StoreValue] = []
         values.reserveCapacity(outputs.count)
