@@ -102,6 +102,14 @@ func postLines(_ context: ManagedObjectContext, page: Int) throws -> [String] {
     return rows.map { "\($0.string("title") ?? "") by \($0.string("author") ?? "?") \($0.string("tag") ?? "")" }
 }
 
+/// Posts to pick from, by title: titles and authors loaded, bodies left in the store until one is read.
+func postsToPick(_ context: ManagedObjectContext) throws -> [Post] {
+    var request = Post.fetchRequest()
+    request.sortDescriptors = [SortDescriptor("title")]
+    request.fetchProperties(\.title, \.author)
+    return try context.fetch(request)
+}
+
 /// Likes per author, most liked first: one query on a SQL store.
 func likesPerAuthor(_ context: ManagedObjectContext) throws -> [(author: String, posts: Int64, likes: Int64)] {
     let request = AggregateRequest(FetchRequest(predicate: #Predicate<Post> { $0.likes > 0 }),
@@ -223,6 +231,26 @@ func typedRequestsInPlace(_ context: ManagedObjectContext) throws
         try context.save()
         #expect(try postLines(context, page: 0) == ["Large by Ann news", "Medium by Ann ", "Small by Ann "])
         #expect(try postLines(context, page: 1).isEmpty)
+    }
+
+    @Test(arguments: ["in-memory", "sqlite"])
+    func thePartialObjectExampleRuns(_ kind: String) throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("docs-partial-\(UUID().uuidString).sqlite")
+        defer { try? FileManager.default.removeItem(at: url) }
+        let (container, _) = try blog(kind == "sqlite" ? .sqlite(url) : .inMemory)
+        let context = container.newContext()
+        let posts = try postsToPick(context)
+        #expect(posts.map(\.title) == ["Large", "Medium", "Small"])
+        #expect(posts.map(\.isPartial) == Array(repeating: kind == "sqlite", count: 3), "\(kind)")
+        #expect(posts.map { $0.author?.lastName } == ["Ann", "Ann", "Ann"])
+        // An edit of a value the fetch left out loads the rest first and saves as a whole object would.
+        let bodies = posts.map(\.body)
+        posts[1].likes += 1
+        try context.save()
+        let check = container.newContext()
+        let saved = try check.fetch(Post.fetchRequest()).sorted { $0.title < $1.title }
+        #expect(saved.map(\.body) == bodies && saved.map(\.title) == ["Large", "Medium", "Small"])
+        #expect(saved[1].likes == posts[1].likes && !posts[1].isPartial)
     }
 
     @Test(arguments: ["in-memory", "sqlite"])

@@ -29,7 +29,7 @@ enum RuntimeTypeNames {
 /// The public properties of ModelgenRuntime's `ManagedObject`: names a modeled property may not take.
 enum RuntimeMemberNames {
     static let all: Set<String> = [
-        "description", "entity", "hasChanges", "isDeleted", "isFault", "isInserted", "isUpdated",
+        "description", "entity", "hasChanges", "isDeleted", "isFault", "isInserted", "isPartial", "isUpdated",
         "managedObjectContext", "objectID", "slotValue",
     ]
 }

@@ -18,6 +18,7 @@ extension ManagedObjectContext {
         let request = try request.resolved(for: model)
         if request.fetchBatchSize > 0 { return try batchedFaults(request) }
         let entities = try requestEntities(request)
+        if request.propertiesToFetch != nil, let partial = try partialObjects(request, entities: entities) { return partial }
         // Every result is an instance of one of these entities' classes (objects are only ever created
         // from `entity.managedClass`): when each is a `Result`, no object needs a checked cast.
         let allResults = entities.allSatisfy { $0.managedClass is Result.Type }
@@ -127,12 +128,18 @@ extension ManagedObjectContext {
                 slots.reserveCapacity(level.count)
                 var last: (entity: EntityDescription, slot: Int)?
                 for object in level {
-                    try object.loadIfFault()
-                    if let last, last.entity === object.entity { slots.append(last.slot); continue }
-                    guard let slot = object.entity.slotsByName[step], case .relationship = object.entity.properties[slot] else {
-                        throw RuntimeError.unknownKey(entity: object.entity.name, key: "\(step) (prefetching \(path): not a relationship)")
+                    let slot: Int
+                    if let last, last.entity === object.entity {
+                        slot = last.slot
+                    } else {
+                        guard let found = object.entity.slotsByName[step], case .relationship = object.entity.properties[found] else {
+                            throw RuntimeError.unknownKey(entity: object.entity.name, key: "\(step) (prefetching \(path): not a relationship)")
+                        }
+                        slot = found
+                        last = (object.entity, slot)
                     }
-                    last = (object.entity, slot)
+                    // A partial object keeps what it loaded: its pending to-many relationships load below.
+                    if !object.hasLoaded(slot) { try object.loadIfFault() }
                     slots.append(slot)
                 }
                 // A to-many step: the relationship of every object at this level in one query per entity.

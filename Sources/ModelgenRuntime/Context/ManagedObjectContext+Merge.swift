@@ -9,7 +9,7 @@ extension ManagedObjectContext {
     /// property changed, so views drop them). Inserted records need nothing: fetches see them.
     public func mergeChanges(_ changes: ChangeSet) {
         for (id, _) in changes.updated {
-            guard let object = registered[id], !object._isFault else {
+            guard let object = registered[id], object._loadState != .fault else {
                 faults.rowCache[id] = nil   // a cached row is stale now
                 continue
             }

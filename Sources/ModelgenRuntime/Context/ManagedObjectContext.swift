@@ -355,7 +355,7 @@ public final class ManagedObjectContext {
     /// Turns an object back into a fault. With `mergeChanges: false` its unsaved changes are dropped;
     /// with `true` an unchanged object becomes a fault and a changed one keeps its changes over fresh store values.
     public func refresh(_ object: ManagedObject, mergeChanges: Bool) {
-        guard object._context === self, !object._isInserted, !object._isFault else { return }
+        guard object._context === self, !object._isInserted, object._loadState != .fault else { return }
         if mergeChanges && object._isUpdated && !object.changedValues().isEmpty {
             guard let row = try? store.row(for: object.objectID), let fresh = try? slots(from: row, entity: object.entity) else { return }
             let old = object.committedSlots ?? object._slots.array

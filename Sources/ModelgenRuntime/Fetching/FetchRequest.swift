@@ -81,6 +81,17 @@ public struct FetchRequest<Result: ManagedObject> {
     /// records (and one per to-many relationship of theirs), whatever the number of results; without
     /// it they load as faults fire (a batch at a time where the fetch had a batch size).
     public var relationshipKeyPathsForPrefetching: [String] = []
+    /// The properties the fetch loads (Core Data's `propertiesToFetch` with object results): names of
+    /// stored attributes and to-one relationships of the requested entity; nil (the default) loads
+    /// whole objects. The SQL stores then read only those columns, and each object comes back partial
+    /// (`isPartial`): reading one of these properties reads it; reading another one, or changing,
+    /// deleting or validating the object, first loads the rest of every partial object of the fetch
+    /// with one query (`awakeFromFetch` then). Prefetched to-many relationships load as they would for
+    /// whole objects. A context with unsaved changes of these entities, a `serializable` context (its
+    /// reads are checked at the versions it loaded) and a store that runs no queries load whole objects.
+    public var propertiesToFetch: [String]?
+    /// Properties to fetch named by typed key paths (`fetchProperties(_:)`), named through the model when the request runs.
+    var typedPropertiesToFetch: [AnyKeyPath] = []
     /// Relationships to prefetch named by typed key paths (`prefetch(_:then:)`), named through the model when the request runs.
     var typedPrefetching: [(keyPath: AnyKeyPath, rest: String?)] = []
     /// A `#Predicate` and Foundation sort descriptors, translated when the request runs (the model
@@ -135,8 +146,26 @@ extension FetchRequest {
         typedPrefetching.append((keyPath, rest))
     }
 
-    /// The request as the store runs it: a typed query translated for `model`, typed prefetching named (others unchanged).
+    /// Loads only these properties, named by typed key paths, as `propertiesToFetch` does by name:
+    /// `request.fetchProperties(\.title, \.publisher)` (added to the names `propertiesToFetch` holds).
+    public mutating func fetchProperties(_ keyPaths: PartialKeyPath<Result>...) {
+        typedPropertiesToFetch += keyPaths as [AnyKeyPath]
+    }
+
+    /// The request as the store runs it: a typed query translated for `model`, typed prefetching and
+    /// properties to fetch named (others unchanged).
     func resolved(for model: ManagedObjectModel) throws -> FetchRequest<Result> {
+        if !typedPropertiesToFetch.isEmpty {
+            var request = self
+            request.typedPropertiesToFetch = []
+            for keyPath in typedPropertiesToFetch {
+                guard let name = model.keyPathName(keyPath) else {
+                    throw RuntimeError.unknownKey(entity: "\(Result.self)", key: "\(keyPath) (properties to fetch: the model names no property for it; a class written by hand passes keyPaths: to its EntityDescription)")
+                }
+                request.propertiesToFetch = (request.propertiesToFetch ?? []) + [name]
+            }
+            return try request.resolved(for: model)
+        }
         if !typedPrefetching.isEmpty {
             var request = self
             request.typedPrefetching = []

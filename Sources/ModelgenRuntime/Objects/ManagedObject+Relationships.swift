@@ -5,7 +5,7 @@ extension ManagedObject {
     /// The object of a to-one relationship.
     @_spi(Generated)
     public final func relatedObject<T: ManagedObject>(at slot: Int) -> T? {
-        fireFaultIfNeeded()
+        if _isFault { _fireFault(reading: slot) }
         observeAccess(slot: slot)
         guard case .object(let object) = _slots[slot] else { return nil }
         return (object as! T)

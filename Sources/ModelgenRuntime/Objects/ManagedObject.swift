@@ -54,7 +54,8 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     // The flags sit together in one word after the last 8-byte fields: the base object is 112 bytes,
     // and each `@Managed` property adds two (its slot number): four fit malloc's 128-byte chunk, twelve
     // its 144-byte one (`SlotStorageTests.anObjectIsTheBaseClassAndTwoBytesAProperty`).
-    @exclusivity(unchecked) @usableFromInline final var _isFault: Bool
+    /// How much of the object's values its slots hold (`LoadState`).
+    @exclusivity(unchecked) @usableFromInline final var _loadState: LoadState
     /// Whether reads register with observation tracking (the context's `ObservationMode`).
     @exclusivity(unchecked) @usableFromInline final var _observesReads: Bool
     /// `_observation != nil`, as a flag the inlined write path tests without touching a reference count.
@@ -78,7 +79,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         self.entity = entity
         self.objectID = objectID
         self._contextRef = context.map { Unmanaged.passUnretained($0) }
-        self._isFault = isFault
+        self._loadState = isFault ? .fault : .loaded
         self._observesReads = context?.observationMode != .unobserved
         let slotCount = entity.properties.count
         _slotCount = Int32(slotCount)
@@ -155,7 +156,16 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// Deleted in its context, not yet saved.
     public final var isDeleted: Bool { _isDeleted }
     /// Its values are not loaded yet: reading any property loads them.
-    public final var isFault: Bool { _isFault }
+    public final var isFault: Bool { _loadState == .fault }
+    /// Loaded in part, by a fetch with `propertiesToFetch`: reading one of those properties reads the
+    /// slot; reading any other one, changing, deleting or validating the object loads the rest of its
+    /// values first (for all the partial objects of that fetch, with one query). Not a fault.
+    public final var isPartial: Bool { _loadState == .partial }
+    /// Not loaded, or loaded in part: reads and writes take the slow path, which loads what they need.
+    @inlinable final var _isFault: Bool {
+        @inline(__always) get { _loadState != .loaded }
+        set { _loadState = newValue ? .fault : .loaded }
+    }
     /// Inserted, deleted, or changed.
     public final var hasChanges: Bool { _isInserted || _isDeleted || (_isUpdated && !changedValues().isEmpty) }
 
@@ -233,7 +243,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// read of such a fault stops the program, as Core Data's "could not fulfill a fault" does).
     public final func value(forKey key: String) throws -> Any? {
         let slot = try slot(forKey: key)
-        try fulfillFaultIfNeeded()
+        if _loadState != .partial || !hasLoaded(slot) { try fulfillFaultIfNeeded() }
         try loadPendingToManyIfNeeded(slot)
         observeAccess(slot: slot)
         return _slots[slot].anyValue
@@ -386,7 +396,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// Reads a transformable attribute.
     @_spi(Generated)
     public final func transformableValue<Value>(at slot: Int) -> Value {
-        fireFaultIfNeeded()
+        if _isFault { _fireFault(reading: slot) }
         observeAccess(slot: slot)
         guard case .transformable(let box) = _slots[slot], let typed = box.value as? Value else {
             preconditionFailure("ModelgenRuntime: \(entity.name).\(entity.properties[slot].name) holds no \(Value.self)")
@@ -397,7 +407,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// Reads an optional transformable attribute.
     @_spi(Generated)
     public final func optionalTransformableValue<Value>(at slot: Int) -> Value? {
-        fireFaultIfNeeded()
+        if _isFault { _fireFault(reading: slot) }
         observeAccess(slot: slot)
         if case .transformable(let box) = _slots[slot] { return box.value as? Value }
         return nil
@@ -439,7 +449,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// reads. Kept out of line so the fast path holds no call (and so needs no retain/release of the object).
     @inlinable @inline(never)
     public final func _observedRead<Value: ManagedValue>(at slot: Int) -> Value {
-        if _isFault { _fireFault() }
+        if _isFault { _fireFault(reading: slot) }
         if _observesReads { _observeAccess(slot) }
         return Value._read(from: self, slot: slot)
     }
@@ -473,7 +483,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// what every read or change of a relationship's members does first.
     @inline(__always)
     final func fireFaultIfNeeded(loading slot: Int) {
-        if _isFault { _fireFault() }
+        if _isFault { _fireFault(reading: slot) }
         if _slowPath(_pendingToMany != 0) { loadPendingToMany(slot) }
     }
 
@@ -534,7 +544,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
 
     /// Turns the object into a fault: values dropped, `didTurnIntoFault` called.
     final func turnIntoFault() {
-        guard !_isFault else { return }
+        guard _loadState != .fault else { return }
         _pendingToMany = 0
         _replaceSlots(with: [])
         committedSlots = nil
@@ -546,7 +556,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// Turns the object into a fault as its context goes away: like `turnIntoFault()`, but only the
     /// relationship slots are cleared (to break cycles between objects); attribute values go with the object.
     final func turnIntoFaultForTeardown() {
-        guard !_isFault else { return }
+        guard _loadState != .fault else { return }
         _pendingToMany = 0
         let slots = _slots
         for slot in entity.relationshipSlots { slots[slot] = .null }
@@ -565,7 +575,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     public func _rawHashValue(seed: Int) -> Int { identityHash(UInt64(UInt(bitPattern: ObjectIdentifier(self))), seed: seed) }
 
     public var description: String {
-        "<\(type(of: self)) \(objectID)\(_isFault ? " fault" : "")\(_isInserted ? " inserted" : "")\(_isDeleted ? " deleted" : "")>"
+        "<\(type(of: self)) \(objectID)\(_loadState == .fault ? " fault" : _loadState == .partial ? " partial" : "")\(_isInserted ? " inserted" : "")\(_isDeleted ? " deleted" : "")>"
     }
 }
 
