@@ -154,6 +154,7 @@ import Testing
         ("    predicate: 'pages > 300'\n", "    predicate: 'pages > 400'\n", "fetch request template long changed what it fetches", "safe"),
         ("    predicate: 'pages > 300'\n", "    predicate: 'pages > 300'\n  short:\n    entity: Book\n    predicate: 'pages < 50'\n", "fetch request template short was added", "safe"),
         ("    entity: Book\n    predicate: 'pages > 300'", "    entity: Book\n    swiftName: longBooks\n    predicate: 'pages > 300'", "fetch request template long: its generated function was renamed", "api-break"),
+        ("    predicate: 'pages > 300'\n", "    predicate: 'pages > 300'\n    properties: [title]\n", "fetch request template long changed its projected properties", "api-break"),
     ]
 
     @Test(arguments: cases.indices)

@@ -82,12 +82,14 @@ import Testing
         func undescribed(_ value: Any, at path: String) -> [String] {
             var missing: [String] = []
             if let object = value as? Object {
+                // A `properties` map names properties (one may be called `properties`): each value is a schema.
                 if let properties = object["properties"] as? Object {
                     for (key, property) in properties {
                         if (property as? Object)?["description"] == nil { missing.append("\(path)/\(key)") }
+                        missing += undescribed(property, at: "\(path)/properties/\(key)")
                     }
                 }
-                for (key, child) in object { missing += undescribed(child, at: "\(path)/\(key)") }
+                for (key, child) in object where key != "properties" { missing += undescribed(child, at: "\(path)/\(key)") }
             } else if let array = value as? [Any] {
                 for (index, child) in array.enumerated() { missing += undescribed(child, at: "\(path)/\(index)") }
             }

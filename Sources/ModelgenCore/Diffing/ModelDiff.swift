@@ -322,14 +322,16 @@ public enum ModelDiff {
                         || previous.limit?.value != template.limit?.value || previous.offset?.value != template.offset?.value {
                 add("fetch request template \(template.name.value) changed what it fetches", previous.name.location, template.name.location, [])
             }
-            // The generated row type follows the group keys and columns (names and types): only a new having predicate keeps it.
+            // The generated row type follows the group keys, columns and projected key paths (names and
+            // types): only a new having predicate keeps it.
             func rowShape(_ t: FetchRequestTemplate) -> [String] {
                 t.groupBy.map(\.descriptor.keyPathText) + ["|"] + t.columns.map { "\($0.name.value) \($0.expression.source.text)" }
+                    + ["|"] + t.properties.map(\.descriptor.keyPathText)
             }
             let rowChanged = rowShape(previous) != rowShape(template)
             if rowChanged || previous.having?.source.text != template.having?.source.text {
-                add("fetch request template \(template.name.value) changed its groups, columns or having predicate", previous.name.location, template.name.location,
-                    rowChanged ? [.apiBreak] : [])
+                add("fetch request template \(template.name.value) changed its \(template.isProjection || previous.isProjection ? "projected properties" : "groups, columns or having predicate")",
+                    previous.name.location, template.name.location, rowChanged ? [.apiBreak] : [])
             }
             if previous.functionName.value != template.functionName.value {
                 add("fetch request template \(template.name.value): its generated function was renamed from \(previous.functionName.value) to \(template.functionName.value)",

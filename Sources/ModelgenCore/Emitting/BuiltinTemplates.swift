@@ -187,7 +187,8 @@ extension {{name}}: ModelgenRuntime.ManagedComposite {
             FetchRequestTemplate({{nameLiteral}}, entity: {{entityLiteral}}{{#hasPredicate}}, predicate: {{predicateLiteral}}{{/hasPredicate}}{{#hasSort}}, sort: [{{#sortLiterals}}{{value}}{{^isLast}}, {{/isLast}}{{/sortLiterals}}]{{/hasSort}}{{#hasLimit}}, limit: {{limit}}{{/hasLimit}}{{#hasOffset}}, offset: {{offset}}{{/hasOffset}}{{#hasGroupBy}},
                                  groupBy: [{{#groupByLiterals}}{{value}}{{^isLast}}, {{/isLast}}{{/groupByLiterals}}]{{/hasGroupBy}}{{#hasColumns}},
                                  columns: [{{#columnLiterals}}{{value}}{{^isLast}}, {{/isLast}}{{/columnLiterals}}]{{/hasColumns}}{{#hasHaving}},
-                                 having: {{havingLiteral}}{{/hasHaving}}),
+                                 having: {{havingLiteral}}{{/hasHaving}}{{#hasProperties}},
+                                 properties: [{{#propertyLiterals}}{{value}}{{^isLast}}, {{/isLast}}{{/propertyLiterals}}]{{/hasProperties}}),
 {{/fetchTemplates}}
         ],
 {{/hasFetchTemplates}}
@@ -210,9 +211,11 @@ extension {{name}}: ModelgenRuntime.ManagedComposite {
     ///{{^isEmpty}} {{text}}{{/isEmpty}}
 {{/documentation}}
 {{^isAggregate}}
+{{^isProjection}}
     {{access}}static func {{name}}({{#parameters}}{{name}}: {{type}}{{^isLast}}, {{/isLast}}{{/parameters}}) -> FetchRequest<{{resultClass}}> {
         model.generatedFetchRequest(fromTemplate: "{{templateName}}", variables: [{{#parameters}}{{keyLiteral}}: {{name}}{{^isLast}}, {{/isLast}}{{/parameters}}{{^hasParameters}}:{{/hasParameters}}])
     }
+{{/isProjection}}
 {{/isAggregate}}
 {{#isAggregate}}
     {{access}}static func {{name}}({{#parameters}}{{name}}: {{type}}{{^isLast}}, {{/isLast}}{{/parameters}}) -> TypedAggregateRequest<{{resultClass}}, {{rowType}}> {
@@ -235,6 +238,30 @@ extension {{name}}: ModelgenRuntime.ManagedComposite {
         }
     }
 {{/isAggregate}}
+{{#isProjection}}
+    {{access}}static func {{name}}({{#parameters}}{{name}}: {{type}}{{^isLast}}, {{/isLast}}{{/parameters}}) -> TypedProjectionRequest<{{resultClass}}, {{rowType}}> {
+        model.generatedProjectionRequest(fromTemplate: "{{templateName}}", variables: [{{#parameters}}{{keyLiteral}}: {{name}}{{^isLast}}, {{/isLast}}{{/parameters}}{{^hasParameters}}:{{/hasParameters}}],
+                                         makeRow: {{rowType}}.init)
+    }
+
+    /// A row of fetch request template `{{templateName}}`: the projected values of one record.
+    {{access}}struct {{rowType}}: Hashable, Sendable {
+        /// The record's ID (`existingObject(with:)` gives its object).
+        {{access}}let objectID: ObjectID
+{{#rowFields}}
+        /// {{summary}}
+        {{access}}let {{name}}: {{type}}
+{{/rowFields}}
+
+        /// The typed row of a record the store read.
+        {{access}}init(_ row: ProjectedRow) {
+            self.objectID = row.objectID
+{{#rowFields}}
+            self.{{name}} = row.{{#isOptional}}value{{/isOptional}}{{^isOptional}}requiredValue{{/isOptional}}({{keyLiteral}})
+{{/rowFields}}
+        }
+    }
+{{/isProjection}}
 {{/fetchHelpers}}
 }
 """#,

@@ -22,7 +22,7 @@ public struct GenerationOptions: Sendable {
 struct ModelViewBuilder {
     let model: ObjectModel
     let variables: [String: [TemplateVariable]]
-    /// The row fields of aggregate templates (see `AggregateRowField`).
+    /// The row fields of aggregate and projection templates (see `AggregateRowField`).
     let aggregateRows: [String: [AggregateRowField]]
     let options: GenerationOptions
     /// Each entity's position in `model.entities`, by name (positions, not copies: an `Entity` is
@@ -302,7 +302,8 @@ struct ModelViewBuilder {
             limit: t.limit?.value ?? 0, hasLimit: t.limit != nil, offset: t.offset?.value ?? 0, hasOffset: t.offset != nil,
             groupByLiterals: ListItemView.list(t.groupBy.map { SwiftLiterals.string($0.descriptor.keyPathText) }), hasGroupBy: !t.groupBy.isEmpty,
             columnLiterals: ListItemView.list(t.columns.map(columnLiteral)), hasColumns: !t.columns.isEmpty,
-            havingLiteral: t.having.map { SwiftLiterals.string($0.source.text) } ?? "", hasHaving: t.having != nil)
+            havingLiteral: t.having.map { SwiftLiterals.string($0.source.text) } ?? "", hasHaving: t.having != nil,
+            propertyLiterals: ListItemView.list(t.properties.map { SwiftLiterals.string($0.descriptor.keyPathText) }), hasProperties: t.isProjection)
     }
 
     /// A column of an aggregate template as the runtime's `AggregateColumn` (the validator checked its form).
@@ -334,14 +335,17 @@ struct ModelViewBuilder {
         doc += "Fetch request template `\(t.name.value)`" + (t.predicate.map { ": `\($0.source.text)`" } ?? "") + "."
         if t.isAggregate {
             doc += t.groupBy.isEmpty ? " One row for every matching record." : " A row per group of " + t.groupBy.map { "`\($0.descriptor.keyPathText)`" }.joined(separator: ", ") + "."
+        } else if t.isProjection {
+            doc += " A row of " + t.properties.map { "`\($0.descriptor.keyPathText)`" }.joined(separator: ", ") + " per matching record."
         }
-        let rowType = t.isAggregate ? t.rowTypeName : ""
+        let rowType = t.isAggregate || t.isProjection ? t.rowTypeName : ""
         let fields = (aggregateRows[t.name.value] ?? []).map { field in
             RowFieldView(name: SwiftLiterals.identifier(field.propertyName), type: field.swiftType + (field.isOptional ? "?" : ""),
                          keyLiteral: SwiftLiterals.string(field.key), isOptional: field.isOptional, summary: field.summary)
         }
         return FetchHelperView(name: SwiftLiterals.identifier(t.functionName.value), templateName: t.name.value,
                                resultClass: className(t.entity.value), parameters: parameters, hasParameters: !parameters.isEmpty,
-                               documentation: DocLineView.lines(doc), isAggregate: t.isAggregate, rowType: rowType, rowFields: fields)
+                               documentation: DocLineView.lines(doc), isAggregate: t.isAggregate, isProjection: t.isProjection && !t.isAggregate,
+                               rowType: rowType, rowFields: fields)
     }
 }

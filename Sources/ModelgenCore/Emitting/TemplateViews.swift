@@ -227,9 +227,11 @@ struct FetchHelperView: MustacheParent, Sendable {
     var documentation: [DocLineView]
     /// True for a template with `groupBy` or `columns`: the function returns a typed aggregate request.
     var isAggregate: Bool = false
-    /// An aggregate template's row type (`PagesPerWriterRow`); empty otherwise.
+    /// True for a template with `properties`: the function returns a typed projection request.
+    var isProjection: Bool = false
+    /// An aggregate or projection template's row type (`PagesPerWriterRow`); empty otherwise.
     var rowType: String = ""
-    /// An aggregate template's row properties: group keys, then columns.
+    /// An aggregate template's row properties (group keys, then columns), or a projection template's.
     var rowFields: [RowFieldView] = []
     /// The documentation written out as `///` lines (deprecated `docLines`).
     var docLines: [String] { DocLineView.written(documentation, indent: "    ") }
@@ -242,6 +244,7 @@ struct FetchHelperView: MustacheParent, Sendable {
         case "parameters": return parameters.asObjects
         case "hasParameters": return hasParameters
         case "isAggregate": return isAggregate
+        case "isProjection": return isProjection
         case "rowType": return TemplateValue(rowType)
         case "rowFields": return rowFields.asObjects
         case "documentation": return documentation
@@ -341,15 +344,15 @@ struct ListItemView: MustacheParent, Sendable {
     }
 }
 
-/// A property of an aggregate template's row type.
+/// A property of an aggregate or projection template's row type.
 struct RowFieldView: MustacheParent, Sendable {
     /// The property's Swift name.
     var name: String
     /// Its Swift type, `?` included when optional.
     var type: String
-    /// The name the runtime's `AggregateRow` gives its value, as a Swift string literal.
+    /// The name the runtime's `AggregateRow` or `ProjectedRow` gives its value, as a Swift string literal.
     var keyLiteral: String
-    /// False for counts, which always have a value.
+    /// False for counts, which always have a value, and for projected values the model does not let be nil.
     var isOptional: Bool
     /// What it holds (`group key \`writer.name\``, `\`sum:(pages)\``), for its doc comment.
     var summary: String
@@ -392,6 +395,9 @@ struct FetchTemplateView: MustacheParent, Sendable {
     /// An aggregate template's having predicate, as a Swift string literal; empty without one.
     var havingLiteral = ""
     var hasHaving = false
+    /// A projection template's key paths, as Swift string literals.
+    var propertyLiterals: [ListItemView] = []
+    var hasProperties = false
 
     /// The expression written out, as `templateDescriptions` (deprecated) gives it.
     var expression: String {
@@ -403,6 +409,7 @@ struct FetchTemplateView: MustacheParent, Sendable {
         if hasGroupBy { text += ", groupBy: [\(groupByLiterals.map(\.value).joined(separator: ", "))]" }
         if hasColumns { text += ", columns: [\(columnLiterals.map(\.value).joined(separator: ", "))]" }
         if hasHaving { text += ", having: \(havingLiteral)" }
+        if hasProperties { text += ", properties: [\(propertyLiterals.map(\.value).joined(separator: ", "))]" }
         return text + ")"
     }
 
@@ -424,6 +431,8 @@ struct FetchTemplateView: MustacheParent, Sendable {
         case "hasColumns": return hasColumns
         case "havingLiteral": return TemplateValue(havingLiteral)
         case "hasHaving": return hasHaving
+        case "propertyLiterals": return propertyLiterals
+        case "hasProperties": return hasProperties
         default: return nil
         }
     }

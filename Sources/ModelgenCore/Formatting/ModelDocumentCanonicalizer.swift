@@ -13,7 +13,7 @@ enum ModelDocumentCanonicalizer {
     static let relationship = ["destination", "toMany", "ordered", "inverse", "deleteRule", "optional", "min", "max", "transient",
                                "renamingIdentifier", "versionHashModifier", "doc", "userInfo"]
     static let fetchedProperty = ["destination", "predicate", "sort", "doc", "userInfo"]
-    static let fetchRequest = ["entity", "predicate", "groupBy", "columns", "having", "sort", "limit", "offset", "swiftName", "doc"]
+    static let fetchRequest = ["entity", "predicate", "properties", "groupBy", "columns", "having", "sort", "limit", "offset", "swiftName", "doc"]
 
     /// The canonical form of a model document.
     static func canonical(_ document: YAMLDocument) -> YAMLDocument {

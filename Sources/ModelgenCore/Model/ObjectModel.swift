@@ -269,12 +269,17 @@ public struct FetchRequestTemplate: Sendable {
     public var columns: [AggregateColumnDeclaration] = []
     /// An aggregate template's predicate over its group keys and columns.
     public var having: ParsedPredicate?
+    /// A projection template's key paths (attributes and to-one relationships, through to-one
+    /// relationships): a row of their values per matching record.
+    public var properties: [ParsedSortDescriptor] = []
 
     /// The name of the generated function: `swiftName`, else `name`.
     public var functionName: Located<String> { swiftName ?? name }
     /// Whether the template asks for groups (it has `groupBy` or `columns`) rather than objects.
     public var isAggregate: Bool { !groupBy.isEmpty || !columns.isEmpty }
-    /// An aggregate template's generated row type: its function's name, capitalized, and `Row` (`PagesPerWriterRow`).
+    /// Whether the template asks for some values of each record (it has `properties`) rather than objects.
+    public var isProjection: Bool { !properties.isEmpty }
+    /// An aggregate or projection template's generated row type: its function's name, capitalized, and `Row` (`PagesPerWriterRow`).
     public var rowTypeName: String {
         let function = functionName.value
         return function.prefix(1).uppercased() + function.dropFirst() + "Row"

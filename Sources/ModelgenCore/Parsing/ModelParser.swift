@@ -38,7 +38,7 @@ public struct ModelParser {
                                    "min", "max", "transient", "renamingIdentifier", "versionHashModifier", "userInfo", "doc"])
         static let fetchedProperty = KeySet(["destination", "predicate", "sort", "userInfo", "doc"])
         static let computed = KeySet(["type", "dependsOn", "doc"])
-        static let fetchRequest = KeySet(["entity", "predicate", "sort", "limit", "offset", "swiftName", "doc", "groupBy", "columns", "having"])
+        static let fetchRequest = KeySet(["entity", "predicate", "sort", "limit", "offset", "swiftName", "doc", "groupBy", "columns", "having", "properties"])
     }
 
     /// The format versions this modelgen reads.
@@ -450,6 +450,7 @@ public struct ModelParser {
             case "groupBy": template.groupBy = sortDescriptors(entry.value, key(), kind: "group key path")
             case "columns": template.columns = aggregateColumns(entry.value, key())
             case "having": template.having = predicate(entry.value, key())
+            case "properties": template.properties = sortDescriptors(entry.value, key(), kind: "projected key path")
             default: template.doc = reader.string(entry.value, key(), allowEmpty: true)?.value
             }
         }

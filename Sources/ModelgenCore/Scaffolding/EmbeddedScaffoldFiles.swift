@@ -753,6 +753,20 @@ print("borrowed: \(try reader.count(for: FetchRequest(predicate: #Predicate<Book
           "description": "Aggregate templates: a predicate over group keys and column names.",
           "type": "string"
         },
+        "properties": {
+          "description": "Projection templates: the attributes or to-one key paths whose values make each row (a generated row struct with the record's objectID).",
+          "anyOf": [
+            {
+              "type": "string"
+            },
+            {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            }
+          ]
+        },
         "doc": {
           "description": "Documentation of the element, written as a doc comment on what is generated for it.",
           "type": [

@@ -33,6 +33,10 @@ extension ModelValidator {
             inferred = checker.variables
         }
         if template.isAggregate {
+            if let first = template.properties.first {
+                error(.inapplicableOption, "fetch request '\(name.value)' asks for groups (groupBy, columns) and for values of each record (properties); make two templates",
+                      at: first.source.location(atOffset: first.descriptor.range.start))
+            }
             aggregateRows[name.value] = checkAggregate(template, variables: &inferred)
         } else {
             if let having = template.having {
@@ -40,6 +44,7 @@ extension ModelValidator {
                       at: having.source.location(atOffset: 0))
             }
             checkSortDescriptors(template.sortDescriptors, entity: template.entity.value)
+            if template.isProjection { aggregateRows[name.value] = checkProjection(template) }
         }
         var variables: [TemplateVariable] = []
         var parameterNames: [String: String] = [:]

@@ -23,7 +23,7 @@ public struct ValidationResult: Sendable {
     public var diagnostics: [Diagnostic]
     /// The variables of each fetch request template, by template name, in order of first use.
     public var templateVariables: [String: [TemplateVariable]]
-    /// The row fields of each aggregate fetch request template, by template name.
+    /// The row fields of each aggregate and projection fetch request template, by template name.
     public var aggregateRows: [String: [AggregateRowField]] = [:]
 
     /// True when an error was found.

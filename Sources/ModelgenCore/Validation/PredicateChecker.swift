@@ -138,6 +138,11 @@ struct PredicateChecker {
                             error(.invalidKeyPath, "\(what) crosses to-many relationship '\(key)'; \(purpose == .sort ? "sort by" : "use") attributes reached through to-one relationships", at: component.range)
                             return nil
                         }
+                        if purpose == .projection {
+                            error(.invalidKeyPath, "a projected key path crosses to-many relationship '\(key)'; project values reached through to-one relationships (a first member is projected in code, with ProjectedProperty.first)",
+                                  at: component.range)
+                            return nil
+                        }
                         crossesToMany = true
                     }
                     entityName = relationship.destination.value
@@ -181,9 +186,10 @@ struct PredicateChecker {
     }
 
     /// What a key path is for: `groupKey` (an aggregate's group key) may cross to-many relationships
-    /// (a group per member), `aggregate` (a column's key path) and `sort` may not.
+    /// (a group per member), `aggregate` (a column's key path), `projection` (a projection template's
+    /// property) and `sort` may not.
     enum KeyPathPurpose {
-        case predicate, sort, derivation, aggregate, groupKey
+        case predicate, sort, derivation, aggregate, groupKey, projection
         var usage: String {
             switch self {
             case .predicate: return "a fetch predicate"
@@ -191,6 +197,7 @@ struct PredicateChecker {
             case .derivation: return "a derivation"
             case .aggregate: return "an aggregate's column"
             case .groupKey: return "an aggregate's group key"
+            case .projection: return "a projected key path"
             }
         }
     }

@@ -101,6 +101,14 @@ extension String: AggregateRowValue {
     }
 }
 
+extension Data: AggregateRowValue {
+    /// Bytes (a projected binary attribute).
+    public init?(aggregateValue value: StoreValue) {
+        guard case .data(let v) = value else { return nil }
+        self = v
+    }
+}
+
 extension Date: AggregateRowValue {
     /// A date.
     public init?(aggregateValue value: StoreValue) {

@@ -233,6 +233,17 @@ extension ManagedObjectModel {
                                 sortBy: parsed.sortDescriptors.map { (key: $0.keyPath, ascending: $0.ascending) }, having: parsed.having)
     }
 
+    /// The projection of a named template with `properties` (in the model file), with values for its
+    /// `$VARIABLES`: those values of each matching record, in the template's order and window.
+    public func projectionRequest<Result: ManagedObject>(fromTemplate name: String, variables: [String: Any?] = [:],
+                                                         as type: Result.Type = Result.self) throws -> ProjectionRequest<Result> {
+        let (template, _) = try self.template(named: name, variables: variables)
+        guard template.isProjection else {
+            throw RuntimeError.invalidModel("fetch request template '\(name)' asks for \(template.isAggregate ? "groups: use aggregateRequest(fromTemplate:)" : "objects: use fetchRequest(fromTemplate:)")")
+        }
+        return ProjectionRequest(try fetchRequest(fromTemplate: name, variables: variables), properties: template.properties.map { ProjectedProperty($0) })
+    }
+
     /// A template and its parsed strings, after checking that `variables` has a value for each variable they name.
     private func template(named name: String, variables: [String: Any?]) throws -> (FetchRequestTemplate, ParsedFetch) {
         guard let template = fetchRequestTemplates[name], let parsed = parsedTemplates[name] else {

@@ -79,6 +79,17 @@ public struct ProjectedRow: Sendable, Hashable {
         self[name].flatMap { Value(aggregateValue: $0) }
     }
 
+    /// The value of a property the model does not let be nil, as `type` (the rows of a projection
+    /// template in the model file read their non-optional values so). A store holding none there, or
+    /// a value of another type, stops the program naming the property, as a typed property read of an
+    /// object whose record is gone does.
+    public func requiredValue<Value: AggregateRowValue>(_ name: String, as type: Value.Type = Value.self) -> Value {
+        guard let value: Value = value(name) else {
+            preconditionFailure("ModelgenRuntime: the projected value '\(name)' of \(objectID) is \(self[name].map { "\($0)" } ?? "not in the row"), not a \(Value.self)")
+        }
+        return value
+    }
+
     /// A value as text.
     public func string(_ name: String) -> String? { value(name) }
 

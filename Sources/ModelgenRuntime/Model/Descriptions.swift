@@ -193,15 +193,21 @@ public struct FetchRequestTemplate: Sendable {
     public let columns: [AggregateColumn]
     /// An aggregate template's predicate over its group keys and columns (`pages > 1000`).
     public let having: String?
+    /// A projection template's key paths (`title`, `writer.name`); see `ProjectionRequest`.
+    public let properties: [String]
 
     /// Whether the template asks for groups (`aggregateRequest(fromTemplate:)`) rather than objects
     /// (`fetchRequest(fromTemplate:)`): it groups or computes columns. Its sort descriptors then name
     /// group key paths and columns.
     public var isAggregate: Bool { !groupBy.isEmpty || !columns.isEmpty }
+    /// Whether the template asks for some values of each record (`projectionRequest(fromTemplate:)`):
+    /// it has `properties`.
+    public var isProjection: Bool { !properties.isEmpty }
 
-    /// Describes a template: of objects, or, with `groupBy` or `columns`, of groups.
+    /// Describes a template: of objects, with `groupBy` or `columns` of groups, with `properties` of
+    /// some values of each record.
     public init(_ name: String, entity: String, predicate: String? = nil, sort: [String] = [], limit: Int? = nil, offset: Int? = nil,
-                groupBy: [String] = [], columns: [AggregateColumn] = [], having: String? = nil) {
+                groupBy: [String] = [], columns: [AggregateColumn] = [], having: String? = nil, properties: [String] = []) {
         self.name = name
         self.entityName = entity
         self.predicate = predicate
@@ -211,5 +217,6 @@ public struct FetchRequestTemplate: Sendable {
         self.groupBy = groupBy
         self.columns = columns
         self.having = having
+        self.properties = properties
     }
 }

@@ -67,6 +67,14 @@ extension ManagedObjectModel {
         generated(fromTemplate: name) { TypedAggregateRequest(try aggregateRequest(fromTemplate: name, variables: variables), makeRow: makeRow) }
     }
 
+    /// The request of a generated projection template function, whose rows `makeRow` types (as above,
+    /// it fails only for a model file edited by hand).
+    @_spi(Generated) public func generatedProjectionRequest<Result: ManagedObject, Row>(
+        fromTemplate name: String, variables: [String: Any?], makeRow: @escaping @Sendable (ProjectedRow) -> Row
+    ) -> TypedProjectionRequest<Result, Row> {
+        generated(fromTemplate: name) { TypedProjectionRequest(try projectionRequest(fromTemplate: name, variables: variables), makeRow: makeRow) }
+    }
+
     /// What `make` builds from the template `name`; a failure stops the program naming the fix.
     private func generated<Request>(fromTemplate name: String, _ make: () throws -> Request) -> Request {
         do {

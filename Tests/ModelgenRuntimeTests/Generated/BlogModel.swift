@@ -36,6 +36,8 @@ enum BlogModel {
                                  having: "posts >= $MIN_POSTS"),
             FetchRequestTemplate("postStatuses", entity: "Post", sort: ["status"],
                                  groupBy: ["status", "author.rating"]),
+            FetchRequestTemplate("postLines", entity: "Post", predicate: "likes >= $MIN_LIKES", sort: ["likes desc", "title"], limit: 3,
+                                 properties: ["title", "likes", "publishedAt", "author", "author.lastName", "author.email", "status"]),
         ],
         configurations: [:]
     )
@@ -269,6 +271,46 @@ enum BlogModel {
         init(_ row: AggregateRow) {
             self.status = row.value("status")
             self.authorRating = row.value("author.rating")
+        }
+    }
+
+    /// A page of the post list, most liked first.
+    ///
+    /// Fetch request template `postLines`: `likes >= $MIN_LIKES`. A row of `title`, `likes`, `publishedAt`, `author`, `author.lastName`, `author.email`, `status` per matching record.
+    static func postLines(minLikes: Int64) -> TypedProjectionRequest<Post, PostLinesRow> {
+        model.generatedProjectionRequest(fromTemplate: "postLines", variables: ["MIN_LIKES": minLikes],
+                                         makeRow: PostLinesRow.init)
+    }
+
+    /// A row of fetch request template `postLines`: the projected values of one record.
+    struct PostLinesRow: Hashable, Sendable {
+        /// The record's ID (`existingObject(with:)` gives its object).
+        let objectID: ObjectID
+        /// `title`
+        let title: String
+        /// `likes`
+        let likes: Int64
+        /// `publishedAt`
+        let publishedAt: Date?
+        /// `author`
+        let author: ObjectID
+        /// `author.lastName`
+        let authorLastName: String
+        /// `author.email`
+        let authorEmail: String
+        /// `status`
+        let status: Int16
+
+        /// The typed row of a record the store read.
+        init(_ row: ProjectedRow) {
+            self.objectID = row.objectID
+            self.title = row.requiredValue("title")
+            self.likes = row.requiredValue("likes")
+            self.publishedAt = row.value("publishedAt")
+            self.author = row.requiredValue("author")
+            self.authorLastName = row.requiredValue("author.lastName")
+            self.authorEmail = row.requiredValue("author.email")
+            self.status = row.requiredValue("status")
         }
     }
 }

@@ -50,6 +50,13 @@ func genreReport(_ context: ManagedObjectContext, minPages: Int64) throws -> [St
     }
 }
 
+/// A branch city's shelf list, from the projection template `shelfList`: typed rows of the values shown.
+func shelfList(_ context: ManagedObjectContext, city: String) throws -> [String] {
+    try context.fetch(LibraryModel.shelfList(city: city)).map { row in
+        "\(row.title) (\(row.pages) p., \(row.genre ?? "no genre"), \(row.branchName ?? "?"))"
+    }
+}
+
 /// Open loans per branch (`openLoansPerBranch`: grouped by a to-one key path and the record it reaches).
 func loanReport(_ context: ManagedObjectContext) throws -> [String] {
     try context.aggregate(LibraryModel.openLoansPerBranch()).map { row in
@@ -87,6 +94,8 @@ func run(_ container: ManagedContainer) throws -> [(String, String)] {
     add("genreReport(minPages: 100)", try genreReport(context, minPages: 100).joined(separator: "; "))
     add("genreReport(minPages: 0)", try genreReport(context, minPages: 0).joined(separator: "; "))
     add("loanReport", try loanReport(context).joined(separator: "; "))
+    // A projection template of the model file: typed rows.
+    add("shelfList(city: ZÜRICH)", try shelfList(context, city: "ZÜRICH").joined(separator: "; "))
     return results
 }
 
@@ -96,6 +105,7 @@ let expectedReports = [
     "genreReport(minPages: 100)": "nature: 2 books, 1070 pages, longest 620; fiction: 2 books, 300 pages, longest 180",
     "genreReport(minPages: 0)": "nature: 2 books, 1070 pages, longest 620; fiction: 2 books, 300 pages, longest 180; none: 1 books, 40 pages, longest 40",
     "loanReport": "Central (Branch): 3 open, next due in -3 days; North (Branch): 2 open, next due in -10 days",
+    "shelfList(city: ZÜRICH)": "Café Stories (120 p., fiction, Central); Mountains (620 p., nature, Central); Rivers (450 p., nature, North); cafe stories II (180 p., fiction, Central)",
 ]
 
 let directory = FileManager.default.temporaryDirectory.appendingPathComponent("library-check-\(getpid())")
