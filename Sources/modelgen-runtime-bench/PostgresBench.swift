@@ -173,7 +173,8 @@ final class PostgresLibraryFloor: LibraryFloor {
     let schema: String
     let data: LibraryData
 
-    init(_ configuration: PostgreSQLConfiguration, data: LibraryData) throws {
+    /// A connection to the floor's schema, filled first unless `fill` is false (then it must be there).
+    init(_ configuration: PostgreSQLConfiguration, data: LibraryData, fill: Bool = true) throws {
         var logger = Logger(label: "bench")
         logger.logLevel = .critical
         self.logger = logger
@@ -183,6 +184,7 @@ final class PostgresLibraryFloor: LibraryFloor {
                                                     id: 3, logger: logger).wait()
         try run("CREATE SCHEMA IF NOT EXISTS \"\(schema)\"")
         try run("SET search_path TO \"\(schema)\"")
+        guard fill else { return }
         try run("CREATE TABLE writer (id bigint PRIMARY KEY, name text)")
         try run("CREATE TABLE book (id bigint PRIMARY KEY, title text, pages bigint, writer bigint REFERENCES writer(id))")
         try run("CREATE INDEX book_title ON book (title)"); try run("CREATE INDEX book_writer ON book (writer)")
@@ -275,7 +277,9 @@ final class PostgresLibraryFloor: LibraryFloor {
         let configuration = try benchPostgresConfiguration("bench_library_\(getpid())_\(books)")
         let container = try ManagedContainer(model: libraryModel, postgres: configuration)
         try runLibraryQuestions(container, floor, data, rounds: books > 20_000 ? 5 : 11, store: "PostgreSQL", floorName: "PostgresNIO",
-                                afterFill: { try floor.analyzeStore(schema: configuration.schema) })
+                                afterFill: { try floor.analyzeStore(schema: configuration.schema) },
+                                reopen: { (try PostgresLibraryFloor(try benchPostgresConfiguration("bench_library_raw_\(getpid())_\(books)"), data: data, fill: false),
+                                           try ManagedContainer(model: libraryModel, postgres: configuration)) })
     }
 }
 

@@ -26,11 +26,7 @@ extension ModelValidator {
                 error(.inapplicableOption, "an aggregate template (one with groupBy or columns) gives groups, which have no \(key); filter them with having", at: count.location)
             }
         }
-        let rowType = template.rowTypeName
-        if let entity = model.entities.first(where: { $0.swiftClassName == rowType }) {
-            error(.nameCollision, "fetch request '\(template.name.value)' generates the row type '\(rowType)', which is the class of entity '\(entity.name.value)'; give the template another swiftName",
-                  at: template.functionName.location)
-        }
+        checkRowTypeName(of: template)
         var fields: [AggregateRowField] = []
         var types: [String: PredicateValueType] = [:]
         var propertyNames: [String: String] = [:]
@@ -47,10 +43,7 @@ extension ModelValidator {
         for parsed in template.groupBy {
             let descriptor = parsed.descriptor
             let location = parsed.source.location(atOffset: descriptor.range.start)
-            if parsed.source.text.trimmingCharacters(in: .whitespaces) != descriptor.keyPathText {
-                error(.invalidKeyPath, "a group key path has no direction; order the groups with sort", at: location)
-                continue
-            }
+            guard hasNoDirection(parsed, "a group key path has no direction; order the groups with sort") else { continue }
             let checker = PredicateChecker(validator: self, entity: entity, source: parsed.source, policy: .inferred)
             guard let resolved = checker.resolveKeyPath(descriptor.keyPath, from: entity, purpose: .groupKey) else { continue }
             // Through a to-many relationship: a group per member (the members' values).
@@ -66,10 +59,7 @@ extension ModelValidator {
                       at: location)
                 continue
             }
-            let property = descriptor.keyPath.enumerated().map { index, component in
-                index == 0 ? component.text : component.text.prefix(1).uppercased() + component.text.dropFirst()
-            }.joined()
-            add(AggregateRowField(propertyName: property, key: descriptor.keyPathText, swiftType: swiftType, isOptional: true,
+            add(AggregateRowField(propertyName: Self.rowPropertyName(descriptor.keyPath), key: descriptor.keyPathText, swiftType: swiftType, isOptional: true,
                                   summary: "Group key `\(descriptor.keyPathText)`"),
                 type: type, at: location)
         }
@@ -102,6 +92,31 @@ extension ModelValidator {
                   at: parsed.source.location(atOffset: parsed.descriptor.range.start), notes: notes)
         }
         return fields
+    }
+
+    /// Reports a row type (an aggregate or projection template's) that is an entity's class name.
+    func checkRowTypeName(of template: FetchRequestTemplate) {
+        let rowType = template.rowTypeName
+        if let entity = model.entities.first(where: { $0.swiftClassName == rowType }) {
+            error(.nameCollision, "fetch request '\(template.name.value)' generates the row type '\(rowType)', which is the class of entity '\(entity.name.value)'; give the template another swiftName",
+                  at: template.functionName.location)
+        }
+    }
+
+    /// Whether a group or projected key path is written without a direction; reports `message` at it otherwise.
+    func hasNoDirection(_ parsed: ParsedSortDescriptor, _ message: String) -> Bool {
+        guard parsed.source.text.trimmingCharacters(in: .whitespaces) == parsed.descriptor.keyPathText else {
+            error(.invalidKeyPath, message, at: parsed.source.location(atOffset: parsed.descriptor.range.start))
+            return false
+        }
+        return true
+    }
+
+    /// The row property of a key path: its keys joined in lower camel case (`writer.name` → `writerName`).
+    static func rowPropertyName(_ keyPath: [KeyPathComponent]) -> String {
+        keyPath.enumerated().map { index, component in
+            index == 0 ? component.text : component.text.prefix(1).uppercased() + component.text.dropFirst()
+        }.joined()
     }
 
     /// Names a property of the generated row struct cannot have (`self`, and `Hashable`'s `hashValue`).

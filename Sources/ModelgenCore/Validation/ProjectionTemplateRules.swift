@@ -7,21 +7,14 @@ extension ModelValidator {
     /// way is.
     func checkProjection(_ template: FetchRequestTemplate) -> [AggregateRowField] {
         let entity = template.entity.value
-        let rowType = template.rowTypeName
-        if let other = model.entities.first(where: { $0.swiftClassName == rowType }) {
-            error(.nameCollision, "fetch request '\(template.name.value)' generates the row type '\(rowType)', which is the class of entity '\(other.name.value)'; give the template another swiftName",
-                  at: template.functionName.location)
-        }
+        checkRowTypeName(of: template)
         var fields: [AggregateRowField] = []
         var propertyNames: [String: String] = ["objectID": "the record's ID", "self": "Swift", "hashValue": "Hashable"]
         for parsed in template.properties {
             let descriptor = parsed.descriptor
             let location = parsed.source.location(atOffset: descriptor.range.start)
             let path = descriptor.keyPathText
-            if parsed.source.text.trimmingCharacters(in: .whitespaces) != path {
-                error(.invalidKeyPath, "a projected key path has no direction; order the rows with sort", at: location)
-                continue
-            }
+            guard hasNoDirection(parsed, "a projected key path has no direction; order the rows with sort") else { continue }
             let checker = PredicateChecker(validator: self, entity: entity, source: parsed.source, policy: .inferred)
             guard let resolved = checker.resolveKeyPath(descriptor.keyPath, from: entity, purpose: .projection),
                   let isOptional = projectedOptionality(descriptor.keyPath, from: entity, at: location) else { continue }
@@ -34,9 +27,7 @@ extension ModelValidator {
                       at: location)
                 continue
             }
-            let property = descriptor.keyPath.enumerated().map { index, component in
-                index == 0 ? component.text : component.text.prefix(1).uppercased() + component.text.dropFirst()
-            }.joined()
+            let property = Self.rowPropertyName(descriptor.keyPath)
             if let other = propertyNames[property] {
                 error(.nameCollision, "'\(path)' becomes the row property '\(property)', which \(other) has; project each value once", at: location)
                 continue
