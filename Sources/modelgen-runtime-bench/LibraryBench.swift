@@ -407,13 +407,21 @@ let libraryAuthorsReportSQL = "SELECT w.name, CAST(sum(b.pages) AS BIGINT) FROM 
     guard try authorsReport() == floor.authorsReport() else { print("library: the pages per author differ from \(floorName)'s"); exit(1) }
     guard try count() == floor.count(before: day) else { print("library: the count differs from \(floorName)'s"); exit(1) }
     var times: [String: (runtime: [Double], sql: [Double])] = [:]
-    func time(_ name: String, runtime: () throws -> Void, sql: () throws -> Void) throws {
-        var start = now()
-        try runtime()
-        let runtimeTime = Double(now() - start) / 1e6
-        start = now()
-        try sql()
-        let sqlTime = Double(now() - start) / 1e6
+    /// Times the runtime's answer and the floor's, in that order or (`runtimeFirst` false) the other.
+    func time(_ name: String, runtimeFirst: Bool = true, runtime: () throws -> Void, sql: () throws -> Void) throws {
+        func measured(_ body: () throws -> Void) throws -> Double {
+            let start = now()
+            try body()
+            return Double(now() - start) / 1e6
+        }
+        let runtimeTime: Double, sqlTime: Double
+        if runtimeFirst {
+            runtimeTime = try measured(runtime)
+            sqlTime = try measured(sql)
+        } else {
+            sqlTime = try measured(sql)
+            runtimeTime = try measured(runtime)
+        }
         times[name, default: ([], [])].runtime.append(runtimeTime)
         times[name, default: ([], [])].sql.append(sqlTime)
     }
@@ -460,17 +468,7 @@ let libraryAuthorsReportSQL = "SELECT w.name, CAST(sum(b.pages) AS BIGINT) FROM 
                 (floor, container) = try reopen()
                 let sql = name == "pages per author" ? floor.authorsReport : floor.list
                 // By turns: the runtime first in even rounds, the floor first in odd ones.
-                if round % 2 == 0 {
-                    try time(name + coldSuffix, runtime: { _ = try question() }, sql: { _ = try sql() })
-                } else {
-                    var start = now()
-                    _ = try sql()
-                    let sqlTime = Double(now() - start) / 1e6
-                    start = now()
-                    _ = try question()
-                    times[name + coldSuffix, default: ([], [])].runtime.append(Double(now() - start) / 1e6)
-                    times[name + coldSuffix, default: ([], [])].sql.append(sqlTime)
-                }
+                try time(name + coldSuffix, runtimeFirst: round % 2 == 0, runtime: { _ = try question() }, sql: { _ = try sql() })
             }
         }
         (container, floor) = warm

@@ -133,14 +133,8 @@ struct PredicateChecker {
                 case .relationship(let relationship, _):
                     if relationship.isToMany && relationship.isOrdered && !crossesToMany { orderedBefore = relationship }
                     if relationship.isToMany {
-                        if purpose == .sort || purpose == .aggregate {
-                            let what = purpose == .sort ? "sort key path" : "an aggregate's key path"
-                            error(.invalidKeyPath, "\(what) crosses to-many relationship '\(key)'; \(purpose == .sort ? "sort by" : "use") attributes reached through to-one relationships", at: component.range)
-                            return nil
-                        }
-                        if purpose == .projection {
-                            error(.invalidKeyPath, "a projected key path crosses to-many relationship '\(key)'; project values reached through to-one relationships (a first member is projected in code, with ProjectedProperty.first)",
-                                  at: component.range)
+                        if let (what, fix) = purpose.toOneOnly {
+                            error(.invalidKeyPath, "\(what) crosses to-many relationship '\(key)'; \(fix)", at: component.range)
                             return nil
                         }
                         crossesToMany = true
@@ -198,6 +192,18 @@ struct PredicateChecker {
             case .aggregate: return "an aggregate's column"
             case .groupKey: return "an aggregate's group key"
             case .projection: return "a projected key path"
+            }
+        }
+
+        /// For the purposes whose key paths stay on to-one relationships: how the error names the key
+        /// path, and what to do instead; nil for the others.
+        var toOneOnly: (what: String, fix: String)? {
+            switch self {
+            case .sort: return ("sort key path", "sort by attributes reached through to-one relationships")
+            case .aggregate: return ("an aggregate's key path", "use attributes reached through to-one relationships")
+            case .projection:
+                return ("a projected key path", "project values reached through to-one relationships (a first member is projected in code, with ProjectedProperty.first)")
+            case .predicate, .derivation, .groupKey: return nil
             }
         }
     }

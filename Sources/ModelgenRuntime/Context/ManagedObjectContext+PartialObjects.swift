@@ -10,10 +10,12 @@ extension ManagedObjectContext {
         let properties = try partialProperties(names, of: entities[0])
         guard pendingObjects(of: entities).isEmpty, let query = try storeQuery(request, entities: entities, window: true),
               let rows = try queryingStore?.project(query, properties: properties.map { ProjectedProperty($0) }) else { return nil }
+        // The properties' slots in each entity the fetch reaches.
+        var slotsByEntity: [String: [Int]] = [:]
+        for entity in entities { slotsByEntity[entity.name] = try properties.map { try slot(named: $0, of: entity) } }
         var objects: [Result] = []
         objects.reserveCapacity(rows.count)
         var loaded: [ObjectID] = []
-        var slotsByEntity: [String: [Int]] = [:]
         for row in rows {
             let object = self.object(with: row.objectID)
             guard let typed = object as? Result else {
@@ -23,14 +25,8 @@ extension ManagedObjectContext {
             // A fault with a cached row loads whole from it when first read; a loaded object stays.
             guard object._isFault, faults.rowCache[row.objectID] == nil else { continue }
             let entity = object.entity
-            let slots = try slotsByEntity[entity.name] ?? {
-                let slots = try properties.map { try slot(named: $0, of: entity) }
-                slotsByEntity[entity.name] = slots
-                return slots
-            }()
-            var storeRow = StoreRow(id: row.objectID, version: 0, values: Array(repeating: .null, count: entity.properties.count))
-            for (slot, value) in zip(slots, row.values) { storeRow.values[slot] = value }
-            let values = try slots.map { try slotValue(storeRow, at: $0, entity: entity) }
+            guard let slots = slotsByEntity[entity.name] else { throw RuntimeError.unknownEntity(entity.name) }
+            let values = try zip(slots, row.values).map { slot, value in try slotValue(value, at: slot, entity: entity) }
             let wasFault = object._loadState == .fault
             object.loadPartially(values, into: slots, pendingToMany: entity.lazyToManyMask)
             // Its to-many relationships load on first use with those of its entity's other objects.

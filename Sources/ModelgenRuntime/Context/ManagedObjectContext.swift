@@ -330,7 +330,11 @@ public final class ManagedObjectContext {
     /// A row's value for a slot: transients get their default, transformables are decoded, raw values
     /// checked against their Swift type, relationships become objects (faults where not registered).
     func slotValue(_ row: StoreRow, at index: Int, entity: EntityDescription) throws -> SlotValue {
-        let value = index < row.values.count ? row.values[index] : .null
+        try slotValue(index < row.values.count ? row.values[index] : .null, at: index, entity: entity)
+    }
+
+    /// A stored value as slot `index` of `entity` holds it (see `slotValue(_:at:entity:)` for a row's).
+    func slotValue(_ value: StoreValue, at index: Int, entity: EntityDescription) throws -> SlotValue {
         switch entity.properties[index] {
         case .attribute(let a):
             if a.isTransient { return entity.initialSlots[index] }

@@ -158,21 +158,14 @@ extension FetchRequest {
         if !typedPropertiesToFetch.isEmpty {
             var request = self
             request.typedPropertiesToFetch = []
-            for keyPath in typedPropertiesToFetch {
-                guard let name = model.keyPathName(keyPath) else {
-                    throw RuntimeError.unknownKey(entity: "\(Result.self)", key: "\(keyPath) (properties to fetch: the model names no property for it; a class written by hand passes keyPaths: to its EntityDescription)")
-                }
-                request.propertiesToFetch = (request.propertiesToFetch ?? []) + [name]
-            }
+            request.propertiesToFetch = (propertiesToFetch ?? []) + (try typedPropertiesToFetch.map { try Self.name(of: $0, in: model, for: "properties to fetch") })
             return try request.resolved(for: model)
         }
         if !typedPrefetching.isEmpty {
             var request = self
             request.typedPrefetching = []
             for (keyPath, rest) in typedPrefetching {
-                guard let name = model.keyPathName(keyPath) else {
-                    throw RuntimeError.unknownKey(entity: "\(Result.self)", key: "\(keyPath) (prefetching: the model names no property for it; a class written by hand passes keyPaths: to its EntityDescription)")
-                }
+                let name = try Self.name(of: keyPath, in: model, for: "prefetching")
                 request.relationshipKeyPathsForPrefetching.append(rest.map { "\(name).\($0)" } ?? name)
             }
             return try request.resolved(for: model)
@@ -187,6 +180,16 @@ extension FetchRequest {
         }
         request.sortDescriptors = sort + sortDescriptors
         return request
+    }
+}
+
+extension FetchRequest {
+    /// The name the model gives the property of a typed key path, or an error saying what it was for.
+    static func name(of keyPath: AnyKeyPath, in model: ManagedObjectModel, for use: String) throws -> String {
+        guard let name = model.keyPathName(keyPath) else {
+            throw RuntimeError.unknownKey(entity: "\(Result.self)", key: "\(keyPath) (\(use): the model names no property for it; a class written by hand passes keyPaths: to its EntityDescription)")
+        }
+        return name
     }
 }
 
@@ -211,6 +214,11 @@ extension ManagedObjectModel {
         if template.isAggregate {
             throw RuntimeError.invalidModel("fetch request template '\(name)' asks for groups, not objects: use aggregateRequest(fromTemplate:)")
         }
+        return objectsRequest(template, parsed, variables: variables)
+    }
+
+    /// The fetch of a template's objects: its entity, predicate, sort and window.
+    private func objectsRequest<Result: ManagedObject>(_ template: FetchRequestTemplate, _ parsed: ParsedFetch, variables: [String: Any?]) -> FetchRequest<Result> {
         var request = FetchRequest<Result>(entityName: template.entityName, sortDescriptors: parsed.sortDescriptors,
                                            fetchLimit: template.fetchLimit, fetchOffset: template.fetchOffset ?? 0)
         request.predicate = parsed.predicate
@@ -237,11 +245,11 @@ extension ManagedObjectModel {
     /// `$VARIABLES`: those values of each matching record, in the template's order and window.
     public func projectionRequest<Result: ManagedObject>(fromTemplate name: String, variables: [String: Any?] = [:],
                                                          as type: Result.Type = Result.self) throws -> ProjectionRequest<Result> {
-        let (template, _) = try self.template(named: name, variables: variables)
+        let (template, parsed) = try self.template(named: name, variables: variables)
         guard template.isProjection else {
             throw RuntimeError.invalidModel("fetch request template '\(name)' asks for \(template.isAggregate ? "groups: use aggregateRequest(fromTemplate:)" : "objects: use fetchRequest(fromTemplate:)")")
         }
-        return ProjectionRequest(try fetchRequest(fromTemplate: name, variables: variables), properties: template.properties.map { ProjectedProperty($0) })
+        return ProjectionRequest(objectsRequest(template, parsed, variables: variables), properties: template.properties.map { ProjectedProperty($0) })
     }
 
     /// A template and its parsed strings, after checking that `variables` has a value for each variable they name.

@@ -67,7 +67,6 @@ extension ManagedObject {
     /// as it is; otherwise the whole object loads.
     @usableFromInline
     final func _fireFault(reading slot: Int) {
-        if _loadState == .partial && hasLoaded(slot) { return }
-        _fireFault()
+        if !hasLoaded(slot) { _fireFault() }
     }
 }

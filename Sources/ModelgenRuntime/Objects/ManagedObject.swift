@@ -243,7 +243,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// read of such a fault stops the program, as Core Data's "could not fulfill a fault" does).
     public final func value(forKey key: String) throws -> Any? {
         let slot = try slot(forKey: key)
-        if _loadState != .partial || !hasLoaded(slot) { try fulfillFaultIfNeeded() }
+        if !hasLoaded(slot) { try fulfillFaultIfNeeded() }
         try loadPendingToManyIfNeeded(slot)
         observeAccess(slot: slot)
         return _slots[slot].anyValue
