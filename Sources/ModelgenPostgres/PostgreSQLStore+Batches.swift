@@ -12,8 +12,10 @@ extension PostgreSQLStore {
               let matching = try layout.translated(query, { try $0.matching() }) else { return nil }
         let keys = matching.keys
         let doomed = "pg_temp.\"modelgen.doomed\""
-        let steps = try SetBasedDeletionSteps(model: model, layout: layout, entityNames: query.entityNames, doomed: doomed) {
-            "INSERT INTO \(doomed) (\"t\", \"k\") " + $0 + " ON CONFLICT DO NOTHING"
+        let steps = try deletionSteps.value(for: query.entityNames) {
+            try SetBasedDeletionSteps(model: model, layout: layout, entityNames: query.entityNames, doomed: doomed) {
+                "INSERT INTO \(doomed) (\"t\", \"k\") " + $0 + " ON CONFLICT DO NOTHING"
+            }
         }
         // The keys are gathered first when other tables need them after the rows are gone.
         let gathered = !steps.isSingleDelete
@@ -77,7 +79,7 @@ extension PostgreSQLStore {
         var lost: [(code: Int64, column: Int, inverse: String)] = [], lostCodes: Set<Int64> = [], inDeletedTable = false
         for (code, columns) in plan.lost.sorted(by: { $0.key < $1.key }) {
             guard let entity = layout.namesByCode[code].flatMap({ layout.entities[$0] }) else { continue }
-            for (column, inverse) in columns {
+            for (column, inverse, _) in columns {
                 guard let slot = entity.storage.firstIndex(where: { if case .toOne(plan.returnedColumns[column - 2]) = $0 { true } else { false } }) else { continue }
                 for destination in entity.description.destination(ofSlot: slot).entity.selfAndDescendants {
                     guard let stored = layout.entities[destination.name] else { continue }

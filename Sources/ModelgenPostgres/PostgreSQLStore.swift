@@ -35,6 +35,8 @@ public final class PostgreSQLStore: QueryingStore, @unchecked Sendable {
     let stage: (@Sendable (Int) -> Void)?
     /// A stage's store for reading the old version: saves throw.
     private let refusesSaves: Bool
+    /// The set-based deletion steps by the entity names a batch deletes (the layout stays as it is while the store is open).
+    let deletionSteps = Locked<[[String]: SetBasedDeletionSteps]>([:])
 
     /// Connects, then creates or migrates the model's tables in `configuration.schema`: through the
     /// stages of `migrationPlan` when they were written with one of its earlier versions (see

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ModelgenPredicate
 @testable import ModelgenRuntime
 
 @Suite struct FetchTests {
@@ -123,5 +124,25 @@ import Testing
 
     @Test func invalidPredicatesAreErrors() {
         #expect(throws: RuntimeError.self) { try FetchPredicate("likes >") }
+        // Asked again (texts parsed before are kept): still an error.
+        #expect(throws: RuntimeError.self) { try FetchPredicate("likes >") }
+    }
+
+    /// Texts parsed before are answered from a cache: from several tasks at once, past the cache's
+    /// size, each text still gives its own tree.
+    @Test func aPredicateParsedAgainFromTheSameTextIsTheSameTree() async throws {
+        let texts = (0..<600).map { "likes >= \($0) AND title BEGINSWITH 'p\($0)'" }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for task in 0..<4 {
+                group.addTask {
+                    for (index, text) in (task % 2 == 0 ? texts : texts.reversed()).enumerated() {
+                        let description = try FetchPredicate(text).description
+                        #expect(description.contains(">= \(task % 2 == 0 ? index : texts.count - 1 - index)"), "\(description)")
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(try FetchPredicate(texts[7]).description == FetchPredicate(ModelgenPredicate.PredicateParser.parsePredicate(texts[7])).description)
     }
 }

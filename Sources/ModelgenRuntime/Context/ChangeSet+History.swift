@@ -24,15 +24,15 @@ extension ChangeSet {
         writer.bytes.reserveCapacity(64 + (deleted.count + inserted.count) / 64 * 32 + updated.count * 48)
         writer.bytes.append(contentsOf: Self.historyPrefix)
         writer.append("\"deleted\":[")
-        writer.appendRuns(deleted)
+        writer.appendRuns(deleted.map { (writer.number(ofEntity: $0.entityName), $0.key, -1) })
         writer.append("],\"inserted\":[")
-        writer.appendRuns(inserted)
+        writer.appendRuns(inserted.map { (writer.number(ofEntity: $0.entityName), $0.key, -1) })
         writer.append("],\"updated\":[")
-        let sortedUpdates = updated.map { (id: $0.key, names: $0.value.count == 1 ? Array($0.value) : $0.value.sorted()) }
-            .sorted { (a: (id: ObjectID, names: [String]), b: (id: ObjectID, names: [String])) -> Bool in
-                a.id.entityName == b.id.entityName ? a.id.key < b.id.key : a.id.entityName < b.id.entityName
-            }
-        writer.appendRuns(sortedUpdates.lazy.map(\.id), names: sortedUpdates.map(\.names))
+        // In entity and key order: sorted as numbers (each entity's rank among the names, the key).
+        var records = updated.map { (entity: writer.number(ofEntity: $0.key.entityName), key: $0.key.key, names: writer.number(ofNames: $0.value)) }
+        let rank = writer.entityRanks()
+        records.sort { (rank[$0.entity], $0.key) < (rank[$1.entity], $1.key) }
+        writer.appendRuns(records)
         writer.append("]}")
         return Data(writer.bytes)
     }
@@ -100,73 +100,123 @@ private struct HistoryRecord: Decodable {
     let updated: [UpdatedRun]
 }
 
-/// Writes a history row's bytes (`ChangeSet.historyJSON()`). A struct with mutating methods, not
-/// closures around a captured array, whose every append would pay a dynamic exclusivity check.
+/// Writes a history row's bytes (`ChangeSet.historyJSON()`). Records are written from numbers: each
+/// entity name and each list of property names is numbered once and its JSON text kept in `texts`, so
+/// writing a run copies bytes and digits into room made for the whole list (no retain per run).
 private struct HistoryWriter {
     var bytes: [UInt8] = []
+    /// The entity names and the lists of property names numbered so far.
+    private var entities: [String] = [], nameLists: [Set<String>] = []
+    /// The JSON text of each numbered entity name (a string) and names list (an array's contents), one
+    /// after the other in `texts`.
+    private var texts: [UInt8] = [], entityText: [Range<Int>] = [], nameListText: [Range<Int>] = []
 
     mutating func append(_ literal: StaticString) {
         literal.withUTF8Buffer { bytes.append(contentsOf: $0) }
     }
 
-    mutating func append(_ number: Int64) {
-        withDecimalDigits(of: number) { bytes.append(contentsOf: $0) }
+    /// The number of an entity name (the last one numbered is checked first).
+    mutating func number(ofEntity name: String) -> Int {
+        if let last = entities.indices.last, entities[last] == name { return last }
+        if let index = entities.firstIndex(of: name) { return index }
+        entities.append(name)
+        entityText.append(appendText([name]))
+        return entities.count - 1
     }
 
-    /// An entity or property name as a JSON string (quotes, backslashes and control characters escaped).
-    mutating func appendString(_ string: String) {
-        bytes.append(UInt8(ascii: "\""))
-        for byte in string.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""), UInt8(ascii: "\\"):
-                bytes.append(UInt8(ascii: "\\"))
-                bytes.append(byte)
-            case 0..<0x20:
-                let hex: StaticString = "0123456789abcdef"
-                append("\\u00")
-                bytes.append(hex.utf8Start[Int(byte >> 4)])
-                bytes.append(hex.utf8Start[Int(byte & 15)])
-            default:
-                bytes.append(byte)
+    /// The number of a list of property names (the last one numbered is checked first).
+    mutating func number(ofNames names: Set<String>) -> Int {
+        if let last = nameLists.indices.last, nameLists[last] == names { return last }
+        if let index = nameLists.firstIndex(of: names) { return index }
+        nameLists.append(names)
+        nameListText.append(appendText(names.sorted()))
+        return nameLists.count - 1
+    }
+
+    /// Each numbered entity's position in name order.
+    func entityRanks() -> [Int] {
+        var rank = Array(repeating: 0, count: entities.count)
+        for (position, entity) in entities.indices.sorted(by: { entities[$0] < entities[$1] }).enumerated() { rank[entity] = position }
+        return rank
+    }
+
+    /// Adds names to `texts` as JSON strings separated by commas (quotes, backslashes and control
+    /// characters escaped); where they are.
+    private mutating func appendText(_ names: [String]) -> Range<Int> {
+        let start = texts.count
+        for (position, name) in names.enumerated() {
+            if position > 0 { texts.append(UInt8(ascii: ",")) }
+            texts.append(UInt8(ascii: "\""))
+            for byte in name.utf8 {
+                switch byte {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"):
+                    texts += [UInt8(ascii: "\\"), byte]
+                case 0..<0x20:
+                    let hex = Array("0123456789abcdef".utf8)
+                    texts += Array("\\u00".utf8) + [hex[Int(byte >> 4)], hex[Int(byte & 15)]]
+                default:
+                    texts.append(byte)
+                }
             }
+            texts.append(UInt8(ascii: "\""))
         }
-        bytes.append(UInt8(ascii: "\""))
+        return start..<texts.count
     }
 
-    /// Runs of consecutive keys of one entity, in the order of `ids`: `[entity, first key, count]`, or
-    /// with `names` (one list per ID) `[entity, first key, count, [names]]`, a run also sharing its names.
-    mutating func appendRuns<S: Sequence<ObjectID>>(_ ids: S, names: [[String]]? = nil) {
-        var first = true
-        var open: (id: ObjectID, index: Int, count: Int64)?
-        for (index, next) in ids.enumerated() {
-            if let run = open, case let (end, overflow) = run.id.key.addingReportingOverflow(run.count), !overflow, end == next.key,
-               run.id.entityName == next.entityName, names.map({ $0[run.index] == $0[index] }) ?? true {
-                open!.count += 1
+    /// Runs of consecutive keys of one entity, in the order of `records` (numbered entity, key,
+    /// numbered names or -1 for none): `[entity, first key, count]`, or with names
+    /// `[entity, first key, count, [names]]`, a run also sharing its names.
+    mutating func appendRuns(_ records: [(entity: Int, key: Int64, names: Int)]) {
+        var runs: [(entity: Int, key: Int64, names: Int, count: Int64)] = []
+        for next in records {
+            if let run = runs.last, run.entity == next.entity, run.names == next.names,
+               case let (end, overflow) = run.key.addingReportingOverflow(run.count), !overflow, end == next.key {
+                runs[runs.count - 1].count += 1
             } else {
-                if let run = open { appendRun(run, names: names, first: &first) }
-                open = (next, index, 1)
+                runs.append((next.entity, next.key, next.names, 1))
             }
         }
-        if let run = open { appendRun(run, names: names, first: &first) }
-    }
-
-    private mutating func appendRun(_ run: (id: ObjectID, index: Int, count: Int64), names: [[String]]?, first: inout Bool) {
-        if !first { bytes.append(UInt8(ascii: ",")) }
-        first = false
-        bytes.append(UInt8(ascii: "["))
-        appendString(run.id.entityName)
-        bytes.append(UInt8(ascii: ","))
-        append(run.id.key)
-        bytes.append(UInt8(ascii: ","))
-        append(run.count)
-        if let names {
-            append(",[")
-            for (position, name) in names[run.index].enumerated() {
-                if position > 0 { bytes.append(UInt8(ascii: ",")) }
-                appendString(name)
+        guard !runs.isEmpty else { return }
+        // At most: `,[` text `,` 20 digits `,` 20 digits `,[` text `]]` a run.
+        let longest = (entityText.map(\.count).max() ?? 0) + (nameListText.map(\.count).max() ?? 0)
+        let start = bytes.count, room = runs.count * (longest + 48)
+        bytes.append(contentsOf: repeatElement(0, count: room))
+        let end = bytes.withUnsafeMutableBufferPointer { out in
+            texts.withUnsafeBufferPointer { texts in
+                var at = start
+                func put(_ byte: UInt8) { out[at] = byte; at += 1 }
+                func put(_ range: Range<Int>) {
+                    for index in range { out[at] = texts[index]; at += 1 }
+                }
+                func put(_ number: Int64) {
+                    if number < 0 { put(UInt8(ascii: "-")) }
+                    var magnitude = number.magnitude, divisor: UInt64 = 1
+                    while magnitude / divisor >= 10 { divisor *= 10 }
+                    repeat {
+                        put(UInt8(ascii: "0") + UInt8(magnitude / divisor))
+                        magnitude %= divisor
+                        divisor /= 10
+                    } while divisor > 0
+                }
+                for (position, run) in runs.enumerated() {
+                    if position > 0 { put(UInt8(ascii: ",")) }
+                    put(UInt8(ascii: "["))
+                    put(entityText[run.entity])
+                    put(UInt8(ascii: ","))
+                    put(run.key)
+                    put(UInt8(ascii: ","))
+                    put(run.count)
+                    if run.names >= 0 {
+                        put(UInt8(ascii: ","))
+                        put(UInt8(ascii: "["))
+                        put(nameListText[run.names])
+                        put(UInt8(ascii: "]"))
+                    }
+                    put(UInt8(ascii: "]"))
+                }
+                return at
             }
-            bytes.append(UInt8(ascii: "]"))
         }
-        bytes.append(UInt8(ascii: "]"))
+        bytes.removeLast(start + room - end)
     }
 }

@@ -31,6 +31,9 @@ final class ObjectRegistry {
     @exclusivity(unchecked) private(set) var count = 0
     /// The seed of the bucket hash.
     @exclusivity(unchecked) private var seed: Int
+    /// The entity names of the IDs registered since the registry was last empty (some may have left
+    /// since), the last one registered first: a merge skips the IDs of entities never registered.
+    @exclusivity(unchecked) private var entityNames: [String] = []
 
     /// An empty registry with room for `minimumCapacity` objects before it grows.
     init(minimumCapacity: Int = 0) {
@@ -75,6 +78,19 @@ final class ObjectRegistry {
         return (index, false)
     }
 
+    /// Whether an object of the entity `entityName` may be registered (false: none is).
+    func mayHold(_ entityName: String) -> Bool { entityNames.contains(entityName) }
+
+    /// Notes the entity of an ID being registered (one comparison when it is the last one's).
+    @inline(__always) private func note(_ id: ObjectID) {
+        if entityNames.first != id.entityName { noteNew(id.entityName) }
+    }
+
+    @inline(never) private func noteNew(_ entityName: String) {
+        if let index = entityNames.firstIndex(of: entityName) { entityNames.remove(at: index) }
+        entityNames.insert(entityName, at: 0)
+    }
+
     /// The object registered under `id`.
     subscript(id: ObjectID) -> ManagedObject? {
         get {
@@ -94,6 +110,7 @@ final class ObjectRegistry {
         if found {
             entries[index].object.unsafelyUnwrapped.release()
         } else {
+            note(id)
             count += 1
         }
         entries[index] = Entry(key: id.key, object: new)
@@ -103,6 +120,7 @@ final class ObjectRegistry {
     /// from another registry, whose IDs are all different (no object is read).
     func insertTaken(_ object: ManagedObject, key: Int64) {
         growIfFull()
+        note(object.objectID)
         place(Entry(key: key, object: Unmanaged.passRetained(object)))
         count += 1
     }
@@ -123,6 +141,7 @@ final class ObjectRegistry {
         if found { return entries[index].object.unsafelyUnwrapped.takeUnretainedValue() }
         let object = make(id)
         entries[index] = Entry(key: id.key, object: Unmanaged.passRetained(object))
+        note(id)
         count += 1
         return object
     }
@@ -160,6 +179,7 @@ final class ObjectRegistry {
         swap(&mask, &other.mask)
         swap(&count, &other.count)
         swap(&seed, &other.seed)
+        swap(&entityNames, &other.entityNames)
         other.removeAll()
     }
 
@@ -169,6 +189,7 @@ final class ObjectRegistry {
         entries = Self.allocate(8)
         mask = 7
         count = 0
+        entityNames = []
     }
 
     @inline(__always) private func growIfFull() {
@@ -204,6 +225,7 @@ final class ObjectRegistry {
             object.release()
         }
         count = 0
+        entityNames = []
     }
 
     /// The objects, in no particular order.

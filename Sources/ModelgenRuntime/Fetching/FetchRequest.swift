@@ -8,12 +8,25 @@ public struct FetchPredicate: Sendable, CustomStringConvertible {
 
     /// Parses a predicate: `FetchPredicate("likes >= $MIN AND author.name ==[c] 'ann'")`.
     public init(_ format: String) throws {
+        if let parsed = Self.parsed.withLock({ $0[format] }) {
+            predicate = parsed
+            return
+        }
         do {
             predicate = try PredicateParser.parsePredicate(format)
         } catch {
             throw RuntimeError.invalidPredicate("\(error.message) at offset \(error.range.start) in '\(format)'")
         }
+        Self.parsed.withLock { parsed in
+            if parsed.count >= Self.parsedLimit { parsed.removeAll(keepingCapacity: true) }
+            parsed[format] = predicate
+        }
     }
+
+    /// Texts parsed before, with their trees: a request built again from the same text (its changing
+    /// values in `$VARIABLES`) is not parsed again. Emptied when it holds `parsedLimit` texts.
+    private static let parsed = Locked<[String: ModelgenPredicate.Predicate]>([:])
+    private static let parsedLimit = 256
 
     /// Wraps a parsed predicate.
     public init(_ predicate: ModelgenPredicate.Predicate) { self.predicate = predicate }

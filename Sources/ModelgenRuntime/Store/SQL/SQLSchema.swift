@@ -590,9 +590,10 @@ package struct SQLSchemaPlanner {
         return "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
-    /// `text` as a SQL string literal (a `'` in it doubled).
+    /// `text` as a SQL string literal (a `'` in it doubled); as `quote`, text without one takes no Foundation call.
     package static func literal(_ text: String) -> String {
-        "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
+        guard text.utf8.contains(UInt8(ascii: "'")) else { return "'" + text + "'" }
+        return "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
     }
 
     static func sqlType(_ type: AttributeType) -> String {

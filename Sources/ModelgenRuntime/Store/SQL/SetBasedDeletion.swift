@@ -170,10 +170,11 @@ package struct SetBasedDeletionSteps {
             try select(sql, !gathered) { column in
                 plan.record(deletedRow: column, names: names, into: &changes)
             }
-            for (sql, inverse) in plan.statements {
+            for (sql, name) in plan.statements {
+                let inverse: Set<String>? = name.map { [$0] }
                 try select(sql, false) { column in
                     guard let inverse, let key = column(0), let related = column(1).flatMap({ names[$0] }) else { return }
-                    changes.updated[ObjectID(entityName: related, key: key), default: []].insert(inverse)
+                    changes.noteUpdate(of: ObjectID(entityName: related, key: key), inverse)
                 }
             }
         }
@@ -207,8 +208,9 @@ package struct SetBasedDeletionPlan {
     /// The columns the `DELETE` returns after key and entity code (each to-one key, then its entity code).
     package var returnedColumns: [String] = []
     /// By entity code: which returned column (index counted from 0 after key and code… plus 2) names a
-    /// record that loses the deleted one, and the name of its relationship that does.
-    package var lost: [Int64: [(column: Int, inverse: String)]] = [:]
+    /// record that loses the deleted one, and the name of its relationship that does (alone, as the
+    /// change set notes it).
+    package var lost: [Int64: [(column: Int, inverse: String, names: Set<String>)]] = [:]
     /// The statements after the `DELETE`, each with the relationship name to report its returned rows under (nil: none).
     package var statements: [(sql: String, inverse: String?)] = []
 
@@ -250,7 +252,7 @@ package struct SetBasedDeletionPlan {
                         returnedColumns += [column, column + ".entity"]
                         index = returnedColumns.count - 2
                     }
-                    lost[entity.code, default: []].append((index! + 2, inverse.name))
+                    lost[entity.code, default: []].append((index! + 2, inverse.name, [inverse.name]))
                 case .toManyByInverse(let table, let column, let order):
                     guard r.deleteRule == .nullify, let inverse, seenTables.insert("\(table).\(column)").inserted else { continue }
                     let orderClear = order.map { ", \(q($0)) = NULL" } ?? ""
@@ -276,9 +278,9 @@ package struct SetBasedDeletionPlan {
     package func record(deletedRow value: (Int) -> Int64?, names: [Int64: String], into changes: inout ChangeSet) {
         guard let key = value(0), let code = value(1), let name = names[code] else { return }
         changes.deleted.append(ObjectID(entityName: name, key: key))
-        for (column, inverse) in lost[code] ?? [] {
+        for (column, _, inverse) in lost[code] ?? [] {
             guard let related = value(column), let relatedCode = value(column + 1), let relatedName = names[relatedCode] else { continue }
-            changes.updated[ObjectID(entityName: relatedName, key: related), default: []].insert(inverse)
+            changes.noteUpdate(of: ObjectID(entityName: relatedName, key: related), inverse)
         }
     }
 
@@ -286,5 +288,17 @@ package struct SetBasedDeletionPlan {
     package static func finish(_ changes: inout ChangeSet) {
         for id in changes.deleted { changes.updated[id] = nil }
         changes.deleted.sort { ($0.key, $0.entityName) < ($1.key, $1.entityName) }
+    }
+}
+
+extension ChangeSet {
+    /// Notes that `id`'s properties `names` changed: a record seen first shares the caller's set (one
+    /// set for a batch's many related records that lost the same relationship's members).
+    mutating func noteUpdate(of id: ObjectID, _ names: Set<String>) {
+        if let index = updated.index(forKey: id) {
+            if !names.isSubset(of: updated.values[index]) { updated.values[index].formUnion(names) }
+        } else {
+            updated[id] = names
+        }
     }
 }

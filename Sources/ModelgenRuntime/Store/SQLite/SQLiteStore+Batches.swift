@@ -12,8 +12,10 @@ extension SQLiteStore {
         }
         guard let matching = try layout.translated(query, { try $0.matching() }) else { return nil }
         let keys = matching.keys
-        let steps = try SetBasedDeletionSteps(model: model, layout: layout, entityNames: query.entityNames, doomed: "temp.\"modelgen.doomed\"") {
-            "INSERT OR IGNORE INTO temp.\"modelgen.doomed\" (\"t\", \"k\") " + $0
+        let steps = try deletionSteps.value(for: query.entityNames) {
+            try SetBasedDeletionSteps(model: model, layout: layout, entityNames: query.entityNames, doomed: "temp.\"modelgen.doomed\"") {
+                "INSERT OR IGNORE INTO temp.\"modelgen.doomed\" (\"t\", \"k\") " + $0
+            }
         }
         // The keys are gathered first when other tables need them after the rows are gone.
         let gathered = !steps.isSingleDelete

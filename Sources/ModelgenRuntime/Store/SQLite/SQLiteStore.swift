@@ -32,6 +32,8 @@ public final class SQLiteStore: QueryingStore, @unchecked Sendable {
     /// For a store of a migration stage (see `SQLiteMigrationTransaction`): hears the records each save
     /// wrote. Such a store writes no history.
     let stage: (@Sendable (Int) -> Void)?
+    /// The set-based deletion steps by the entity names a batch deletes (the layout stays as it is while the store is open).
+    let deletionSteps = Locked<[[String]: SetBasedDeletionSteps]>([:])
 
     /// Opens or creates the store at `url` for `model`, migrating the file when the model changed
     /// compatibly, or through the stages of `migrationPlan` when the file was written with one of its
