@@ -117,17 +117,38 @@ extension PostgreSQLStore {
             + "SELECT $\(n + 1), $\(n + 2), convert_to(\(changes), 'UTF8') FROM (SELECT pg_advisory_xact_lock(hashtext($\(n + 3))) OFFSET 0) AS \"locked\" "
             + "WHERE EXISTS (SELECT 1 FROM \"doomed\") RETURNING \"token\"), "
             + "\"notified\" AS (SELECT pg_notify($\(n + 4), \"token\"::text) FROM \"written\") "
-            + "SELECT \(columns.joined(separator: ", ")), (SELECT count(*) FROM \"notified\") FROM \"doomed\""
+            + "SELECT string_agg(\(columns.map { "coalesce(\($0)::text, '')" }.joined(separator: " || ',' || ")), ';'), "
+            + "(SELECT count(*) FROM \"notified\") FROM \"doomed\""
         var bindings = try PostgreSQLDialect.bindings(matching.keys.bindings)
         bindings.append(author)
         bindings.append(Date().timeIntervalSinceReferenceDate)
         bindings.append(historyLockName)
         bindings.append(channel)
+        // The deleted rows come back as one text value (one row per deleted record would cost a message
+        // and a decode per value): rows separated by `;`, values by `,`, an empty value NULL.
         let rows = try retryingDeadlocks { try pool.withConnection { try $0.rows(sql, bindings) } }
+        let text = try rows.first.map { try $0.makeRandomAccess()[0].decode(String?.self) } ?? nil
         var changeSet = ChangeSet()
-        for row in rows {
-            let cells = row.makeRandomAccess()
-            plan.record(deletedRow: { (try? cells[$0].decode(Int64?.self)) ?? nil }, names: layout.namesByCode, into: &changeSet)
+        var values: [Int64?] = []
+        var value: Int64?, negative = false
+        for byte in text.map({ Array($0.utf8) + [UInt8(ascii: ";")] }) ?? [] {
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"):
+                value = (value ?? 0) &* 10 &+ Int64(byte &- UInt8(ascii: "0"))
+            case UInt8(ascii: "-"):
+                negative = true
+            default:
+                values.append(value.map { negative ? -$0 : $0 })
+                value = nil
+                negative = false
+                if byte == UInt8(ascii: ";") {
+                    guard values.count == columns.count else {
+                        throw PostgreSQLStoreError.server(sqlState: "XX000", message: "a deleted row came back with \(values.count) values", statement: sql)
+                    }
+                    plan.record(deletedRow: { values[$0] }, names: layout.namesByCode, into: &changeSet)
+                    values.removeAll(keepingCapacity: true)
+                }
+            }
         }
         SetBasedDeletionPlan.finish(&changeSet)
         return changeSet
