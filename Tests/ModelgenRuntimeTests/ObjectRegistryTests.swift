@@ -45,6 +45,15 @@ import Testing
         for key in Int64(2_600)..<2_700 {
             #expect(registry[ObjectID(entityName: "Author", key: key)] == nil)
         }
+        // The entities it may hold: both registered, no other; none once emptied; taken with its entries.
+        #expect(registry.mayHold("Author") && registry.mayHold("Post") && !registry.mayHold("Comment"))
+        let taker = ObjectRegistry()
+        taker.take(from: registry)
+        #expect(taker.mayHold("Post") && !registry.mayHold("Post") && !registry.mayHold("Author"))
+        taker.removeAll()
+        #expect(!taker.mayHold("Post") && !taker.mayHold("Author"))
+        registry.insertTaken(ManagedObject(entity: entities[1], objectID: ObjectID(entityName: "Post", key: 1), context: nil, isFault: true), key: 1)
+        #expect(registry.mayHold("Post") && !registry.mayHold("Author"))
     }
 
     @Test func holdsItsObjectsUntilTheyLeave() throws {

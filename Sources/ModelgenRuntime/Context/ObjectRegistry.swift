@@ -117,7 +117,7 @@ final class ObjectRegistry {
     }
 
     /// Registers `object` under `key` without looking for an object already there: for entries taken
-    /// from another registry, whose IDs are all different (no object is read).
+    /// from another registry, whose IDs are all different (no other object is read).
     func insertTaken(_ object: ManagedObject, key: Int64) {
         growIfFull()
         note(object.objectID)
