@@ -129,26 +129,12 @@ extension PostgreSQLStore {
         let rows = try retryingDeadlocks { try pool.withConnection { try $0.rows(sql, bindings) } }
         let text = try rows.first.map { try $0.makeRandomAccess()[0].decode(String?.self) } ?? nil
         var changeSet = ChangeSet()
-        var values: [Int64?] = []
-        var value: Int64?, negative = false
-        for byte in text.map({ Array($0.utf8) + [UInt8(ascii: ";")] }) ?? [] {
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"):
-                value = (value ?? 0) &* 10 &+ Int64(byte &- UInt8(ascii: "0"))
-            case UInt8(ascii: "-"):
-                negative = true
-            default:
-                values.append(value.map { negative ? -$0 : $0 })
-                value = nil
-                negative = false
-                if byte == UInt8(ascii: ";") {
-                    guard values.count == columns.count else {
-                        throw PostgreSQLStoreError.server(sqlState: "XX000", message: "a deleted row came back with \(values.count) values", statement: sql)
-                    }
-                    plan.record(deletedRow: { values[$0] }, names: layout.namesByCode, into: &changeSet)
-                    values.removeAll(keepingCapacity: true)
-                }
+        for row in text?.split(separator: ";") ?? [] {
+            let values = row.split(separator: ",", omittingEmptySubsequences: false).map { Int64($0) }
+            guard values.count == columns.count else {
+                throw PostgreSQLStoreError.server(sqlState: "XX000", message: "a deleted row came back with \(values.count) values", statement: sql)
             }
+            plan.record(deletedRow: { values[$0] }, names: layout.namesByCode, into: &changeSet)
         }
         SetBasedDeletionPlan.finish(&changeSet)
         return changeSet

@@ -189,14 +189,7 @@ private struct HistoryWriter {
                     for index in range { out[at] = texts[index]; at += 1 }
                 }
                 func put(_ number: Int64) {
-                    if number < 0 { put(UInt8(ascii: "-")) }
-                    var magnitude = number.magnitude, divisor: UInt64 = 1
-                    while magnitude / divisor >= 10 { divisor *= 10 }
-                    repeat {
-                        put(UInt8(ascii: "0") + UInt8(magnitude / divisor))
-                        magnitude %= divisor
-                        divisor /= 10
-                    } while divisor > 0
+                    withDecimalDigits(of: number) { for digit in $0 { put(digit) } }
                 }
                 for (position, run) in runs.enumerated() {
                     if position > 0 { put(UInt8(ascii: ",")) }

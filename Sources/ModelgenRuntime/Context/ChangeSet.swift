@@ -27,6 +27,16 @@ public struct ChangeSet: Sendable, Hashable, Codable, CustomStringConvertible {
     /// True when the save changed nothing.
     public var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
 
+    /// Notes that `id`'s properties `names` changed: a record seen first shares the caller's set (one
+    /// set for a batch's many related records that lost the same relationship's members).
+    mutating func noteUpdate(of id: ObjectID, _ names: Set<String>) {
+        if let index = updated.index(forKey: id) {
+            if !names.isSubset(of: updated.values[index]) { updated.values[index].formUnion(names) }
+        } else {
+            updated[id] = names
+        }
+    }
+
     public var description: String {
         "<ChangeSet inserted: \(inserted.count), updated: \(updated.count), deleted: \(deleted.count)>"
     }

@@ -43,10 +43,9 @@ extension ManagedObjectContext {
         guard !keys.isEmpty, !object._isUpdated, !object._isDeleted else { return false }
         let entity = object.entity
         for key in keys {
-            guard let slot = entity.slotsByName[key], slot < 32, case .relationship(let relationship) = entity.properties[slot],
-                  relationship.isToMany, object._pendingToMany & (1 << UInt32(slot)) != 0 else { return false }
+            guard let slot = entity.slotsByName[key], case .relationship(let relationship) = entity.properties[slot],
+                  relationship.isToMany, object.isPendingToMany(slot) else { return false }
         }
         return true
     }
 }
-

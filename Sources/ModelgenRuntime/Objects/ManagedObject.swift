@@ -500,9 +500,12 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         }
     }
 
+    /// Whether the to-many relationship at `slot` is still waiting to load (its first use loads it).
+    final func isPendingToMany(_ slot: Int) -> Bool { slot < 32 && _pendingToMany & (1 << UInt32(slot)) != 0 }
+
     /// Loads the to-many relationship at `slot` if it is pending, throwing what the store reports.
     final func loadPendingToManyIfNeeded(_ slot: Int) throws {
-        guard slot < 32, _pendingToMany & (1 << UInt32(slot)) != 0 else { return }
+        guard isPendingToMany(slot) else { return }
         guard let context = _context else {
             throw RuntimeError.wrongContext("\(objectID) was used after its ManagedObjectContext was deallocated; objects live as long as their context")
         }

@@ -290,15 +290,3 @@ package struct SetBasedDeletionPlan {
         changes.deleted.sort { ($0.key, $0.entityName) < ($1.key, $1.entityName) }
     }
 }
-
-extension ChangeSet {
-    /// Notes that `id`'s properties `names` changed: a record seen first shares the caller's set (one
-    /// set for a batch's many related records that lost the same relationship's members).
-    mutating func noteUpdate(of id: ObjectID, _ names: Set<String>) {
-        if let index = updated.index(forKey: id) {
-            if !names.isSubset(of: updated.values[index]) { updated.values[index].formUnion(names) }
-        } else {
-            updated[id] = names
-        }
-    }
-}
