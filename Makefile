@@ -68,23 +68,26 @@ consumer: deps
 	bash scripts/test-consumer.sh .build/debug/modelgen
 
 # The PostgreSQL store (package trait PostgreSQL: PostgresNIO is fetched and built only here, in
-# .build-postgres) against a throw-away PostgreSQL server started on 127.0.0.1 and stopped after.
+# POSTGRES_BUILD) against a throw-away PostgreSQL server started on 127.0.0.1 and stopped after.
+# POSTGRES_BUILD is a build directory of its own, so that switching between the two builds rebuilds
+# nothing; .ci/run passes .build, where make test's doc-coverage check has already built PostgresNIO.
+POSTGRES_BUILD ?= .build-postgres
 # Without PostgreSQL's server binaries (and outside CI) the tests run without a server and report
 # themselves skipped, saying why; CI installs the server and fails without one.
 test-postgres: deps
 	@$(MAKE) --no-print-directory deps-postgres || [ "$${CI:-}" != true ] || exit 1
-	$(SWIFT) build --build-tests --traits PostgreSQL --scratch-path .build-postgres
+	$(SWIFT) build --build-tests --traits PostgreSQL --scratch-path $(POSTGRES_BUILD)
 	@url=$$(scripts/postgres-server.sh start); status=$$?; \
 	if [ $$status = 3 ] && [ "$${CI:-}" != true ]; then \
 		echo "note: no PostgreSQL server binaries (Debian's postgresql): the PostgreSQL tests run without a server and report themselves skipped"; \
-		exec $(SWIFT) test --skip-build --traits PostgreSQL --scratch-path .build-postgres --filter ModelgenPostgresTests; \
+		exec $(SWIFT) test --skip-build --traits PostgreSQL --scratch-path $(POSTGRES_BUILD) --filter ModelgenPostgresTests; \
 	fi; \
 	[ $$status = 0 ] || exit 1; \
 	scratch=$$(mktemp -d -t modelgen-tests.XXXXXX); chmod 755 "$$scratch"; \
 	trap 'scripts/postgres-server.sh stop; rm -rf "'"$$scratch"'"' EXIT; \
 	echo "PostgreSQL test server: $$url"; \
 	MODELGEN_POSTGRES_URL=$$url MODELGEN_POSTGRES_CA=$$(scripts/postgres-server.sh ca) TMPDIR=$$scratch \
-		$(SWIFT) test --skip-build --traits PostgreSQL --scratch-path .build-postgres --filter ModelgenPostgresTests
+		$(SWIFT) test --skip-build --traits PostgreSQL --scratch-path $(POSTGRES_BUILD) --filter ModelgenPostgresTests
 
 # The concurrency stress (importer actors, a second process, live results on the main context) built
 # with ThreadSanitizer: fails on a data race TSan reports or on a lost or diverging save.
@@ -239,12 +242,12 @@ history: deps
 		cat $(HISTORY_DIR)/broken.txt; echo "error: the checker passed the broken store mode" >&2; exit 1; \
 	else echo "the broken store mode fails the checker, as it must: $$(grep '^anomalies' $(HISTORY_DIR)/broken.txt)"; fi
 	@if ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || command -v initdb >/dev/null; then \
-		$(SWIFT) build --traits PostgreSQL --scratch-path .build-postgres --product modelgen-store-stress || exit 1; \
+		$(SWIFT) build --traits PostgreSQL --scratch-path $(POSTGRES_BUILD) --product modelgen-store-stress || exit 1; \
 		url=$$(scripts/postgres-server.sh start) || exit 1; trap 'scripts/postgres-server.sh stop' EXIT; \
-		.build-postgres/$(STRESS) $(HISTORY_DIR)/postgres "$$url?schema=history_run" --seconds $(HISTORY_SECONDS) --processes 2 --clients 3 \
+		$(POSTGRES_BUILD)/$(STRESS) $(HISTORY_DIR)/postgres "$$url?schema=history_run" --seconds $(HISTORY_SECONDS) --processes 2 --clients 3 \
 			--kill --terminate --restart "scripts/postgres-server.sh restart" --seed 4 || exit 1; \
 		$(PYTHON) scripts/history-check.py $(HISTORY_DIR)/postgres || exit 1; \
-		.build-postgres/$(STRESS) $(HISTORY_DIR)/postgres-serializable "$$url?schema=history_serializable" --seconds $$(( $(HISTORY_SECONDS) / 2 )) \
+		$(POSTGRES_BUILD)/$(STRESS) $(HISTORY_DIR)/postgres-serializable "$$url?schema=history_serializable" --seconds $$(( $(HISTORY_SECONDS) / 2 )) \
 			--processes 2 --clients 3 --kill --terminate --serializable --seed 6 || exit 1; \
 		$(PYTHON) scripts/history-check.py $(HISTORY_DIR)/postgres-serializable || exit 1; \
 	elif [ "$${CI:-}" = true ]; then echo "error: CI needs PostgreSQL's server for make history" >&2; exit 1; \

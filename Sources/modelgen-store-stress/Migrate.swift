@@ -18,7 +18,10 @@ func clinicContainer(_ path: String, _ model: ManagedObjectModel, plan: Migratio
         return try ManagedContainer(model: model, postgres: try PostgreSQLConfiguration(url: path), migrationPlan: plan)
     }
     #endif
-    return try ManagedContainer(model: model, store: .sqlite(URL(fileURLWithPath: path)), migrationPlan: plan)
+    // A process opening the file while another runs a stage waits for the stage's write lock, however
+    // long a loaded machine makes the stage take (the default busy timeout would fail the opening).
+    let configuration = SQLiteConfiguration(busyTimeout: .seconds(300))
+    return try ManagedContainer(model: model, store: .sqliteConfigured(URL(fileURLWithPath: path), configuration), migrationPlan: plan)
 }
 
 /// Runs a `migrate…` mode; false for a check that found wrong rows.
