@@ -105,33 +105,53 @@ final class PostgreSQLConnectionPool: @unchecked Sendable {
     }
 }
 
-/// The answers still awaited on one connection, failed when it closes: one `closeFuture` callback a
-/// connection (a callback per statement would pile up on a connection that lives for millions).
-final class ClosingWatch: Sendable {
+/// What the store keeps for one open connection: the answers still awaited on it, failed when it
+/// closes (one `closeFuture` callback a connection: a callback per statement would pile up on a
+/// connection that lives for millions), and the statements prepared on it.
+final class ConnectionSession: Sendable {
     private struct State {
         var waiting: [UInt64: @Sendable () -> Void] = [:]
         var next: UInt64 = 0
         var closed = false
+        /// The names of the statements prepared on the connection, by their SQL and parameter types.
+        var prepared: [String: String] = [:]
+        var nextPrepared = 0
     }
     private let state = Mutex(State())
-    private static let watches = Mutex<[ObjectIdentifier: ClosingWatch]>([:])
+    private static let sessions = Mutex<[ObjectIdentifier: ConnectionSession]>([:])
+    /// How many statements a connection prepares at most; others run unprepared.
+    static let preparedLimit = 64
 
-    /// The watch of `connection`, made (and hooked to its closing) on first use.
-    static func of(_ connection: PostgresConnection) -> ClosingWatch {
+    /// The session of `connection`, made (and hooked to its closing) on first use.
+    static func of(_ connection: PostgresConnection) -> ConnectionSession {
         let key = ObjectIdentifier(connection)
-        let (watch, isNew) = watches.withLock { watches in
-            if let watch = watches[key] { return (watch, false) }
-            let watch = ClosingWatch()
-            watches[key] = watch
-            return (watch, true)
+        let (session, isNew) = sessions.withLock { sessions in
+            if let session = sessions[key] { return (session, false) }
+            let session = ConnectionSession()
+            sessions[key] = session
+            return (session, true)
         }
         if isNew {
             connection.closeFuture.whenComplete { _ in
-                watches.withLock { _ = $0.removeValue(forKey: key) }
-                watch.close()
+                sessions.withLock { _ = $0.removeValue(forKey: key) }
+                session.close()
             }
         }
-        return watch
+        return session
+    }
+
+    /// The name of the statement prepared (or to prepare) for `key`, a statement's SQL with its
+    /// parameter types; nil once the connection has `preparedLimit` others (PostgresNIO keeps a
+    /// connection's prepared statements until it closes).
+    func preparedName(for key: String) -> String? {
+        state.withLock { state in
+            if let name = state.prepared[key] { return name }
+            guard state.prepared.count < Self.preparedLimit else { return nil }
+            state.nextPrepared += 1
+            let name = "modelgen_\(state.nextPrepared)"
+            state.prepared[key] = name
+            return name
+        }
     }
 
     /// `future`, or its failure when the connection closes before it completes.
@@ -195,6 +215,36 @@ extension PostgresConnection: SQLStatementRunning {
         }
     }
 
+    /// Runs one statement with bindings of `types` (one a binding; `.null` for one whose type the
+    /// statement infers) as a statement prepared on this connection, and returns its rows. PostgresNIO
+    /// prepares it with its first use, in the same round trip; later ones only execute it, so the
+    /// server parses it once per connection and may keep its plan (for statements whose parsing and
+    /// planning cost more than running them). Past `ConnectionSession.preparedLimit` statements on a
+    /// connection, it runs unprepared.
+    func rows(prepared sql: String, types: [PostgresDataType], _ bindings: PostgresBindings) throws -> [PostgresRow] {
+        let key = types.map { String($0.rawValue) }.joined(separator: ",") + ";" + sql
+        guard let name = ConnectionSession.of(self).preparedName(for: key) else { return try rows(sql, bindings) }
+        let promise = eventLoop.makePromise(of: [PostgresRow].self)
+        let statement = PreparedStatement.Shape(name: name, sql: sql, types: types)
+        Task.detached(executorPreference: EventLoopTaskExecutor(eventLoop)) {
+            do {
+                let rows = try await PreparedStatement.$shape.withValue(statement) {
+                    var rows: [PostgresRow] = []
+                    for try await row in try await self.execute(PreparedStatement(bindings: bindings), logger: quietLogger) { rows.append(row) }
+                    return rows
+                }
+                promise.succeed(rows)
+            } catch {
+                promise.fail(error)
+            }
+        }
+        do {
+            return try answered(promise.futureResult).wait()
+        } catch {
+            throw PostgreSQLSQL.storeError(error, statement: sql)
+        }
+    }
+
     /// Loads rows into `table` with `COPY … FROM STDIN` (text format): `data` holds them, one line
     /// each, columns in the order of `columns`. Waits for the server's answer on the calling thread
     /// (the copy runs on the connection's event loop). Statements sent before it go before it.
@@ -226,7 +276,26 @@ extension PostgresConnection: SQLStatementRunning {
     /// server ended its process or restarted): a caller waiting for a statement's answer never waits
     /// for one that cannot come.
     func answered<T: Sendable>(_ future: EventLoopFuture<T>) -> EventLoopFuture<T> {
-        ClosingWatch.of(self).answered(future, on: eventLoop)
+        ConnectionSession.of(self).answered(future, on: eventLoop)
     }
+}
+/// A statement whose SQL is known only at run time, for PostgresNIO's prepared statements (whose
+/// protocol asks for the SQL, name and parameter types as static properties): they are read from
+/// the task-local `shape`, which `rows(prepared:types:_:)` sets around the one call that reads them.
+struct PreparedStatement: PostgresPreparedStatement {
+    /// A statement's name on its connection, SQL and parameter types.
+    struct Shape: Sendable {
+        var name: String
+        var sql: String
+        var types: [PostgresDataType]
+    }
+    @TaskLocal static var shape = Shape(name: "", sql: "", types: [])
+    static var name: String { shape.name }
+    static var sql: String { shape.sql }
+    static var bindingDataTypes: [PostgresDataType] { shape.types }
+
+    var bindings: PostgresBindings
+    func makeBindings() -> PostgresBindings { bindings }
+    func decodeRow(_ row: PostgresRow) -> PostgresRow { row }
 }
 #endif

@@ -62,12 +62,18 @@ struct PostgreSQLDialect: SQLDialect {
 
     /// The bindings of a translated query, each typed by the column it meets (or by its own value).
     static func bindings(_ bindings: [QueryBinding]) throws -> PostgresBindings {
+        try typedBindings(bindings).bindings
+    }
+
+    /// The bindings of a translated query and their PostgreSQL types (for a prepared statement).
+    static func typedBindings(_ bindings: [QueryBinding]) throws -> (bindings: PostgresBindings, types: [PostgresDataType]) {
         var result = PostgresBindings(capacity: bindings.count)
+        var types: [PostgresDataType] = []
         for binding in bindings {
             let type = binding.columnType ?? naturalType(of: binding.value)
-            try PostgreSQLSQL.bind(binding.value, type: type, into: &result, entity: "predicate", key: "value")
+            types.append(try PostgreSQLSQL.bind(binding.value, type: type, into: &result, entity: "predicate", key: "value"))
         }
-        return result
+        return (result, types)
     }
 
     private static func naturalType(of value: StoreValue) -> AttributeType {

@@ -124,38 +124,43 @@ enum PostgreSQLSQL {
         }
     }
 
-    /// Appends a value as a column of `type` keeps it.
-    static func bind(_ value: StoreValue, type: AttributeType, into bindings: inout PostgresBindings, entity: String, key: String) throws {
+    /// Appends a value as a column of `type` keeps it, and returns the type the binding has (`.null`
+    /// for NULL, whose type the statement infers), for statements prepared with their types.
+    @discardableResult
+    static func bind(_ value: StoreValue, type: AttributeType, into bindings: inout PostgresBindings, entity: String, key: String) throws -> PostgresDataType {
         switch value {
         case .null, .reference(nil), .references:
             bindings.appendNull()
+            return .null
         case .bool(let v):
             bindings.append(v)
+            return .bool
         case .int(let v):
             switch type {
-            case .int16: bindings.append(Int16(truncatingIfNeeded: v))
-            case .int32: bindings.append(Int32(truncatingIfNeeded: v))
-            case .float, .double, .date: bindings.append(Double(v))
-            case .bool: bindings.append(v != 0)
-            default: bindings.append(v)
+            case .int16: bindings.append(Int16(truncatingIfNeeded: v)); return .int2
+            case .int32: bindings.append(Int32(truncatingIfNeeded: v)); return .int4
+            case .float, .double, .date: bindings.append(Double(v)); return .float8
+            case .bool: bindings.append(v != 0); return .bool
+            default: bindings.append(v); return .int8
             }
         case .double(let v):
             switch type {
             case .int16, .int32, .int64:
-                try bind(.int(Int64(exactly: v.rounded(.towardZero)) ?? 0), type: type, into: &bindings, entity: entity, key: key)
-            default: bindings.append(v)
+                return try bind(.int(Int64(exactly: v.rounded(.towardZero)) ?? 0), type: type, into: &bindings, entity: entity, key: key)
+            default: bindings.append(v); return .float8
             }
-        case .decimal(let v): try bindings.append(v)
+        case .decimal(let v): try bindings.append(v); return .numeric
         case .string(let v):
             if v.utf8.contains(0) {
                 throw PostgreSQLStoreError.unstorableValue(entity: entity, key: key, reason: "the text holds U+0000, which PostgreSQL's text type cannot keep")
             }
             bindings.append(v)
-        case .date(let v): bindings.append(v.timeIntervalSinceReferenceDate)
-        case .data(let v): try bindings.append(v)
-        case .uuid(let v): bindings.append(v)
-        case .url(let v): bindings.append(v.absoluteString)
-        case .reference(let id?): bindings.append(id.key)
+            return .text
+        case .date(let v): bindings.append(v.timeIntervalSinceReferenceDate); return .float8
+        case .data(let v): try bindings.append(v); return .bytea
+        case .uuid(let v): bindings.append(v); return .uuid
+        case .url(let v): bindings.append(v.absoluteString); return .text
+        case .reference(let id?): bindings.append(id.key); return .int8
         }
     }
 

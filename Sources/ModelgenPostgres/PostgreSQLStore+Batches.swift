@@ -119,14 +119,16 @@ extension PostgreSQLStore {
             + "\"notified\" AS (SELECT pg_notify($\(n + 4), \"token\"::text) FROM \"written\") "
             + "SELECT string_agg(\(columns.map { "coalesce(\($0)::text, '')" }.joined(separator: " || ',' || ")), ';'), "
             + "(SELECT count(*) FROM \"notified\") FROM \"doomed\""
-        var bindings = try PostgreSQLDialect.bindings(matching.keys.bindings)
+        var (bindings, types) = try PostgreSQLDialect.typedBindings(matching.keys.bindings)
         bindings.append(author)
         bindings.append(Date().timeIntervalSinceReferenceDate)
         bindings.append(historyLockName)
         bindings.append(channel)
+        types += [.text, .float8, .text, .text]
+        // Prepared on each connection: parsing and planning the statement cost more than running it.
         // The deleted rows come back as one text value (one row per deleted record would cost a message
         // and a decode per value): rows separated by `;`, values by `,`, an empty value NULL.
-        let rows = try retryingDeadlocks { try pool.withConnection { try $0.rows(sql, bindings) } }
+        let rows = try retryingDeadlocks { try pool.withConnection { try $0.rows(prepared: sql, types: types, bindings) } }
         let text = try rows.first.map { try $0.makeRandomAccess()[0].decode(String?.self) } ?? nil
         var changeSet = ChangeSet()
         for row in text?.split(separator: ";") ?? [] {

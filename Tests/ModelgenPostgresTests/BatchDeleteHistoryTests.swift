@@ -132,6 +132,44 @@ let workshopModel = try! ManagedObjectModel(name: "Workshop", entities: [
         #expect(try container.newContext().count(for: FetchRequest<ManagedObject>(entityName: "Loan")) == 3, "\(kind)")
     }
 
+    /// Batch deletes of one shape asked again with new values (past the runs after which the server
+    /// may plan a prepared statement once), then of many shapes (an `IN` list of 1 to 70 values: past
+    /// the statements the PostgreSQL store prepares on a connection): each deletes exactly the loans
+    /// it names, and its history row says what its change set says.
+    @Test(arguments: availableKinds)
+    func deletesOfManyShapesAndOfOneShapeAgainDeleteWhatTheyName(_ kind: StoreKind) throws {
+        let (store, _) = try kind.makeStore(model: lendingModel)
+        let container = ManagedContainer(model: lendingModel, store: store)
+        let shapes = 70, again = 12
+        let context = container.newContext()
+        let book = try context.make("Book", ["title": "kept"])
+        let values = shapes * (shapes + 1) / 2 + again
+        for value in 0..<values { _ = try context.make("Loan", ["returned": Double(value), "book": value % 2 == 0 ? book : nil]) }
+        try context.save()
+        var next = 0
+        func delete(_ predicate: String, _ variables: [String: Any] = [:], expecting count: Int, _ label: String) throws {
+            let tokens = kind == .inMemory ? [] : try container.history().map(\.token)
+            let request = try FetchRequest<ManagedObject>(entityName: "Loan", predicate: predicate, variables: variables)
+            let changes = try container.newContext().batchDelete(request)
+            #expect(changes.deleted.count == count, "\(kind), \(label)")
+            if kind != .inMemory {
+                #expect(try container.history().filter { !tokens.contains($0.token) }.map(\.changes) == [changes], "\(kind), \(label)")
+            }
+        }
+        for round in 0..<again {
+            try delete("returned == $VALUE", ["VALUE": Double(next)], expecting: 1, "round \(round) of one shape")
+            next += 1
+        }
+        for size in 1...shapes {
+            let named = (next..<(next + size)).map { "\($0).0" }
+            next += size
+            try delete("returned IN {\(named.joined(separator: ", "))}", expecting: size, "an IN list of \(size)")
+        }
+        #expect(try container.newContext().count(for: FetchRequest<ManagedObject>(entityName: "Loan")) == 0, "\(kind)")
+        let reader = container.newContext()
+        #expect(try (reader.existingObject(with: book.objectID).value(forKey: "loans") as? [ManagedObject])?.isEmpty == true, "\(kind)")
+    }
+
     /// Writers in background children of the main context add returned loans of shared books, the main
     /// context saves after each, and background batch deletes clean up meanwhile: every loan saved is
     /// either still stored or deleted by exactly one batch, whose history row says what its change set says.
