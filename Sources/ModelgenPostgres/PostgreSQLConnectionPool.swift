@@ -154,6 +154,13 @@ final class ConnectionSession: Sendable {
         }
     }
 
+    /// Forgets the statement prepared for `key`: the next use prepares it again under a new name
+    /// (PostgresNIO keeps the failure of a preparation for its name, such as a lock timeout while
+    /// another connection altered the table).
+    func forgetPrepared(_ key: String) {
+        state.withLock { _ = $0.prepared.removeValue(forKey: key) }
+    }
+
     /// `future`, or its failure when the connection closes before it completes.
     func answered<T: Sendable>(_ future: EventLoopFuture<T>, on eventLoop: any EventLoop) -> EventLoopFuture<T> {
         let promise = eventLoop.makePromise(of: T.self)
@@ -220,10 +227,11 @@ extension PostgresConnection: SQLStatementRunning {
     /// prepares it with its first use, in the same round trip; later ones only execute it, so the
     /// server parses it once per connection and may keep its plan (for statements whose parsing and
     /// planning cost more than running them). Past `ConnectionSession.preparedLimit` statements on a
-    /// connection, it runs unprepared.
+    /// connection, it runs unprepared; after a failure, the next use prepares it again.
     func rows(prepared sql: String, types: [PostgresDataType], _ bindings: PostgresBindings) throws -> [PostgresRow] {
         let key = types.map { String($0.rawValue) }.joined(separator: ",") + ";" + sql
-        guard let name = ConnectionSession.of(self).preparedName(for: key) else { return try rows(sql, bindings) }
+        let session = ConnectionSession.of(self)
+        guard let name = session.preparedName(for: key) else { return try rows(sql, bindings) }
         let promise = eventLoop.makePromise(of: [PostgresRow].self)
         let statement = PreparedStatement.Shape(name: name, sql: sql, types: types)
         Task.detached(executorPreference: EventLoopTaskExecutor(eventLoop)) {
@@ -241,6 +249,7 @@ extension PostgresConnection: SQLStatementRunning {
         do {
             return try answered(promise.futureResult).wait()
         } catch {
+            session.forgetPrepared(key)
             throw PostgreSQLSQL.storeError(error, statement: sql)
         }
     }

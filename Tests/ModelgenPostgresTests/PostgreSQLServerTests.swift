@@ -94,6 +94,40 @@ struct PostgreSQLServerTests {
         #expect(try check.existingObject(with: project.objectID).value(forKey: "title") as? String == "Mercury 2")
     }
 
+    /// A batch delete whose statement cannot be prepared while another connection holds its table
+    /// locked fails after the lock timeout with a clear error; once the lock is gone, the same delete
+    /// on the same store (and connection) deletes, and so does the next one (the store prepares it
+    /// again rather than keep the failure).
+    @Test func aBatchDeleteThatMetALockedTableWorksOnceTheLockIsGone() throws {
+        var configuration = try #require(try testConfiguration())
+        configuration.lockTimeout = .milliseconds(200)
+        configuration.maximumConnections = 1
+        let container = ManagedContainer(model: semanticsModel, store: try PostgreSQLStore(model: semanticsModel, configuration: configuration))
+        let context = container.newContext()
+        for index in 0..<6 { _ = try context.make("Task", ["summary": "task \(index)"]) }
+        try context.save()
+        let request = { (summary: String) in try FetchRequest<ManagedObject>(entityName: "Task", predicate: "summary == $S", variables: ["S": summary]) }
+
+        let other = try PostgresConnection.connect(on: PostgresClient.defaultEventLoopGroup.any(), configuration: configuration.connection,
+                                                   id: 98, logger: Logger(label: "test")).wait()
+        defer { try? other.close().wait() }
+        let logger = Logger(label: "test")
+        _ = try other.query("BEGIN", logger: logger).wait()
+        _ = try other.query(PostgresQuery(unsafeSQL: "LOCK TABLE \"\(configuration.schema)\".\"Task\" IN ACCESS EXCLUSIVE MODE"), logger: logger).wait()
+        #expect {
+            try container.newContext().batchDelete(try request("task 0"))
+        } throws: { error in
+            guard case .lockTimeout? = error as? PostgreSQLStoreError else { return false }
+            return true
+        }
+        _ = try other.query("COMMIT", logger: logger).wait()
+
+        for index in 0..<6 {
+            #expect(try container.newContext().batchDelete(try request("task \(index)")).deleted.count == 1, "task \(index)")
+        }
+        #expect(try container.newContext().count(for: FetchRequest<ManagedObject>(entityName: "Task")) == 0)
+    }
+
     func notesModel(_ attributes: [AttributeDescription], folders: Bool = false) throws -> ManagedObjectModel {
         var entities = [EntityDescription("Note", class: MigrationNote.self, attributes: attributes)]
         if folders { entities.append(EntityDescription("Folder", class: MigrationFolder.self, attributes: [AttributeDescription("name", .string)])) }
