@@ -232,22 +232,15 @@ extension PostgresConnection: SQLStatementRunning {
         let key = types.map { String($0.rawValue) }.joined(separator: ",") + ";" + sql
         let session = ConnectionSession.of(self)
         guard let name = session.preparedName(for: key) else { return try rows(sql, bindings) }
-        let promise = eventLoop.makePromise(of: [PostgresRow].self)
         let statement = PreparedStatement.Shape(name: name, sql: sql, types: types)
-        Task.detached(executorPreference: EventLoopTaskExecutor(eventLoop)) {
-            do {
-                let rows = try await PreparedStatement.$shape.withValue(statement) {
+        do {
+            return try waitingOnEventLoop {
+                try await PreparedStatement.$shape.withValue(statement) {
                     var rows: [PostgresRow] = []
                     for try await row in try await self.execute(PreparedStatement(bindings: bindings), logger: quietLogger) { rows.append(row) }
                     return rows
                 }
-                promise.succeed(rows)
-            } catch {
-                promise.fail(error)
             }
-        }
-        do {
-            return try answered(promise.futureResult).wait()
         } catch {
             session.forgetPrepared(key)
             throw PostgreSQLSQL.storeError(error, statement: sql)
@@ -258,22 +251,29 @@ extension PostgresConnection: SQLStatementRunning {
     /// each, columns in the order of `columns`. Waits for the server's answer on the calling thread
     /// (the copy runs on the connection's event loop). Statements sent before it go before it.
     func copy(into table: String, columns: [String], data: [ByteBuffer]) throws {
-        let promise = eventLoop.makePromise(of: Void.self)
-        Task.detached(executorPreference: EventLoopTaskExecutor(eventLoop)) {
-            do {
+        do {
+            try waitingOnEventLoop {
                 try await self.copyFrom(table: table, columns: columns, logger: quietLogger) { writer in
                     for chunk in data { try await writer.write(chunk) }
                 }
-                promise.succeed()
+            }
+        } catch {
+            throw PostgreSQLSQL.storeError(error, statement: "COPY \(PostgreSQLSQL.quote(table)) FROM STDIN")
+        }
+    }
+
+    /// Runs PostgresNIO's async `body` as a task on the connection's event loop and waits for it on the
+    /// calling thread (failed at once if the connection closes first), as the synchronous store does.
+    private func waitingOnEventLoop<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
+        let promise = eventLoop.makePromise(of: T.self)
+        Task.detached(executorPreference: EventLoopTaskExecutor(eventLoop)) {
+            do {
+                promise.succeed(try await body())
             } catch {
                 promise.fail(error)
             }
         }
-        do {
-            try answered(promise.futureResult).wait()
-        } catch {
-            throw PostgreSQLSQL.storeError(error, statement: "COPY \(PostgreSQLSQL.quote(table)) FROM STDIN")
-        }
+        return try answered(promise.futureResult).wait()
     }
 
     /// Sends one statement without waiting (statements sent in a row are pipelined on the connection).
@@ -288,6 +288,7 @@ extension PostgresConnection: SQLStatementRunning {
         ConnectionSession.of(self).answered(future, on: eventLoop)
     }
 }
+
 /// A statement whose SQL is known only at run time, for PostgresNIO's prepared statements (whose
 /// protocol asks for the SQL, name and parameter types as static properties): they are read from
 /// the task-local `shape`, which `rows(prepared:types:_:)` sets around the one call that reads them.

@@ -125,7 +125,7 @@ extension PostgreSQLStore {
         bindings.append(historyLockName)
         bindings.append(channel)
         types += [.text, .float8, .text, .text]
-        // Prepared on each connection: parsing and planning the statement cost more than running it.
+        // Prepared on each connection: the server parses the statement once per connection.
         // The deleted rows come back as one text value (one row per deleted record would cost a message
         // and a decode per value): rows separated by `;`, values by `,`, an empty value NULL.
         let rows = try retryingDeadlocks { try pool.withConnection { try $0.rows(prepared: sql, types: types, bindings) } }

@@ -71,12 +71,9 @@ struct PostgreSQLServerTests {
         try project.setValue("Mercury", forKey: "title")
         try context.save()
 
-        let other = try PostgresConnection.connect(on: PostgresClient.defaultEventLoopGroup.any(), configuration: configuration.connection,
-                                                   id: 99, logger: Logger(label: "test")).wait()
+        let other = try lockHolder(configuration, id: 99, locking: "SELECT * FROM \"\(configuration.schema)\".\"Project\" FOR UPDATE")
         defer { try? other.close().wait() }
         let logger = Logger(label: "test")
-        _ = try other.query("BEGIN", logger: logger).wait()
-        _ = try other.query(PostgresQuery(unsafeSQL: "SELECT * FROM \"\(configuration.schema)\".\"Project\" FOR UPDATE"), logger: logger).wait()
 
         try project.setValue("Mercury 2", forKey: "title")
         let started = ContinuousClock.now
@@ -108,12 +105,9 @@ struct PostgreSQLServerTests {
         try context.save()
         let request = { (summary: String) in try FetchRequest<ManagedObject>(entityName: "Task", predicate: "summary == $S", variables: ["S": summary]) }
 
-        let other = try PostgresConnection.connect(on: PostgresClient.defaultEventLoopGroup.any(), configuration: configuration.connection,
-                                                   id: 98, logger: Logger(label: "test")).wait()
+        let other = try lockHolder(configuration, id: 98, locking: "LOCK TABLE \"\(configuration.schema)\".\"Task\" IN ACCESS EXCLUSIVE MODE")
         defer { try? other.close().wait() }
         let logger = Logger(label: "test")
-        _ = try other.query("BEGIN", logger: logger).wait()
-        _ = try other.query(PostgresQuery(unsafeSQL: "LOCK TABLE \"\(configuration.schema)\".\"Task\" IN ACCESS EXCLUSIVE MODE"), logger: logger).wait()
         #expect {
             try container.newContext().batchDelete(try request("task 0"))
         } throws: { error in
@@ -126,6 +120,21 @@ struct PostgreSQLServerTests {
             #expect(try container.newContext().batchDelete(try request("task \(index)")).deleted.count == 1, "task \(index)")
         }
         #expect(try container.newContext().count(for: FetchRequest<ManagedObject>(entityName: "Task")) == 0)
+    }
+
+    /// Another connection that opened a transaction and took the locks `locking` takes (COMMIT ends it).
+    func lockHolder(_ configuration: PostgreSQLConfiguration, id: Int, locking: String) throws -> PostgresConnection {
+        let logger = Logger(label: "test")
+        let other = try PostgresConnection.connect(on: PostgresClient.defaultEventLoopGroup.any(), configuration: configuration.connection,
+                                                   id: id, logger: logger).wait()
+        do {
+            _ = try other.query("BEGIN", logger: logger).wait()
+            _ = try other.query(PostgresQuery(unsafeSQL: locking), logger: logger).wait()
+        } catch {
+            try? other.close().wait()
+            throw error
+        }
+        return other
     }
 
     func notesModel(_ attributes: [AttributeDescription], folders: Bool = false) throws -> ManagedObjectModel {
