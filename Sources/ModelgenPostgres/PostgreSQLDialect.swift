@@ -32,8 +32,21 @@ struct PostgreSQLDialect: SQLDialect {
     /// `EXPLAIN` (`Index Scan using …`, `Seq Scan on …`).
     func explain(_ sql: String) -> (sql: String, column: Int) { ("EXPLAIN " + sql, 0) }
 
-    /// The functions the dialect calls, created (or replaced) in the store's schema when it opens.
+    /// The functions the dialect and the store call, created (or replaced) in the store's schema when
+    /// it opens. `mg_record_history` writes a history row and its notification: it takes the history
+    /// lock before the row draws its token, so rows commit in token order (the lock is held to commit).
     static let functions = [
+        """
+        CREATE OR REPLACE FUNCTION mg_record_history(author text, at double precision, changes bytea, lock text, channel text)
+          RETURNS bigint LANGUAGE plpgsql AS $$
+        DECLARE written bigint;
+        BEGIN
+          PERFORM pg_advisory_xact_lock(hashtext(lock));
+          INSERT INTO "modelgen.history" ("author", "timestamp", "changes") VALUES (author, at, changes) RETURNING "token" INTO written;
+          PERFORM pg_notify(channel, written::text);
+          RETURN written;
+        END $$
+        """,
         """
         CREATE OR REPLACE FUNCTION mg_fold(t text, options integer) RETURNS text LANGUAGE sql IMMUTABLE STRICT AS $$
           SELECT CASE WHEN options & 2 = 2

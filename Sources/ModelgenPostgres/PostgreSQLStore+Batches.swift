@@ -39,86 +39,14 @@ extension PostgreSQLStore {
     }
 
     /// A batch delete that is one `DELETE` (`SetBasedDeletionSteps.isSingleDelete`) as one statement
-    /// with its history row and notification, in one round trip: the history row's change set is
-    /// made by the statement from the deleted rows, as `ChangeSet.historyJSON()` writes it (a run per
-    /// record), under the history lock (as `transaction` takes it), and only when a record was deleted.
+    /// with its history row and notification, in one round trip: the deleted rows come back as one
+    /// text value (`DeletedRows`: one row per deleted record would cost a message and a decode per
+    /// value), and when there are any, `mg_record_history` writes the same text as the history row
+    /// (format 3) under the history lock, as a save's history is written.
     private func deleteWithHistory(_ plan: SetBasedDeletionPlan, matching: SQLQueryTranslator.Matching, author: String) throws -> ChangeSet {
-        let literal = SQLSchemaPlanner.literal
         let deleteSQL = matching.condition.map(plan.deleteSQL(condition:)) ?? plan.deleteSQL(keys: matching.keys.text)
-        let columns = (0..<(2 + plan.returnedColumns.count)).map { "c\($0)" }
-        /// A name as a JSON string.
-        func json(_ name: String) -> String { "\"" + name + "\"" }
-        /// The name of the entity whose code `code` is (one of `codes`), as a JSON string.
-        func name(_ code: String, of codes: [Int64]) -> String {
-            let names = codes.sorted().map { ($0, literal(json(layout.namesByCode[$0] ?? ""))) }
-            return names.count == 1 ? names[0].1 : "CASE \(code)" + names.map { " WHEN \($0.0) THEN \($0.1)" }.joined() + " END"
-        }
-        /// What follows a history run's count: JSON text the same for every record (`""`, `,["loans"]`),
-        /// or a names list a column of the rows holds.
-        enum Tail { case same(String), names(column: String) }
-        /// History runs of one record each, `[entity,key,1<tail>]`, of the rows `from` selects, joined by
-        /// commas ('' for none); `inKeyOrder`: in the order of their keys, as the change set lists deleted
-        /// records (the keys of one table's rows are unique). Of one entity and the same tail, the keys
-        /// are joined by `string_agg`'s separator, which carries the rest (one text value a row).
-        func runs(entity: String, key: String, codes: [Int64], tail: Tail = .same(""), distinct: Bool = false, inKeyOrder: Bool = false,
-                  from: String) -> String {
-            let unique = distinct ? "DISTINCT " : "", order = inKeyOrder ? " ORDER BY \(key)" : ""
-            switch tail {
-            case .same(let after) where codes.count == 1:
-                let start = "[" + json(layout.namesByCode[codes[0]] ?? "") + ",", end = ",1" + after + "]"
-                return "coalesce((SELECT \(literal(start)) || string_agg(\(unique)\(key)::text, \(literal(end + "," + start))\(order)) || \(literal(end)) FROM \(from)), '')"
-            case .same(let after):
-                return "coalesce((SELECT string_agg(\(unique)'[' || \(name(entity, of: codes)) || ',' || \(key) || \(literal(",1" + after + "]")), ','\(order)) FROM \(from)), '')"
-            case .names(let column):
-                return "coalesce((SELECT string_agg(\(unique)'[' || \(name(entity, of: codes)) || ',' || \(key) || ',1,[' || \(column) || ']]', ',') FROM \(from)), '')"
-            }
-        }
-        let deletedCodes = layout.tables[plan.table]?.entityCodes ?? []
-        // The records that lost a deleted one: (entity code, key, relationship name), unless deleted too
-        // (possible only when they are records of the same table).
-        var lost: [(code: Int64, column: Int, inverse: String)] = [], lostCodes: Set<Int64> = [], inDeletedTable = false
-        for (code, columns) in plan.lost.sorted(by: { $0.key < $1.key }) {
-            guard let entity = layout.namesByCode[code].flatMap({ layout.entities[$0] }) else { continue }
-            for (column, inverse, _) in columns {
-                guard let slot = entity.storage.firstIndex(where: { if case .toOne(plan.returnedColumns[column - 2]) = $0 { true } else { false } }) else { continue }
-                for destination in entity.description.destination(ofSlot: slot).entity.selfAndDescendants {
-                    guard let stored = layout.entities[destination.name] else { continue }
-                    lostCodes.insert(stored.code)
-                    if stored.table == plan.table { inDeletedTable = true }
-                }
-                lost.append((code, column, inverse))
-            }
-        }
-        /// The deleted rows of entity `lost.code` whose to-one in `lost.column` named a record.
-        func losing(_ lost: (code: Int64, column: Int, inverse: String)) -> String {
-            "\"doomed\" WHERE c1 = \(lost.code) AND c\(lost.column) IS NOT NULL"
-        }
-        let updated: String
-        if lost.isEmpty {
-            updated = "''"
-        } else if lost.count == 1, !inDeletedTable {
-            // One relationship lost members (the common case): each record once, with that one name.
-            let only = lost[0]
-            updated = runs(entity: "c\(only.column + 1)", key: "c\(only.column)", codes: Array(lostCodes), tail: .same(",[" + json(only.inverse) + "]"),
-                           distinct: true, from: losing(only))
-        } else {
-            let kept = inDeletedTable ? "WHERE NOT EXISTS (SELECT 1 FROM \"doomed\" AS d WHERE d.c0 = l.k AND d.c1 = l.e) " : ""
-            let links = lost.map { "SELECT c\($0.column + 1) AS e, c\($0.column) AS k, \(literal(json($0.inverse))) AS n FROM \(losing($0))" }
-            updated = runs(entity: "u.e", key: "u.k", codes: Array(lostCodes), tail: .names(column: "u.names"),
-                           from: "(SELECT l.e, l.k, string_agg(DISTINCT l.n, ',') AS names FROM (\(links.joined(separator: " UNION ALL "))) AS l \(kept)GROUP BY l.e, l.k) AS u")
-        }
-        let changes = """
-            '{"format":2,"deleted":[' || \(runs(entity: "c1", key: "c0", codes: deletedCodes, inKeyOrder: true, from: "\"doomed\"")) \
-            || '],"inserted":[],"updated":[' || \(updated) || ']}'
-            """
         let n = matching.keys.bindings.count
-        let sql = "WITH \"doomed\"(\(columns.joined(separator: ", "))) AS (\(deleteSQL)), "
-            + "\"written\" AS (INSERT INTO \"modelgen.history\" (\"author\", \"timestamp\", \"changes\") "
-            + "SELECT $\(n + 1), $\(n + 2), convert_to(\(changes), 'UTF8') FROM (SELECT pg_advisory_xact_lock(hashtext($\(n + 3))) OFFSET 0) AS \"locked\" "
-            + "WHERE EXISTS (SELECT 1 FROM \"doomed\") RETURNING \"token\"), "
-            + "\"notified\" AS (SELECT pg_notify($\(n + 4), \"token\"::text) FROM \"written\") "
-            + "SELECT string_agg(\(columns.map { "coalesce(\($0)::text, '')" }.joined(separator: " || ',' || ")), ';'), "
-            + "(SELECT count(*) FROM \"notified\") FROM \"doomed\""
+        let (sql, header) = deleteStatement(plan, deleteSQL: deleteSQL, bound: n)
         var (bindings, types) = try PostgreSQLDialect.typedBindings(matching.keys.bindings)
         bindings.append(author)
         bindings.append(Date().timeIntervalSinceReferenceDate)
@@ -126,20 +54,42 @@ extension PostgreSQLStore {
         bindings.append(channel)
         types += [.text, .float8, .text, .text]
         // Prepared on each connection: the server parses the statement once per connection.
-        // The deleted rows come back as one text value (one row per deleted record would cost a message
-        // and a decode per value): rows separated by `;`, values by `,`, an empty value NULL.
         let rows = try retryingDeadlocks { try pool.withConnection { try $0.rows(prepared: sql, types: types, bindings) } }
-        let text = try rows.first.map { try $0.makeRandomAccess()[0].decode(String?.self) } ?? nil
-        var changeSet = ChangeSet()
-        for row in text?.split(separator: ";") ?? [] {
-            let values = row.split(separator: ",", omittingEmptySubsequences: false).map { Int64($0) }
-            guard values.count == columns.count else {
-                throw PostgreSQLStoreError.server(sqlState: "XX000", message: "a deleted row came back with \(values.count) values", statement: sql)
-            }
-            plan.record(deletedRow: { values[$0] }, names: layout.namesByCode, into: &changeSet)
+        var deleted = header
+        deleted.rows = try rows.first.map { try $0.makeRandomAccess()[0].decode(String?.self) ?? "" } ?? ""
+        do {
+            return try deleted.changeSet()
+        } catch {
+            throw PostgreSQLStoreError.server(sqlState: "XX000", message: "the deleted rows came back unreadable: \(error)", statement: sql)
         }
-        SetBasedDeletionPlan.finish(&changeSet)
-        return changeSet
+    }
+
+    /// The one statement of a batch delete whose `DELETE` is `deleteSQL` (with `bound` parameters),
+    /// made once for each of the first 64 shapes, and the rows it returns without their text.
+    private func deleteStatement(_ plan: SetBasedDeletionPlan, deleteSQL: String, bound: Int) -> (sql: String, header: DeletedRows) {
+        if let made = deleteStatements.withLock({ $0[deleteSQL] }) { return made }
+        let columns = (0..<(2 + plan.returnedColumns.count)).map { "c\($0)" }
+        // The names of the entity codes the rows may hold: the table's, and those of the records that lose one.
+        var codes = Set(layout.tables[plan.table]?.entityCodes ?? [])
+        for (code, lost) in plan.lost {
+            guard let entity = layout.namesByCode[code].flatMap({ layout.entities[$0] }) else { continue }
+            for (column, _, _) in lost {
+                guard let slot = entity.storage.firstIndex(where: { if case .toOne(plan.returnedColumns[column - 2]) = $0 { true } else { false } }) else { continue }
+                for destination in entity.description.destination(ofSlot: slot).entity.selfAndDescendants {
+                    if let stored = layout.entities[destination.name] { codes.insert(stored.code) }
+                }
+            }
+        }
+        let header = DeletedRows(plan: plan, names: layout.namesByCode.filter { codes.contains($0.key) })
+        let literal = SQLSchemaPlanner.literal
+        let rowText = columns.map { "coalesce(\($0)::text, '')" }.joined(separator: " || ',' || ")
+        let sql = "WITH \"doomed\"(\(columns.joined(separator: ", "))) AS (\(deleteSQL)), "
+            + "\"deleted\"(\"rows\") AS (SELECT string_agg(\(rowText), ';') FROM \"doomed\") "
+            + "SELECT \"rows\", CASE WHEN \"rows\" IS NOT NULL THEN mg_record_history($\(bound + 1), $\(bound + 2), "
+            + "convert_to(\(literal(header.historyPrefix)) || \"rows\" || '\"}', 'UTF8'), $\(bound + 3), $\(bound + 4)) END FROM \"deleted\""
+        let made = (sql: sql, header: header)
+        deleteStatements.withLock { if $0.count < 64 { $0[deleteSQL] = made } }
+        return made
     }
 
     public func updateMatching(_ query: StoreQuery, set values: [Int: StoreValue], author: String) throws -> ChangeSet? {

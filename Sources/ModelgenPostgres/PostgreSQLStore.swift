@@ -37,6 +37,8 @@ public final class PostgreSQLStore: QueryingStore, @unchecked Sendable {
     private let refusesSaves: Bool
     /// The set-based deletion steps by the entity names a batch deletes (the layout stays as it is while the store is open).
     let deletionSteps = Locked<[[String]: SetBasedDeletionSteps]>([:])
+    /// The one-statement batch deletes by their `DELETE` (see `deleteWithHistory`).
+    let deleteStatements = Locked<[String: (sql: String, header: DeletedRows)]>([:])
 
     /// Connects, then creates or migrates the model's tables in `configuration.schema`: through the
     /// stages of `migrationPlan` when they were written with one of its earlier versions (see
@@ -329,12 +331,8 @@ public final class PostgreSQLStore: QueryingStore, @unchecked Sendable {
         }
     }
 
-    /// A save's history row and the notification naming its token, in one statement: the history
-    /// lock ($5) is taken before the row draws its token (the lock's subquery produces the row the
-    /// insert takes; `OFFSET 0` keeps it a subquery of its own).
-    private static let historySQL = "WITH \"written\" AS (INSERT INTO \"modelgen.history\" (\"author\", \"timestamp\", \"changes\") "
-        + "SELECT $1, $2, $3 FROM (SELECT pg_advisory_xact_lock(hashtext($5)) OFFSET 0) AS \"locked\" RETURNING \"token\") "
-        + "SELECT pg_notify($4, (SELECT \"token\" FROM \"written\")::text)"
+    /// A save's history row and the notification naming its token (`mg_record_history`).
+    private static let historySQL = "SELECT mg_record_history($1, $2, $3, $5, $4)"
 
     private func historyBindings(_ entry: HistoryEntry) throws -> PostgresBindings {
         try Self.bindings {

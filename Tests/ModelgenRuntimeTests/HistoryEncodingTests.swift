@@ -91,3 +91,41 @@ import Testing
         #expect(history[2].changes.updated == [songs[1].objectID: ["title"]])
     }
 }
+
+/// A one-statement batch delete's rows (`DeletedRows`): read as the change set they stand for, and
+/// written as a history row (format 3) that reads back the same.
+@Suite struct DeletedRowsTests {
+    /// Loans (code 3) and late loans (4) in one table, each naming its book (column 2, its entity code
+    /// in 3): a book (1) or a novel (2) that lost the loan; a note (5) of the same table names another
+    /// note through `replies` (column 4 and 5).
+    func rows(_ text: String) -> DeletedRows {
+        DeletedRows(lost: [3: [(2, "loans")], 4: [(2, "loans")], 5: [(4, "replies")]],
+                    names: [1: "Book", 2: "Novel", 3: "Loan", 4: "LateLoan", 5: "Wé\"ird/Note"], rowWidth: 6, rows: text)
+    }
+
+    @Test func theRowsReadAsTheirChangeSet() throws {
+        let changes = try rows("9,3,11,2,,;5,3,10,1,,;2,4,,,,;7,3,10,1,,;20,5,,,21,5;21,5,,,22,5").changeSet()
+        var expected = ChangeSet()
+        expected.deleted = [ObjectID(entityName: "LateLoan", key: 2), ObjectID(entityName: "Loan", key: 5), ObjectID(entityName: "Loan", key: 7),
+                            ObjectID(entityName: "Loan", key: 9), ObjectID(entityName: "Wé\"ird/Note", key: 20), ObjectID(entityName: "Wé\"ird/Note", key: 21)]
+        // Note 21 lost a reply but is deleted too: only deleted.
+        expected.updated = [ObjectID(entityName: "Book", key: 10): ["loans"], ObjectID(entityName: "Novel", key: 11): ["loans"],
+                            ObjectID(entityName: "Wé\"ird/Note", key: 22): ["replies"]]
+        #expect(changes == expected)
+        #expect(try rows("").changeSet() == ChangeSet())
+    }
+
+    @Test func aHistoryRowOfTheRowsReadsBackTheSame() throws {
+        for text in ["9,3,11,2,,;5,3,10,1,,;2,4,,,,", "20,5,,,21,5", ""] {
+            let deleted = rows(text)
+            let row = Data((deleted.historyPrefix + text + "\"}").utf8)
+            #expect(row.starts(with: Data("{\"format\":3,".utf8)))
+            #expect(try ChangeSet(history: row) == deleted.changeSet())
+        }
+    }
+
+    @Test func aRowOfAnotherWidthIsAnError() {
+        #expect(throws: DecodingError.self) { try rows("9,3,11,2").changeSet() }
+        #expect(throws: DecodingError.self) { try ChangeSet(history: Data((rows("").historyPrefix + "1,3,,,,,\"}").utf8)) }
+    }
+}

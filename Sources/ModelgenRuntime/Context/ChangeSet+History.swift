@@ -12,11 +12,16 @@ import Foundation
 ///
 /// A save of 100,000 new records writes one run (a few dozen bytes) where the change set's own
 /// `Codable` form would write megabytes.
-/// Rows written before this format (the change set's `Codable` JSON) still read back: `init(history:)`
-/// tells them by their first bytes. A runtime older than this one cannot read the new rows.
+///
+/// A one-statement batch delete on PostgreSQL writes its deleted rows as they came back instead
+/// (format 3, `DeletedRows`), so the statement builds no other text. Rows written before format 2
+/// (the change set's `Codable` JSON) still read back: `init(history:)` tells the formats by their
+/// first bytes. A runtime older than this one cannot read the newer formats.
 extension ChangeSet {
     /// The first bytes of every history row in this format.
     private static let historyPrefix = Array("{\"format\":2,".utf8)
+    /// The first bytes of a batch delete's rows (`DeletedRows`).
+    private static let deletedRowsPrefix = Array("{\"format\":3,".utf8)
 
     /// The change set as a history row (see above), written directly (no encoder).
     package func historyJSON() -> Data {
@@ -37,8 +42,13 @@ extension ChangeSet {
         return Data(writer.bytes)
     }
 
-    /// The change set of a history row: this format, or the change set's `Codable` JSON of earlier rows.
+    /// The change set of a history row: this format, a batch delete's rows (format 3), or the change
+    /// set's `Codable` JSON of earlier rows.
     package init(history data: Data) throws {
+        if data.starts(with: Self.deletedRowsPrefix) {
+            self = try JSONDecoder().decode(DeletedRows.self, from: data).changeSet()
+            return
+        }
         guard data.starts(with: Self.historyPrefix) else {
             self = try JSONDecoder().decode(ChangeSet.self, from: data)
             return
