@@ -10,7 +10,9 @@ import Foundation
 package struct DeletedRows: Codable, Sendable {
     /// A returned column naming a record that loses the deleted one, and that record's relationship.
     package struct LostColumn: Codable, Sendable {
+        /// The returned column (counted from 0) holding the related record's key; its entity code follows.
         package var column: Int
+        /// The related record's relationship that loses the deleted record.
         package var inverse: String
     }
 
