@@ -414,7 +414,6 @@ final class NotificationCounter: Sendable {
 }
 
 extension ManagedContainer {
-    /// A container over a PostgreSQL store (`PostgreSQLStore`).
     /// A container over a PostgreSQL store (`PostgreSQLStore`), migrated through `migrationPlan`'s
     /// stages when the schema was written with an earlier version of the model.
     public convenience init(model: ManagedObjectModel, postgres configuration: PostgreSQLConfiguration,
