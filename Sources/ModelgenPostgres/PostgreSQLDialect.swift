@@ -22,9 +22,8 @@ struct PostgreSQLDialect: SQLDialect {
     func isSame(_ a: String, _ b: String) -> String { "\(a) IS NOT DISTINCT FROM \(b)" }
     func decimalColumn(_ sql: String) -> String { sql }
     var noLimit: String { "" }
-    func inKeys(_ parameter: String) -> String { "= ANY(\(parameter)::bigint[])" }
-    /// (`= ANY` of a long array bound as a value makes the planner scan the table and test each row.)
-    func inIndexedKeys(_ parameter: String) -> String { "IN (SELECT unnest(\(parameter)::bigint[]))" }
+    /// (`= ANY` of a long array bound as a value made the planner scan the table and test each row.)
+    func inKeys(_ parameter: String) -> String { "IN (SELECT unnest(\(parameter)::bigint[]))" }
     func keyRows(_ parameters: [String]) -> String {
         let columns = parameters.indices.map { "mg_c\($0)" }
         return "(SELECT \(columns.joined(separator: ", ")), mg_i - 1 AS mg_i FROM unnest(\(parameters.map { $0 + "::bigint[]" }.joined(separator: ", "))) "

@@ -299,9 +299,9 @@ extension SQLLayout {
     }
 
     /// `SELECT owner key, member key, member entity code` of a to-many relationship of several
-    /// records, `owners` being the SQL that matches their keys (`IN (?, …)` for SQLite, `= ANY($1)`
-    /// for PostgreSQL), ordered by owner and then as the relationship orders its members; nil for a
-    /// slot that is no stored to-many relationship.
+    /// records, `owners` being the SQL that matches their keys (`SQLDialect.inKeys`), ordered by owner
+    /// and then as the relationship orders its members; nil for a slot that is no stored to-many
+    /// relationship.
     package func membersSQL(_ entity: Entity, slot: Int, owners: String) -> String? {
         membersSQL(entity.storage[slot], owners: owners)
     }

@@ -16,12 +16,9 @@ package protocol SQLDialect {
     /// What `OFFSET` needs before it when there is no limit.
     var noLimit: String { get }
     /// The condition that a value is one of the keys of a list parameter (`SQLParameter.integers`),
-    /// written after the value.
+    /// written after the value: a subquery of the keys, so that however long the list, the planner
+    /// may join it through an index instead of testing every row of the table against the list.
     func inKeys(_ parameter: String) -> String
-    /// `inKeys` for a list of records whose rows an index finds, however long the list (the owners of
-    /// a prefetch): a subquery of the keys, so the planner joins through the index instead of testing
-    /// every row of the table against the list.
-    func inIndexedKeys(_ parameter: String) -> String
     /// A table of the rows of list parameters of the same length (`SQLParameter.integers`): their
     /// `n`th items as columns `mg_c0`, `mg_c1`, … and `n` (from 0) as `mg_i`, for a `FROM` clause.
     func keyRows(_ parameters: [String]) -> String

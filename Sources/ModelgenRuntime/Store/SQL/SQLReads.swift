@@ -85,7 +85,7 @@ package struct SQLReads<Executor: SQLExecutor> {
     package func toManyIDs(of ids: [ObjectID], relationship slot: Int) throws -> [ObjectID: [ObjectID]] {
         guard let first = ids.first else { return [:] }
         var members = MemberLists(ids)
-        guard let sql = layout.membersSQL(try layout.entity(first.entityName), slot: slot, owners: dialect.inIndexedKeys(dialect.placeholder(1))) else {
+        guard let sql = layout.membersSQL(try layout.entity(first.entityName), slot: slot, owners: dialect.inKeys(dialect.placeholder(1))) else {
             return members.lists
         }
         try executor.query(sql, [.integers(members.ownerKeys)]) { row in
@@ -98,7 +98,7 @@ package struct SQLReads<Executor: SQLExecutor> {
     /// (`membersWithRowsSQL`); the lists alone (rows nil) otherwise.
     package func toManyMembersWithRows(of ids: [ObjectID], relationship slot: Int) throws -> (lists: [ObjectID: [ObjectID]], rows: [StoreRow]?) {
         guard let first = ids.first else { return ([:], []) }
-        guard let sql = layout.membersWithRowsSQL(try layout.entity(first.entityName), slot: slot, owners: dialect.inIndexedKeys(dialect.placeholder(1))) else {
+        guard let sql = layout.membersWithRowsSQL(try layout.entity(first.entityName), slot: slot, owners: dialect.inKeys(dialect.placeholder(1))) else {
             return (try toManyIDs(of: ids, relationship: slot), nil)
         }
         var members = MemberLists(ids)

@@ -12,7 +12,6 @@ struct SQLiteDialect: SQLDialect {
     var noLimit: String { " LIMIT -1" }
     /// A list of keys is bound as JSON text (`[1,2,3]`) and read with `json_each`.
     func inKeys(_ parameter: String) -> String { "IN (SELECT value FROM json_each(\(parameter)))" }
-    func inIndexedKeys(_ parameter: String) -> String { inKeys(parameter) }
     func keyRows(_ parameters: [String]) -> String {
         let columns = parameters.indices.map { "a\($0).value AS mg_c\($0)" }.joined(separator: ", ")
         let joins = parameters.indices.dropFirst().map { " JOIN json_each(\(parameters[$0])) AS a\($0) ON a\($0).key = a0.key" }.joined()
