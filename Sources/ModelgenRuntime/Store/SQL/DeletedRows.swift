@@ -63,7 +63,7 @@ package struct DeletedRows: Codable, Sendable {
         var codes: [Int64: String] = [:]
         for (code, name) in names { codes[Int64(code) ?? -1] = name }
         let lostByCode = Dictionary(uniqueKeysWithValues: lost.map { code, columns in
-            (Int64(code) ?? -1, columns.map { (column: $0.column, names: Set([$0.inverse])) })
+            (Int64(code) ?? -1, columns.map { (column: $0.column, inverse: $0.inverse, names: Set([$0.inverse])) })
         })
         var changes = ChangeSet()
         for row in rows.utf8.split(separator: UInt8(ascii: ";")) {
@@ -71,12 +71,7 @@ package struct DeletedRows: Codable, Sendable {
             guard values.count == rowWidth else {
                 throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "a deleted row has \(values.count) values, not \(rowWidth)"))
             }
-            guard let key = values[0], let code = values[1], let name = codes[code] else { continue }
-            changes.deleted.append(ObjectID(entityName: name, key: key))
-            for (column, inverse) in lostByCode[code] ?? [] where column + 1 < rowWidth {
-                guard let related = values[column], let relatedName = values[column + 1].flatMap({ codes[$0] }) else { continue }
-                changes.noteUpdate(of: ObjectID(entityName: relatedName, key: related), inverse)
-            }
+            SetBasedDeletionPlan.record(deletedRow: { $0 < rowWidth ? values[$0] : nil }, lost: { lostByCode[$0] ?? [] }, names: codes, into: &changes)
         }
         SetBasedDeletionPlan.finish(&changes)
         return changes

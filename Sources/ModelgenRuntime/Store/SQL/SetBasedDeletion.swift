@@ -276,9 +276,15 @@ package struct SetBasedDeletionPlan {
 
     /// Adds to `changes` what one returned row of the `DELETE` says (`value(i)`: its i-th column, nil when NULL).
     package func record(deletedRow value: (Int) -> Int64?, names: [Int64: String], into changes: inout ChangeSet) {
+        Self.record(deletedRow: value, lost: { lost[$0] ?? [] }, names: names, into: &changes)
+    }
+
+    /// `record(deletedRow:names:into:)` with the lost columns of each entity code given by `lost`.
+    package static func record(deletedRow value: (Int) -> Int64?, lost: (Int64) -> [(column: Int, inverse: String, names: Set<String>)],
+                               names: [Int64: String], into changes: inout ChangeSet) {
         guard let key = value(0), let code = value(1), let name = names[code] else { return }
         changes.deleted.append(ObjectID(entityName: name, key: key))
-        for (column, _, inverse) in lost[code] ?? [] {
+        for (column, _, inverse) in lost(code) {
             guard let related = value(column), let relatedCode = value(column + 1), let relatedName = names[relatedCode] else { continue }
             changes.noteUpdate(of: ObjectID(entityName: relatedName, key: related), inverse)
         }
