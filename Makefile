@@ -38,9 +38,11 @@ example:
 	@echo "generated Swift for Examples/Blog/Blog.model.yaml in .build/example-output/Blog:"
 	@ls .build/example-output/Blog
 
-# The example packages, built and run as a user would (the build-tool plugin end to end).
+# The example packages, built and run as a user would (the build-tool plugin end to end), one after
+# another in one scratch directory: EXAMPLES_SCRATCH (default Examples/.build).
+EXAMPLES_SCRATCH ?= Examples/.build
 examples: deps-postgres
-	bash scripts/test-examples.sh
+	EXAMPLES_SCRATCH=$(EXAMPLES_SCRATCH) bash scripts/test-examples.sh
 
 # Unit, golden and CLI tests, then the shared invalid-model corpus against the built binary.
 test: deps
@@ -206,15 +208,19 @@ load: deps deps-postgres
 # The staged-migration kill test at full size (issue 39; `swift test` runs it with 10,000 rows): the
 # clinic's store with 1,000,000 patients migrated through three stages and killed with SIGKILL at random
 # moments, on SQLite and on PostgreSQL; every kill must leave one version with every row as it has them,
-# and reopening must finish (scripts/migration-kill.sh). Release build; a few minutes.
+# and reopening must finish (scripts/migration-kill.sh). Release build in POSTGRES_BUILD by default; a few
+# minutes. MIGRATION_KILL_CONFIG=debug reuses the debug build of the PostgreSQL trait (CI: the build
+# make test-postgres made, at a smaller size, instead of a release build from scratch).
 MIGRATION_KILL_ROWS ?= 1000000
+MIGRATION_KILL_CONFIG ?= release
+MIGRATION_KILL_BIN = $(POSTGRES_BUILD)/$(MIGRATION_KILL_CONFIG)/modelgen-store-stress
 migration-kill: deps deps-postgres
-	$(SWIFT) build -c release --traits PostgreSQL --scratch-path .build-postgres --product modelgen-store-stress
-	scripts/migration-kill.sh .build-postgres/release/modelgen-store-stress $(MIGRATION_KILL_ROWS) 3 .build-postgres/migration-kill/clinic.sqlite
+	$(SWIFT) build -c $(MIGRATION_KILL_CONFIG) --traits PostgreSQL --scratch-path $(POSTGRES_BUILD) --product modelgen-store-stress
+	scripts/migration-kill.sh $(MIGRATION_KILL_BIN) $(MIGRATION_KILL_ROWS) 3 $(POSTGRES_BUILD)/migration-kill/clinic.sqlite
 	@url=$$(scripts/postgres-server.sh start) || exit 1; \
 	trap 'scripts/postgres-server.sh stop' EXIT; \
-	scripts/migration-kill.sh .build-postgres/release/modelgen-store-stress $(MIGRATION_KILL_ROWS) 4 "$$url?schema=clinic_kill"
-	@rm -rf .build-postgres/migration-kill
+	scripts/migration-kill.sh $(MIGRATION_KILL_BIN) $(MIGRATION_KILL_ROWS) 4 "$$url?schema=clinic_kill"
+	@rm -rf $(POSTGRES_BUILD)/migration-kill
 
 # Random concurrent histories checked for anomalies (docs/concurrency.md, "Isolation, stated"): the
 # checker's self-test; SQLite under .error (another connection holding the write lock now and then, so

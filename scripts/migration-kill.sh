@@ -21,13 +21,22 @@ start=$(( $(date +%s%N) / 1000000 ))
 echo "seeded $rows patients in $(elapsed $start) ms"
 start=$(( $(date +%s%N) / 1000000 ))
 if [[ $store == postgres* ]]; then
+    # One whole migration first, timed, of a second store seeded alike (schema timed_NAME): each run
+    # below is killed at a random moment within it, so kills land in several stages at any size and speed.
+    timed=${store/schema=/schema=timed_}
+    "$bin" migrate-seed "$timed" "$rows" >/dev/null
+    start=$(( $(date +%s%N) / 1000000 ))
+    "$bin" migrate "$timed" >/dev/null
+    whole=$(elapsed $start)
+    [ "$(check "$timed" whole)" = version=4 ] || exit 1
+    echo "migrated $rows patients through 3 stages in $whole ms"
     for round in $(seq 1 "$rounds"); do
         "$bin" migrate "$store" > /tmp/migration-kill.out & pid=$!
-        # 2 to 60 s: a stage of a million rows takes tens of seconds here, so kills land in several stages.
-        sleep "$(awk -v r=$RANDOM 'BEGIN { printf "%.2f", 2 + (r % 5800) / 100 }')"
+        delay=$(( RANDOM * 32768 + RANDOM )); delay=$(( delay % whole ))
+        sleep "$(awk -v d=$delay 'BEGIN { printf "%.3f", d / 1000 }')"
         kill -9 $pid 2>/dev/null || true; wait $pid 2>/dev/null || true
         version=$(check "$store" "round $round")
-        echo "round $round: killed at $version ($(grep -c finished /tmp/migration-kill.out || true) stages finished in that run)"
+        echo "round $round: killed after $delay ms at $version ($(grep -c finished /tmp/migration-kill.out || true) stages finished in that run)"
         grep -q done /tmp/migration-kill.out && break
     done
     "$bin" migrate "$store" | tail -1
