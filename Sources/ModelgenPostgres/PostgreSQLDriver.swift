@@ -38,8 +38,8 @@ final class PostgreSQLDriver: SQLSaveDriver {
             case .attribute(_, let type, _):
                 values[slot] = try PostgreSQLSQL.value(cells[column], type: type)
             case .toOne:
-                if let key = try cells[column].decode(Int64?.self), let target = try cells[column + 1].decode(Int64?.self) {
-                    values[slot] = .reference(ObjectID(entityName: layout.namesByCode[target] ?? "", key: key))
+                if !row.isNull(column), !row.isNull(column + 1) {
+                    values[slot] = .reference(ObjectID(entityName: layout.namesByCode[try row.int64(column + 1)] ?? "", key: try row.int64(column)))
                 } else {
                     values[slot] = .reference(nil)
                 }
@@ -386,10 +386,17 @@ struct PostgresResultRow: SQLResultRow {
 
     func int64(_ column: Int) throws -> Int64 {
         let cell = cells[column]
+        // Keys, codes and versions come in binary as int8 (or int4): read straight from the bytes.
+        if cell.format == .binary, let bytes = cell.bytes {
+            if cell.dataType == .int8, bytes.readableBytes == 8, let value = bytes.getInteger(at: bytes.readerIndex, as: Int64.self) { return value }
+            if cell.dataType == .int4, bytes.readableBytes == 4, let value = bytes.getInteger(at: bytes.readerIndex, as: Int32.self) { return Int64(value) }
+        }
         return cell.dataType == .int4 ? Int64(try cell.decode(Int32.self)) : try cell.decode(Int64.self)
     }
 
     func isNull(_ column: Int) -> Bool { cells[column].bytes == nil }
+
+    var columnCount: Int { cells.count }
 
     func value(_ column: Int, type: AttributeType) throws -> StoreValue { try PostgreSQLSQL.value(cells[column], type: type) }
 }

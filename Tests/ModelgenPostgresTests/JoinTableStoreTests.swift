@@ -93,6 +93,65 @@ struct JoinTableStoreTests {
         try run("DROP SCHEMA \(schema) CASCADE")
     }
 
+    /// A prefetch through the join table reads the links joined to the members' rows in one statement:
+    /// a track shared by several lists comes once per link and is one object, every list in its order,
+    /// as reading the relationships one by one gives; a member already loaded keeps its unsaved change;
+    /// a link whose record is gone (deleted around the store) is named, as a fault that cannot load.
+    @Test func aPrefetchThroughTheJoinTableLoadsSharedMembersOnceAndNamesAGoneOne() throws {
+        let url = try #require(StoreKind.postgresURL)
+        var configuration = try PostgreSQLConfiguration(url: url)
+        configuration.schema = "joins_" + UUID().uuidString.prefix(8).lowercased()
+        let container = ManagedContainer(model: Self.model, store: try PostgreSQLStore(model: Self.model, configuration: configuration))
+        let seeding = container.newContext()
+        let tracks = try (0..<8).map { index -> ManagedObject in
+            let track = try seeding.insertObject(entityName: "Track")
+            try track.setValue("Track \(index)", forKey: "title")
+            return track
+        }
+        for l in 0..<3 {
+            let list = try seeding.insertObject(entityName: "List")
+            try list.setValue("List \(l)", forKey: "name")
+            try list.setValue((0..<5).map { tracks[(7 - l * 2 - $0 * (2 * l + 1) + 40) % 8] }, forKey: "tracks")
+        }
+        try seeding.save()
+        let expected = try links(container)
+
+        let context = container.newContext()
+        let edited = try #require(try context.fetch(try FetchRequest<ManagedObject>(entityName: "Track", predicate: "title == 'Track 3'")).first)
+        try edited.setValue("Track 3 (edited)", forKey: "title")
+        var request = FetchRequest<ManagedObject>(entityName: "List", sortDescriptors: [SortDescriptor("name")])
+        request.relationshipKeyPathsForPrefetching = ["tracks"]
+        let lists = try context.fetch(request)
+        let members = try lists.map { try $0.value(forKey: "tracks") as! [ManagedObject] }
+        #expect(members.allSatisfy { $0.count == 5 && $0.allSatisfy { !$0.isFault } })
+        let objects: Set<ObjectIdentifier> = Set(members.joined().map { ObjectIdentifier($0) })
+        let ids: Set<ObjectID> = Set(members.joined().map(\.objectID))
+        #expect(objects.count == ids.count && ids.count < 15, "a shared track is one object")
+        #expect(try edited.value(forKey: "title") as? String == "Track 3 (edited)" && edited.hasChanges)
+        context.rollback()
+        #expect(try links(container) == expected)
+        for (list, listed) in zip(lists, members) {
+            let name = try list.value(forKey: "name") as! String
+            let titles = try listed.map { try $0.value(forKey: "title") as! String }
+            #expect(expected.contains("\(name): \(titles)"), "\(name): \(titles) against \(expected)")
+        }
+
+        // A track's row deleted around the store, its links left: the prefetch names it.
+        var logger = Logger(label: "test")
+        logger.logLevel = .critical
+        let connection = try PostgresConnection.connect(on: PostgresClient.defaultEventLoopGroup.any(), configuration: configuration.connection, id: 9, logger: logger).wait()
+        defer { try? connection.close().wait() }
+        let schema = "\"\(configuration.schema)\""
+        let gone = tracks[7].objectID
+        _ = try connection.query(PostgresQuery(unsafeSQL: "DELETE FROM \(schema).\"Track\" WHERE \"Z_PK\" = \(gone.key)"), logger: logger).wait()
+        let fresh = container.newContext()
+        #expect(throws: RuntimeError.objectNotFound(gone)) { try fresh.fetch(request) }
+        let listedTracks = try fresh.fetch(FetchRequest<ManagedObject>(entityName: "List")).flatMap { try $0.value(forKey: "tracks") as! [ManagedObject] }
+        #expect(listedTracks.contains { $0.objectID == gone } && listedTracks.count == 15)
+        #expect(listedTracks.allSatisfy { $0.objectID == gone || !$0.isFault }, "the other tracks were loaded all the same")
+        _ = try connection.query(PostgresQuery(unsafeSQL: "DROP SCHEMA \(schema) CASCADE"), logger: logger).wait()
+    }
+
     /// Entities and relationships renamed with `renamingIdentifier` keep their records and links on
     /// PostgreSQL too (issue 39): List becomes Tape, its tracks its songs, a track's lists its tapes.
     @Test func renamedEntitiesAndRelationshipsKeepTheirLinks() throws {

@@ -574,8 +574,8 @@ extension QueryingStore {
     }
 
     /// The members of one to-many relationship of several records (as `toManyIDs(of:relationship:)`)
-    /// and, when the store reads them in the same statement, the members' rows (the SQL stores do for a
-    /// relationship kept by its inverse, SQLite's through a join table too). Default: the lists alone
+    /// and, when the store reads them in the same statement, the members' rows (the SQL stores do, for a
+    /// relationship kept by its inverse or through a join table). Default: the lists alone
     /// (`rows` nil), the members' rows being read afterwards like any faults'.
     public func toManyMembersWithRows(of ids: [ObjectID], relationship slot: Int) throws -> (lists: [ObjectID: [ObjectID]], rows: [StoreRow]?) {
         (try toManyIDs(of: ids, relationship: slot), nil)

@@ -13,6 +13,8 @@ package protocol SQLResultRow {
     func int64(_ column: Int) throws -> Int64
     /// Whether the column is NULL.
     func isNull(_ column: Int) throws -> Bool
+    /// How many columns the row has.
+    var columnCount: Int { get }
     /// The column's value as an attribute of `type` keeps it in this engine.
     func value(_ column: Int, type: AttributeType) throws -> StoreValue
 }

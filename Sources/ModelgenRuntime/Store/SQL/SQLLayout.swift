@@ -321,27 +321,24 @@ extension SQLLayout {
     }
 
     /// `membersSQL` with each member's whole row (the select list of its table) after the owner's key,
-    /// in one statement. For a to-many relationship kept by its inverse: the members' table alone, each
-    /// member once (it has one owner). Through a join table (`throughJoinTables`; the SQLite store's
-    /// choice): the join table's rows joined to the members' table, so a member shared by many owners
-    /// comes once per link, and the link's target and entity code close each row (one statement, not
-    /// the links and then the rows by key; docs/performance.md). Nil otherwise.
-    /// `selectList` gives a table's select list (default: this layout's; a store with a select list of
-    /// its own passes it, so the row decodes as its other rows do).
-    package func membersWithRowsSQL(_ entity: Entity, slot: Int, owners: String, selectList: ((String) -> [String]?)? = nil,
-                                    throughJoinTables: Bool = false) -> String? {
+    /// in one statement (not the links and then the rows by key; docs/performance.md). Kept by the
+    /// inverse: the members' table alone, each member once (it has one owner). Through a join table:
+    /// its rows `LEFT JOIN`ed to the members' table, so a member shared by several owners comes once
+    /// per link, and the link's target and entity code close each row. Nil for a slot that is no
+    /// stored to-many relationship.
+    package func membersWithRowsSQL(_ entity: Entity, slot: Int, owners: String) -> String? {
         let q = SQLSchemaPlanner.quote
         switch entity.storage[slot] {
         case .toManyByInverse(let table, let inverse, let order):
-            guard let columns = selectList.map({ $0(table) }) ?? tables[table]?.columns else { return nil }
+            guard let columns = tables[table]?.columns else { return nil }
             let orderBy = order.map { "\(q($0)), " } ?? ""
             return "SELECT \(q(inverse)), \(columns.map(q).joined(separator: ", ")) FROM \(q(table)) "
                 + "WHERE \(q(inverse)) \(owners) ORDER BY \(q(inverse)), \(orderBy)\"Z_PK\""
-        case .toManyByJoin(let join) where throughJoinTables:
+        case .toManyByJoin(let join):
             guard let destination = entities[entity.description.destination(ofSlot: slot).entity.name],
-                  let columns = selectList.map({ $0(destination.table) }) ?? tables[destination.table]?.columns else { return nil }
-            // A link whose member's record is gone keeps its place (LEFT JOIN, the row's columns NULL)
-            // and names the member in the last two columns, so loading it fails as a fault would.
+                  let columns = tables[destination.table]?.columns else { return nil }
+            // A link whose member's record is gone keeps its place (the row's columns NULL) and names
+            // the member in the last two columns, so loading it fails as a fault would.
             return "SELECT j.\(join.source), \(columns.map { "m." + q($0) }.joined(separator: ", ")), j.\(join.target), j.\(join.targetEntity) "
                 + "FROM \(join.t) j LEFT JOIN \(q(destination.table)) m ON m.\"Z_PK\" = j.\(join.target) "
                 + "WHERE j.\(join.source) \(owners) ORDER BY j.\(join.source), j.\(join.position)"

@@ -94,18 +94,30 @@ package struct SQLReads<Executor: SQLExecutor> {
         return members.lists
     }
 
-    /// The member lists and the members' rows in one statement, for a relationship kept by its inverse
-    /// (`membersWithRowsSQL`); the lists alone (rows nil) otherwise.
+    /// The member lists and the members' rows in one statement (`membersWithRowsSQL`, through join
+    /// tables too: a member shared by several owners comes once per link, its row decoded once); the
+    /// lists alone (rows nil) for a slot whose members are not read so.
     package func toManyMembersWithRows(of ids: [ObjectID], relationship slot: Int) throws -> (lists: [ObjectID: [ObjectID]], rows: [StoreRow]?) {
         guard let first = ids.first else { return ([:], []) }
-        guard let sql = layout.membersWithRowsSQL(try layout.entity(first.entityName), slot: slot, owners: dialect.inKeys(dialect.placeholder(1))) else {
+        guard let sql = layout.membersWithRowsSQL(try layout.entity(first.entityName), slot: slot,
+                                                  owners: dialect.inKeys(dialect.placeholder(1))) else {
             return (try toManyIDs(of: ids, relationship: slot), nil)
         }
         var members = MemberLists(ids)
         var rows: [StoreRow] = []
+        var decoded: Set<RecordKey> = []
         try executor.query(sql, [.integers(members.ownerKeys)]) { found in
+            let owner = try found.int64(0)
+            if try found.isNull(1) {   // a link whose member's record is gone: named by the last two columns (left a fault)
+                let last = found.columnCount - 1
+                return members.add(ObjectID(entityName: try entityName(ofCode: try found.int64(last)), key: try found.int64(last - 1)), toOwnerKey: owner)
+            }
+            let key = try found.int64(1)
+            guard decoded.insert(RecordKey(key)).inserted else {
+                return members.add(ObjectID(entityName: try entityName(ofCode: try found.int64(2)), key: key), toOwnerKey: owner)
+            }
             let row = try executor.storeRow(found, from: 1)
-            members.add(row.id, toOwnerKey: try found.int64(0))
+            members.add(row.id, toOwnerKey: owner)
             rows.append(row)
         }
         return (members.lists, rows)

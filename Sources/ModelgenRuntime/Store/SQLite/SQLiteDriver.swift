@@ -228,5 +228,6 @@ final class SQLiteDriver: SQLSaveDriver {
 extension SQLiteStatement: SQLResultRow {
     func int64(_ column: Int) -> Int64 { int64(Int32(column)) }
     func isNull(_ column: Int) -> Bool { isNull(Int32(column)) }
+    var columnCount: Int { Int(sqlite3_column_count(handle)) }
     func value(_ column: Int, type: AttributeType) -> StoreValue { SQLiteValueCodec.storeValue(self, Int32(column), type: type) }
 }

@@ -285,14 +285,14 @@ public final class SQLiteStore: QueryingStore, @unchecked Sendable {
                        _ member: (_ ownerKey: Int64, _ member: ObjectID, _ row: StoreRow?, _ object: ManagedObject?, _ plainLoaded: Bool) throws -> Void) throws -> Bool {
         guard let first = ids.first else { return true }
         let entity = try layout.entity(first.entityName)
-        guard layout.membersWithRowsSQL(entity, slot: slot, owners: "IN (?)", throughJoinTables: true) != nil else { return false }
+        guard layout.membersWithRowsSQL(entity, slot: slot, owners: "IN (?)") != nil else { return false }
         try reading(snapshot: true) { connection in
             var row = Self.reusableRow()
             var entities = EntityLookup(layout: layout)
             // Through a join table a member shared by several owners comes once per link: decoded once.
             var decoded: Set<RecordKey> = []
             try Self.forEachRow(ofKeyLists: ids.map(\.key), connection,
-                                sql: { layout.membersWithRowsSQL(entity, slot: slot, owners: $0, throughJoinTables: true)! }) { select in
+                                sql: { layout.membersWithRowsSQL(entity, slot: slot, owners: $0)! }) { select in
                 if select.isNull(1) {   // a link whose member's record is gone: named (left a fault)
                     let last = sqlite3_column_count(select.handle) - 1
                     return try member(select.int64(0), ObjectID(entityName: try entityName(ofCode: select.int64(last)), key: select.int64(last - 1)), nil, nil, false)
