@@ -30,30 +30,37 @@ struct JoinTableStoreTests {
             + tracks.map { "\(try $0.value(forKey: "title") as! String): \(try names($0.value(forKey: "lists"), "name").sorted())" }
     }
 
-    @Test func aStoreWithATablePerSideIsMergedAndKeepsEveryLink() throws {
-        let url = try #require(StoreKind.postgresURL)
-        var configuration = try PostgreSQLConfiguration(url: url)
+    /// A store in a new schema with 8 tracks and 3 lists of 5 (list `l`'s `n`th track is `track(l, n)`),
+    /// saved, and a connection of its own to the server for statements written around the store.
+    func seededMix(_ track: (Int, Int) -> Int) throws -> (container: ManagedContainer, configuration: PostgreSQLConfiguration, tracks: [ManagedObject],
+                                                        connection: PostgresConnection, logger: Logger) {
+        var configuration = try PostgreSQLConfiguration(url: try #require(StoreKind.postgresURL))
         configuration.schema = "joins_" + UUID().uuidString.prefix(8).lowercased()
         let container = ManagedContainer(model: Self.model, store: try PostgreSQLStore(model: Self.model, configuration: configuration))
         let context = container.newContext()
         let tracks = try (0..<8).map { index -> ManagedObject in
-            let track = try context.insertObject(entityName: "Track")
-            try track.setValue("Track \(index)", forKey: "title")
-            return track
+            let object = try context.insertObject(entityName: "Track")
+            try object.setValue("Track \(index)", forKey: "title")
+            return object
         }
         for l in 0..<3 {
             let list = try context.insertObject(entityName: "List")
             try list.setValue("List \(l)", forKey: "name")
-            try list.setValue((0..<5).map { tracks[(l * 3 + $0 * (l + 1)) % 8] }, forKey: "tracks")
+            try list.setValue((0..<5).map { tracks[track(l, $0)] }, forKey: "tracks")
         }
         try context.save()
-        let before = try links(container)
-
-        // The layout of format 1: the pair's links in two tables, the metadata without join columns.
         var logger = Logger(label: "test")
         logger.logLevel = .critical
         let connection = try PostgresConnection.connect(on: PostgresClient.defaultEventLoopGroup.any(), configuration: configuration.connection, id: 9, logger: logger).wait()
+        return (container, configuration, tracks, connection, logger)
+    }
+
+    @Test func aStoreWithATablePerSideIsMergedAndKeepsEveryLink() throws {
+        let (container, configuration, _, connection, logger) = try seededMix { l, n in (l * 3 + n * (l + 1)) % 8 }
         defer { try? connection.close().wait() }
+        let before = try links(container)
+
+        // The layout of format 1: the pair's links in two tables, the metadata without join columns.
         func run(_ sql: String) throws { _ = try connection.query(PostgresQuery(unsafeSQL: sql), logger: logger).wait() }
         func rows(_ sql: String) throws -> [PostgresRow] { try connection.query(PostgresQuery(unsafeSQL: sql), logger: logger).wait().rows }
         let schema = "\"\(configuration.schema)\""
@@ -98,22 +105,8 @@ struct JoinTableStoreTests {
     /// as reading the relationships one by one gives; a member already loaded keeps its unsaved change;
     /// a link whose record is gone (deleted around the store) is named, as a fault that cannot load.
     @Test func aPrefetchThroughTheJoinTableLoadsSharedMembersOnceAndNamesAGoneOne() throws {
-        let url = try #require(StoreKind.postgresURL)
-        var configuration = try PostgreSQLConfiguration(url: url)
-        configuration.schema = "joins_" + UUID().uuidString.prefix(8).lowercased()
-        let container = ManagedContainer(model: Self.model, store: try PostgreSQLStore(model: Self.model, configuration: configuration))
-        let seeding = container.newContext()
-        let tracks = try (0..<8).map { index -> ManagedObject in
-            let track = try seeding.insertObject(entityName: "Track")
-            try track.setValue("Track \(index)", forKey: "title")
-            return track
-        }
-        for l in 0..<3 {
-            let list = try seeding.insertObject(entityName: "List")
-            try list.setValue("List \(l)", forKey: "name")
-            try list.setValue((0..<5).map { tracks[(7 - l * 2 - $0 * (2 * l + 1) + 40) % 8] }, forKey: "tracks")
-        }
-        try seeding.save()
+        let (container, configuration, tracks, connection, logger) = try seededMix { l, n in (7 - l * 2 - n * (2 * l + 1) + 40) % 8 }
+        defer { try? connection.close().wait() }
         let expected = try links(container)
 
         let context = container.newContext()
@@ -137,10 +130,6 @@ struct JoinTableStoreTests {
         }
 
         // A track's row deleted around the store, its links left: the prefetch names it.
-        var logger = Logger(label: "test")
-        logger.logLevel = .critical
-        let connection = try PostgresConnection.connect(on: PostgresClient.defaultEventLoopGroup.any(), configuration: configuration.connection, id: 9, logger: logger).wait()
-        defer { try? connection.close().wait() }
         let schema = "\"\(configuration.schema)\""
         let gone = tracks[7].objectID
         _ = try connection.query(PostgresQuery(unsafeSQL: "DELETE FROM \(schema).\"Track\" WHERE \"Z_PK\" = \(gone.key)"), logger: logger).wait()
