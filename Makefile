@@ -38,11 +38,9 @@ example:
 	@echo "generated Swift for Examples/Blog/Blog.model.yaml in .build/example-output/Blog:"
 	@ls .build/example-output/Blog
 
-# The example packages, built and run as a user would (the build-tool plugin end to end), one after
-# another in one scratch directory: EXAMPLES_SCRATCH (default Examples/.build).
-EXAMPLES_SCRATCH ?= Examples/.build
+# The example packages, built and run as a user would (the build-tool plugin end to end).
 examples: deps-postgres
-	EXAMPLES_SCRATCH=$(EXAMPLES_SCRATCH) bash scripts/test-examples.sh
+	bash scripts/test-examples.sh
 
 # Unit, golden and CLI tests, then the shared invalid-model corpus against the built binary.
 test: deps

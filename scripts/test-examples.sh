@@ -12,30 +12,26 @@ pass() { echo "PASS $1"; passed=$((passed + 1)); }
 capture() { output=$("$@" 2>&1); status=$?; echo "$output" | sed 's/^/    /'; }
 fail() { echo "FAIL $1"; failed=$((failed + 1)); }
 
-# The examples build in one scratch directory, one after another: each is its own root package, and
-# what they share (modelgen, its runtime and dependencies, the plugin's tool) is built once. Each
-# example's own build steps are the ones `swift build` in its directory takes. EXAMPLES_SCRATCH names
-# another one: CI passes the repository's .build, whose dependencies (PostgresNIO, NIO) the examples
-# then reuse.
-scratch=${EXAMPLES_SCRATCH:-Examples/.build}
 # SwiftPM's incremental build of a path dependency misses source files added to it since the
-# last build; start the examples' own scratch directory afresh whenever the repository's file list changed.
+# last build; start an example's build afresh whenever the repository's file list changed.
 sources=$(find Sources Plugins -name '*.swift' | sort | cksum)
-stamp=$scratch/modelgen-example-sources
-if [ "$scratch" = Examples/.build ] && [ -d "$scratch" ] && [ "$(cat "$stamp" 2>/dev/null)" != "$sources" ]; then rm -rf "$scratch"; fi
-mkdir -p "$scratch" && echo "$sources" >"$stamp"
+for example in Examples/Notes Examples/Inventory Examples/Library Examples/Server; do
+    stamp=$example/.build/modelgen-sources
+    if [ -d "$example/.build" ] && [ "$(cat "$stamp" 2>/dev/null)" != "$sources" ]; then rm -rf "$example/.build"; fi
+    mkdir -p "$example/.build" && echo "$sources" >"$stamp"
+done
 
 backup=$(mktemp)
 cp "$model" "$backup"
 trap 'cp "$backup" "$model"; rm -f "$backup"' EXIT
 
-if swift build --package-path "$package" --scratch-path "$scratch" >/tmp/modelgen-example-build.log 2>&1; then
+if swift build --package-path "$package" >/tmp/modelgen-example-build.log 2>&1; then
     pass "Notes builds with the plugin"
 else
     fail "Notes builds with the plugin"; tail -30 /tmp/modelgen-example-build.log
 fi
 
-output=$(swift run -q --package-path "$package" --scratch-path "$scratch" notes-demo 2>&1)
+output=$(swift run -q --package-path "$package" notes-demo 2>&1)
 echo "$output" | sed 's/^/    /'
 if grep -q "saved 2 notes in 'Ideas'" <<<"$output" && grep -q "pinned: Try modelgen on Linux" <<<"$output" \
     && grep -q "refused: Note.pinned .*TODO notes must be pinned" <<<"$output"; then
@@ -44,7 +40,7 @@ else
     fail "notes-demo output"
 fi
 
-again=$(swift build --package-path "$package" --scratch-path "$scratch" 2>&1)
+again=$(swift build --package-path "$package" 2>&1)
 if grep -q "Generating Swift for Notes.model.yaml" <<<"$again"; then
     fail "an unchanged model reran the generator"; echo "$again" | tail -5
 else
@@ -52,7 +48,7 @@ else
 fi
 
 printf '\n# edited\n' >>"$model"
-changed=$(swift build --package-path "$package" --scratch-path "$scratch" 2>&1)
+changed=$(swift build --package-path "$package" 2>&1)
 if grep -q "Generating Swift for Notes.model.yaml" <<<"$changed"; then
     pass "a changed model reruns the generator"
 else
@@ -60,7 +56,7 @@ else
 fi
 
 sed -i 's/toMany: true, ordered: true/tomany: true, ordered: true/' "$model"
-broken=$(swift build --package-path "$package" --scratch-path "$scratch" 2>&1)
+broken=$(swift build --package-path "$package" 2>&1)
 status=$?
 if [ $status -ne 0 ] && grep -Eq "Notes\.model\.yaml:11:[0-9]+: error: unknown key 'tomany'" <<<"$broken"; then
     pass "a broken model fails the build at its line and column"
@@ -69,7 +65,7 @@ else
 fi
 
 cp "$backup" "$model"
-if swift build --package-path "$package" --scratch-path "$scratch" >/dev/null 2>&1; then
+if swift build --package-path "$package" >/dev/null 2>&1; then
     pass "the fixed model builds again"
 else
     fail "the fixed model builds again"
@@ -79,15 +75,15 @@ fi
 templates=$package/Sources/NotesModel/modelgen-templates
 mkdir -p "$templates"
 printf '// Notes model, generated with a custom header.\nimport Foundation\nimport ModelgenRuntime\n' >"$templates/header.mustache"
-with_templates=$(swift build --package-path "$package" --scratch-path "$scratch" 2>&1)
-generated=$(find "$scratch/plugins/outputs/notes" -name 'Notes.generated.swift' | head -1)
+with_templates=$(swift build --package-path "$package" 2>&1)
+generated=$(find "$package/.build/plugins/outputs" -name 'Notes.generated.swift' | head -1)
 if grep -q "Generating Swift for Notes.model.yaml" <<<"$with_templates" && head -1 "$generated" | grep -q "custom header"; then
     pass "a template beside the model is used and its edit reruns the generator"
 else
     fail "templates beside the model"; echo "$with_templates" | tail -5
 fi
 rm -rf "$templates"
-swift build --package-path "$package" --scratch-path "$scratch" >/dev/null 2>&1
+swift build --package-path "$package" >/dev/null 2>&1
 
 # Inventory: a package that commits its generated code and checks it in CI.
 inventory=Examples/Inventory
@@ -99,10 +95,7 @@ inventory_backup=$(mktemp -d)
 cp "$inventory_model" "$inventory_backup/model" && cp -r "$inventory_generated" "$inventory_backup/Generated"
 trap 'cp "$backup" "$model"; rm -f "$backup"; cp "$inventory_backup/model" "$inventory_model"; rm -rf "$inventory_generated"; cp -r "$inventory_backup/Generated" "$inventory_generated"; rm -rf "$inventory_backup"' EXIT
 
-# Each example is built before it is run: `swift run` in a scratch directory another root package
-# built last may look for its products in that package's build description.
-swift build --package-path "$inventory" --scratch-path "$scratch" >/tmp/modelgen-example-build.log 2>&1 || tail -30 /tmp/modelgen-example-build.log
-output=$(swift run -q --package-path "$inventory" --scratch-path "$scratch" inventory-demo 2>&1)
+output=$(swift run -q --package-path "$inventory" inventory-demo 2>&1)
 echo "$output" | sed 's/^/    /'
 if grep -q "low stock: ABC-0001, XYZ-0003 (reorder: true)" <<<"$output"; then
     pass "inventory-demo builds from committed generated code and runs"
@@ -110,7 +103,7 @@ else
     fail "inventory-demo output"
 fi
 
-capture swift run -q --package-path "$inventory" --scratch-path "$scratch" inventory-sync
+capture swift run -q --package-path "$inventory" inventory-sync
 if [ $status -eq 0 ] && grep -q "live results equal a fresh fetch: true; nothing lost: true; restock seen: true" <<<"$output" \
     && grep -q "the snapshot stream reported 129 changes inserting 520 rows" <<<"$output"; then
     pass "inventory-sync: a background importer and a second process reach the main actor's live results"
@@ -133,7 +126,7 @@ else
     fail "--check after a model edit (status $status)"; echo "$check" | head -20
 fi
 
-if swift package --package-path "$inventory" --scratch-path "$scratch" --allow-writing-to-package-directory generate-models >/dev/null 2>&1 \
+if swift package --package-path "$inventory" --allow-writing-to-package-directory generate-models >/dev/null 2>&1 \
     && "$modelgen" generate "$inventory_model" --output "$inventory_generated" --check >/dev/null 2>&1; then
     pass "swift package generate-models regenerates the committed code"
 else
@@ -144,8 +137,7 @@ fi
 # SUBQUERY with @count, [cd], a $FETCH_SOURCE fetched property) built through the plugin; every
 # template and a set of #Predicate queries give the same rows on the in-memory store and SQLite; its
 # aggregate templates give typed rows equal to the ones worked out by hand.
-swift build --package-path Examples/Library --scratch-path "$scratch" >/tmp/modelgen-example-build.log 2>&1 || tail -30 /tmp/modelgen-example-build.log
-capture swift run -q --package-path Examples/Library --scratch-path "$scratch" library-check
+capture swift run -q --package-path Examples/Library library-check
 if [ $status -eq 0 ] && grep -q "same results on both stores: true" <<<"$output" \
     && grep -q "^genreReport(minPages: 100): nature: 2 books, 1070 pages, longest 620; fiction: 2 books, 300 pages, longest 180$" <<<"$output" \
     && grep -q "^loanReport: Central (Branch): 3 open, next due in -3 days; North (Branch): 2 open, next due in -10 days$" <<<"$output" \
@@ -163,12 +155,12 @@ fi
 server=Examples/Server
 if url=$(scripts/postgres-server.sh start 2>/tmp/modelgen-pg-start.log); then
     trap 'scripts/postgres-server.sh stop; cp "$backup" "$model"; rm -f "$backup"; cp "$inventory_backup/model" "$inventory_model"; rm -rf "$inventory_generated"; cp -r "$inventory_backup/Generated" "$inventory_generated"; rm -rf "$inventory_backup"' EXIT
-    if swift build --package-path "$server" --scratch-path "$scratch" >/tmp/modelgen-server-build.log 2>&1; then
+    if swift build --package-path "$server" >/tmp/modelgen-server-build.log 2>&1; then
         pass "Server builds (Hummingbird, the PostgreSQL trait, the build-tool plugin)"
     else
         fail "Server builds"; tail -30 /tmp/modelgen-server-build.log
     fi
-    capture swift run -q --package-path "$server" --scratch-path "$scratch" shop-check /tmp/modelgen-shop-check.sqlite "$url"
+    capture swift run -q --package-path "$server" shop-check /tmp/modelgen-shop-check.sqlite "$url"
     if [ $status -eq 0 ] && grep -q "same results on both stores: true" <<<"$output" \
         && grep -q "the other process's save arrived: true, and reads back: From the other process" <<<"$output"; then
         pass "shop-check: the same results on SQLite and PostgreSQL, and a second process's save arrives"
@@ -177,7 +169,7 @@ if url=$(scripts/postgres-server.sh start 2>/tmp/modelgen-pg-start.log); then
     fi
     # The server runs from its built binary (not `swift run`, whose build check alone can outlast
     # a fixed wait on a busy machine), and the wait ends when it answers or exits, at most 120 s.
-    server_bin="$(swift build --package-path "$server" --scratch-path "$scratch" --show-bin-path)/shop-server"
+    server_bin="$(swift build --package-path "$server" --show-bin-path)/shop-server"
     SHOP_STORE="$url?schema=shop_server" PORT=18080 "$server_bin" >/tmp/modelgen-shop-server.log 2>&1 &
     server_pid=$!
     for _ in $(seq 1 600); do
@@ -200,7 +192,7 @@ if url=$(scripts/postgres-server.sh start 2>/tmp/modelgen-pg-start.log); then
     # The clinic (issue 39's done-when program): a model kept as four released versions
     # (Clinic.modelversions, built by the plugin), a store of version 1 migrated to 4 on both stores
     # with every row checked, and `modelgen diff` on each step, failing only on the data-losing one.
-    capture swift run -q --package-path "$server" --scratch-path "$scratch" clinic-migrate "$url"
+    capture swift run -q --package-path "$server" clinic-migrate "$url"
     if [ $status -eq 0 ] && grep -q "^sqlite: version 1 → 4 through 1→2, 2→3, 3→4; 5000 patients checked: every row right$" <<<"$output" \
         && grep -q "^postgres: version 1 → 4 through 1→2, 2→3, 3→4; 5000 patients checked: every row right$" <<<"$output"; then
         pass "clinic-migrate: four versions on SQLite and PostgreSQL, every row right"
