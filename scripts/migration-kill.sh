@@ -32,7 +32,7 @@ if [[ $store == postgres* ]]; then
     echo "migrated $rows patients through 3 stages in $whole ms"
     for round in $(seq 1 "$rounds"); do
         "$bin" migrate "$store" > /tmp/migration-kill.out & pid=$!
-        delay=$(( RANDOM * 32768 + RANDOM )); delay=$(( delay % whole ))
+        delay=$(( RANDOM * 32768 + RANDOM )); delay=$(( delay % (whole + 1) ))
         sleep "$(awk -v d=$delay 'BEGIN { printf "%.3f", d / 1000 }')"
         kill -9 $pid 2>/dev/null || true; wait $pid 2>/dev/null || true
         version=$(check "$store" "round $round")
@@ -50,7 +50,7 @@ else
     echo "migrated $rows patients through 3 stages in $whole ms"
     for round in $(seq 1 "$rounds"); do
         rm -f "$store" "$store-wal" "$store-shm"; cp "$store.seeded" "$store"
-        delay=$(( RANDOM * 32768 + RANDOM )); delay=$(( delay % whole ))
+        delay=$(( RANDOM * 32768 + RANDOM )); delay=$(( delay % (whole + 1) ))
         "$bin" migrate "$store" > /tmp/migration-kill.out & pid=$!
         sleep "$(awk -v d=$delay 'BEGIN { printf "%.3f", d / 1000 }')"
         kill -9 $pid 2>/dev/null || true; wait $pid 2>/dev/null || true
