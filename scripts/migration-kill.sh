@@ -15,26 +15,33 @@ check() {
     echo "$out" | head -1
 }
 elapsed() { echo $(( $(date +%s%N) / 1000000 - $1 )); }
+# migrate_whole STORE: migrates STORE to version 4 in one run and sets `whole` to the run's milliseconds
+# (each kill below lands at a random moment within that time, so in several stages at any size and speed).
+migrate_whole() {
+    local start=$(( $(date +%s%N) / 1000000 ))
+    "$bin" migrate "$1" >/dev/null
+    whole=$(elapsed $start)
+    [ "$(check "$1" whole)" = version=4 ] || exit 1
+    echo "migrated $rows patients through 3 stages in $whole ms"
+}
+# kill_within STORE: runs a migration of STORE and kills it after a random `delay` of at most `whole` ms.
+kill_within() {
+    delay=$(( RANDOM * 32768 + RANDOM )); delay=$(( delay % (whole + 1) ))
+    "$bin" migrate "$1" > /tmp/migration-kill.out & pid=$!
+    sleep "$(awk -v d=$delay 'BEGIN { printf "%.3f", d / 1000 }')"
+    kill -9 $pid 2>/dev/null || true; wait $pid 2>/dev/null || true
+}
 [[ $store == postgres* ]] || mkdir -p "$(dirname "$store")"
 start=$(( $(date +%s%N) / 1000000 ))
 "$bin" migrate-seed "$store" "$rows" >/dev/null
 echo "seeded $rows patients in $(elapsed $start) ms"
-start=$(( $(date +%s%N) / 1000000 ))
 if [[ $store == postgres* ]]; then
-    # One whole migration first, timed, of a second store seeded alike (schema timed_NAME): each run
-    # below is killed at a random moment within it, so kills land in several stages at any size and speed.
+    # The whole migration is timed on a second store seeded alike (schema timed_NAME).
     timed=${store/schema=/schema=timed_}
     "$bin" migrate-seed "$timed" "$rows" >/dev/null
-    start=$(( $(date +%s%N) / 1000000 ))
-    "$bin" migrate "$timed" >/dev/null
-    whole=$(elapsed $start)
-    [ "$(check "$timed" whole)" = version=4 ] || exit 1
-    echo "migrated $rows patients through 3 stages in $whole ms"
+    migrate_whole "$timed"
     for round in $(seq 1 "$rounds"); do
-        "$bin" migrate "$store" > /tmp/migration-kill.out & pid=$!
-        delay=$(( RANDOM * 32768 + RANDOM )); delay=$(( delay % (whole + 1) ))
-        sleep "$(awk -v d=$delay 'BEGIN { printf "%.3f", d / 1000 }')"
-        kill -9 $pid 2>/dev/null || true; wait $pid 2>/dev/null || true
+        kill_within "$store"
         version=$(check "$store" "round $round")
         echo "round $round: killed after $delay ms at $version ($(grep -c finished /tmp/migration-kill.out || true) stages finished in that run)"
         grep -q done /tmp/migration-kill.out && break
@@ -43,17 +50,10 @@ if [[ $store == postgres* ]]; then
     [ "$(check "$store" final)" = version=4 ] || { echo "migration-kill: the store is not at version 4 after reopening" >&2; exit 1; }
 else
     cp "$store" "$store.seeded"
-    start=$(( $(date +%s%N) / 1000000 ))
-    "$bin" migrate "$store" >/dev/null
-    whole=$(elapsed $start)
-    [ "$(check "$store" whole)" = version=4 ] || exit 1
-    echo "migrated $rows patients through 3 stages in $whole ms"
+    migrate_whole "$store"
     for round in $(seq 1 "$rounds"); do
         rm -f "$store" "$store-wal" "$store-shm"; cp "$store.seeded" "$store"
-        delay=$(( RANDOM * 32768 + RANDOM )); delay=$(( delay % (whole + 1) ))
-        "$bin" migrate "$store" > /tmp/migration-kill.out & pid=$!
-        sleep "$(awk -v d=$delay 'BEGIN { printf "%.3f", d / 1000 }')"
-        kill -9 $pid 2>/dev/null || true; wait $pid 2>/dev/null || true
+        kill_within "$store"
         version=$(check "$store" "round $round")
         "$bin" migrate "$store" >/dev/null
         [ "$(check "$store" "round $round, reopened")" = version=4 ] || { echo "migration-kill: round $round: not at version 4 after reopening" >&2; exit 1; }

@@ -38,8 +38,9 @@ final class PostgreSQLDriver: SQLSaveDriver {
             case .attribute(_, let type, _):
                 values[slot] = try PostgreSQLSQL.value(cells[column], type: type)
             case .toOne:
-                if !row.isNull(column), !row.isNull(column + 1) {
-                    values[slot] = .reference(ObjectID(entityName: layout.namesByCode[try row.int64(column + 1)] ?? "", key: try row.int64(column)))
+                let key = cells[column], target = cells[column + 1]
+                if key.bytes != nil, target.bytes != nil {
+                    values[slot] = .reference(ObjectID(entityName: layout.namesByCode[try PostgresResultRow.int64(target)] ?? "", key: try PostgresResultRow.int64(key)))
                 } else {
                     values[slot] = .reference(nil)
                 }
@@ -384,9 +385,11 @@ final class PostgreSQLDriver: SQLSaveDriver {
 struct PostgresResultRow: SQLResultRow {
     let cells: PostgresRandomAccessRow
 
-    func int64(_ column: Int) throws -> Int64 {
-        let cell = cells[column]
-        // Keys, codes and versions come in binary as int8 (or int4): read straight from the bytes.
+    func int64(_ column: Int) throws -> Int64 { try Self.int64(cells[column]) }
+
+    /// A cell's integer. Keys, codes and versions come in binary as int8 (or int4): read straight
+    /// from the bytes.
+    static func int64(_ cell: PostgresCell) throws -> Int64 {
         if cell.format == .binary, let bytes = cell.bytes {
             if cell.dataType == .int8, bytes.readableBytes == 8, let value = bytes.getInteger(at: bytes.readerIndex, as: Int64.self) { return value }
             if cell.dataType == .int4, bytes.readableBytes == 4, let value = bytes.getInteger(at: bytes.readerIndex, as: Int32.self) { return Int64(value) }

@@ -19,6 +19,21 @@ package protocol SQLResultRow {
     func value(_ column: Int, type: AttributeType) throws -> StoreValue
 }
 
+extension SQLResultRow {
+    /// For a row of `SQLLayout.membersWithRowsSQL` (the owner's key, then the member's row): the member
+    /// when its row is not to be decoded — its record is gone (a link's member, named by the last two
+    /// columns) or `decoded` already holds its key (a member shared by several owners) — and nil when
+    /// it is, its key then noted in `decoded`.
+    func memberWithoutRow(decoded: inout Set<RecordKey>, entityName: (Int64) throws -> String) throws -> ObjectID? {
+        if try isNull(1) {
+            let last = columnCount - 1
+            return ObjectID(entityName: try entityName(try int64(last)), key: try int64(last - 1))
+        }
+        let key = try int64(1)
+        return decoded.insert(RecordKey(key)).inserted ? nil : ObjectID(entityName: try entityName(try int64(2)), key: key)
+    }
+}
+
 /// One connection of a SQL store, as the engine-neutral reads and writes use it: what an engine's
 /// driver implements to run statements the shared code builds in the driver's dialect.
 package protocol SQLExecutor {

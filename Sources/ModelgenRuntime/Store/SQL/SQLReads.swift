@@ -108,13 +108,8 @@ package struct SQLReads<Executor: SQLExecutor> {
         var decoded: Set<RecordKey> = []
         try executor.query(sql, [.integers(members.ownerKeys)]) { found in
             let owner = try found.int64(0)
-            if try found.isNull(1) {   // a link whose member's record is gone: named by the last two columns (left a fault)
-                let last = found.columnCount - 1
-                return members.add(ObjectID(entityName: try entityName(ofCode: try found.int64(last)), key: try found.int64(last - 1)), toOwnerKey: owner)
-            }
-            let key = try found.int64(1)
-            guard decoded.insert(RecordKey(key)).inserted else {
-                return members.add(ObjectID(entityName: try entityName(ofCode: try found.int64(2)), key: key), toOwnerKey: owner)
+            if let member = try found.memberWithoutRow(decoded: &decoded, entityName: entityName(ofCode:)) {
+                return members.add(member, toOwnerKey: owner)   // a gone one is left a fault
             }
             let row = try executor.storeRow(found, from: 1)
             members.add(row.id, toOwnerKey: owner)

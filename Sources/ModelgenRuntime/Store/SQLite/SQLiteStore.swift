@@ -293,17 +293,11 @@ public final class SQLiteStore: QueryingStore, @unchecked Sendable {
             var decoded: Set<RecordKey> = []
             try Self.forEachRow(ofKeyLists: ids.map(\.key), connection,
                                 sql: { layout.membersWithRowsSQL(entity, slot: slot, owners: $0)! }) { select in
-                if select.isNull(1) {   // a link whose member's record is gone: named (left a fault)
-                    let last = sqlite3_column_count(select.handle) - 1
-                    return try member(select.int64(0), ObjectID(entityName: try entityName(ofCode: select.int64(last)), key: select.int64(last - 1)), nil, nil, false)
+                if let named = try select.memberWithoutRow(decoded: &decoded, entityName: entityName(ofCode:)) {
+                    return try member(select.int64(0), named, nil, nil, false)   // a gone one is left a fault
                 }
-                let key = select.int64(1)
-                if decoded.insert(RecordKey(key)).inserted {
-                    let (object, plainLoaded) = try decodeRow(select, columnOffset: 1, into: &row, entities: &entities, objects: objects)
-                    try member(select.int64(0), row.id, row, object, plainLoaded)
-                } else {
-                    try member(select.int64(0), ObjectID(entityName: try entityName(ofCode: select.int64(2)), key: key), nil, nil, false)
-                }
+                let (object, plainLoaded) = try decodeRow(select, columnOffset: 1, into: &row, entities: &entities, objects: objects)
+                try member(select.int64(0), row.id, row, object, plainLoaded)
             }
         }
         return true
