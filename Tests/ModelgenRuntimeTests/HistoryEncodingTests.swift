@@ -124,8 +124,13 @@ import Testing
         }
     }
 
-    @Test func aRowOfAnotherWidthIsAnError() {
+    @Test func aRowOfAnotherWidthOrAValueThatIsNoNumberIsAnError() {
         #expect(throws: DecodingError.self) { try rows("9,3,11,2").changeSet() }
+        #expect(throws: DecodingError.self) { try rows("9,3,11,2,,,").changeSet() }
+        #expect(throws: DecodingError.self) { try rows("9,3,11,2,,;;5,3,10,1,,").changeSet() }
+        #expect(throws: DecodingError.self) { try rows("9,3,1x,2,,").changeSet() }
+        #expect(throws: DecodingError.self) { try rows("9,3,-,2,,").changeSet() }
+        #expect(throws: DecodingError.self) { try rows("99999999999999999999,3,11,2,,").changeSet() }
         #expect(throws: DecodingError.self) { try ChangeSet(history: Data((rows("").historyPrefix + "1,3,,,,,\"}").utf8)) }
     }
 }

@@ -66,13 +66,44 @@ package struct DeletedRows: Codable, Sendable {
             (Int64(code) ?? -1, columns.map { (column: $0.column, inverse: $0.inverse, names: Set([$0.inverse])) })
         })
         var changes = ChangeSet()
-        for row in rows.utf8.split(separator: UInt8(ascii: ";")) {
-            let values = row.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false).map { Int64(Substring($0)) }
-            guard values.count == rowWidth else {
-                throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "a deleted row has \(values.count) values, not \(rowWidth)"))
-            }
-            SetBasedDeletionPlan.record(deletedRow: { $0 < rowWidth ? values[$0] : nil }, lost: { lostByCode[$0] ?? [] }, names: codes, into: &changes)
+        // One pass over the text: values are decimal integers (or empty for NULL) separated by `,`,
+        // rows by `;`.
+        var values = [Int64?](repeating: nil, count: rowWidth)
+        var count = 0, number: Int64 = 0, negative = false, digits = 0
+        func corrupted(_ what: String) -> DecodingError {
+            DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "a deleted row \(what)"))
         }
+        func endValue() throws {
+            guard count < rowWidth else { throw corrupted("has more than \(rowWidth) values") }
+            if digits == 0 {
+                guard !negative else { throw corrupted("has a value that is no number") }
+                values[count] = nil
+            } else {
+                values[count] = negative ? -number : number
+            }
+            count += 1
+            number = 0; negative = false; digits = 0
+        }
+        func endRow() throws {
+            try endValue()
+            guard count == rowWidth else { throw corrupted("has \(count) values, not \(rowWidth)") }
+            SetBasedDeletionPlan.record(deletedRow: { $0 < rowWidth ? values[$0] : nil }, lost: { lostByCode[$0] ?? [] }, names: codes, into: &changes)
+            count = 0
+        }
+        for byte in rows.utf8 {
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"):
+                let (times10, overflow1) = number.multipliedReportingOverflow(by: 10)
+                let (sum, overflow2) = times10.addingReportingOverflow(Int64(byte - UInt8(ascii: "0")))
+                guard !overflow1, !overflow2 else { throw corrupted("has a number out of range") }
+                number = sum; digits += 1
+            case UInt8(ascii: "-") where digits == 0 && !negative: negative = true
+            case UInt8(ascii: ","): try endValue()
+            case UInt8(ascii: ";"): try endRow()
+            default: throw corrupted("has a value that is no number")
+            }
+        }
+        if !rows.isEmpty { try endRow() }
         SetBasedDeletionPlan.finish(&changes)
         return changes
     }
