@@ -93,27 +93,9 @@ extension PostgreSQLStore {
     }
 
     public func updateMatching(_ query: StoreQuery, set values: [Int: StoreValue], author: String) throws -> ChangeSet? {
-        let entities = try query.entityNames.map { try entity($0) }
-        guard !values.isEmpty, let keys = try layout.translated(query, { try $0.matching().keys }) else { return nil }
-        var bindings = try PostgreSQLDialect.bindings(keys.bindings)
-        var assignments: [String] = []
-        var names: Set<String> = []
-        for (slot, value) in values.sorted(by: { $0.key < $1.key }) {
-            guard case .attribute(let column, let type, _) = entities[0].storage[slot] else { return nil }
-            let name = entities[0].description.properties[slot].name
-            try PostgreSQLSQL.bind(value, type: type, into: &bindings, entity: entities[0].description.name, key: name)
-            assignments.append("\(PostgreSQLSQL.quote(column)) = $\(keys.bindings.count + assignments.count + 1)")
-            names.insert(name)
-        }
-        let sql = "UPDATE \(PostgreSQLSQL.quote(entities[0].table)) SET \(assignments.joined(separator: ", ")), \"Z_OPT\" = \"Z_OPT\" + 1 "
-            + "WHERE \"Z_PK\" IN (\(keys.text)) RETURNING CAST(\"Z_PK\" AS BIGINT), CAST(\"Z_ENT\" AS BIGINT)"
+        guard let update = try SetBasedUpdate(query, set: values, layout: layout, keepsFiles: false) else { return nil }
         return try transaction { connection, history in
-            var changes = ChangeSet()
-            for row in try connection.rows(sql, bindings) {
-                let cells = row.makeRandomAccess()
-                guard let name = layout.namesByCode[try cells[1].decode(Int64.self)] else { continue }
-                changes.updated[ObjectID(entityName: name, key: try cells[0].decode(Int64.self))] = names
-            }
+            let changes = try update.run(on: PostgreSQLDriver(connection, store: self), layout: layout)
             if !changes.isEmpty { history = HistoryEntry(changes: changes, author: author) }
             return changes
         }

@@ -44,32 +44,11 @@ extension SQLiteStore {
 
 extension SQLiteStore {
     public func updateMatching(_ query: StoreQuery, set values: [Int: StoreValue], author: String) throws -> ChangeSet? {
-        let entities = try query.entityNames.map { try layout.entity($0) }
-        var assignments: [(column: String, value: SQLiteValue, name: String)] = []
-        for (slot, value) in values.sorted(by: { $0.key < $1.key }) {
-            // Externally stored binaries are written as files: the record-at-a-time path does that.
-            guard case .attribute(let column, let type, false) = entities[0].storage[slot] else { return nil }
-            if case .double(let number) = value, number.isNaN { return nil }   // refused by the save path, with its message
-            assignments.append((column, SQLiteValueCodec.sqlValue(value, type: type), entities[0].description.properties[slot].name))
-        }
-        guard !assignments.isEmpty, let keys = try layout.translated(query, { try $0.matching().keys }) else { return nil }
-        let q = SQLSchemaPlanner.quote
-        // The query's parameters are numbered ?1…?n; the new values follow them.
-        let set = assignments.enumerated().map { "\(q($1.column)) = ?\(keys.bindings.count + $0 + 1)" }.joined(separator: ", ")
-        let names = Set(assignments.map(\.name))
+        // SQLite keeps no NaN: the save path refuses one, with its message.
+        if values.values.contains(where: { if case .double(let number) = $0 { number.isNaN } else { false } }) { return nil }
+        guard let update = try SetBasedUpdate(query, set: values, layout: layout, keepsFiles: true) else { return nil }
         return try pool.writeTransaction { connection in
-            let update = try connection.statement("UPDATE \(q(entities[0].table)) SET \(set), \"Z_OPT\" = \"Z_OPT\" + 1 WHERE \"Z_PK\" IN (\(keys.text)) RETURNING \"Z_PK\", \"Z_ENT\"")
-            update.bind(keys.bindings.map(SQLiteDialect.value) + assignments.map(\.value))
-            var changes = ChangeSet()
-            do {
-                while try update.step() {
-                    changes.updated[ObjectID(entityName: try entityName(ofCode: update.int64(1)), key: update.int64(0))] = names
-                }
-                update.reset()
-            } catch {
-                update.reset()
-                throw error
-            }
+            let changes = try update.run(on: SQLiteDriver(connection, store: self), layout: layout)
             if !changes.isEmpty { try writeHistory(changes, author: author, connection) }
             return changes
         }
