@@ -122,6 +122,38 @@ struct PostgreSQLServerTests {
         #expect(try container.newContext().count(for: FetchRequest<ManagedObject>(entityName: "Task")) == 0)
     }
 
+    /// A store's history rows are compressed with lz4 (the test server has it): a batch delete of
+    /// 1,500 records writes a history row of tens of kilobytes, which another container reads back as
+    /// the change set; a store whose column was made with the default compression gets lz4 when opened.
+    @Test func historyRowsAreCompressedWithLz4AndReadBack() throws {
+        let configuration = try #require(try testConfiguration())
+        let model = workshopModel
+        let container = try ManagedContainer(model: model, postgres: configuration)
+        let admin = try lockHolder(configuration, id: 21, locking: "SELECT 1")
+        defer { _ = try? admin.query("COMMIT", logger: Logger(label: "test")).wait(); try? admin.close().wait() }
+        func compression() throws -> String? {
+            let sql = "SELECT attcompression::text FROM pg_attribute WHERE attrelid = '\"\(configuration.schema)\".\"modelgen.history\"'::regclass AND attname = 'changes'"
+            return try admin.query(PostgresQuery(unsafeSQL: sql), logger: Logger(label: "test")).wait().rows.first?.makeRandomAccess()[0].decode(String?.self)
+        }
+        #expect(try compression() == "l")
+        let context = container.newContext()
+        for index in 0..<1_500 { _ = try context.make("Part", ["name": "p\(index)"]) }
+        try context.save()
+        let changes = try context.batchDelete(FetchRequest<ManagedObject>(entityName: "Part"))
+        #expect(changes.deleted.count == 1_500)
+        let other = try ManagedContainer(model: model, postgres: configuration)
+        #expect(try other.history().last?.changes == changes)
+
+        // A column made before (the default compression) is changed at the next opening.
+        _ = try admin.query("COMMIT", logger: Logger(label: "test")).wait()
+        _ = try admin.query(PostgresQuery(unsafeSQL: "ALTER TABLE \"\(configuration.schema)\".\"modelgen.history\" ALTER COLUMN \"changes\" SET COMPRESSION DEFAULT"),
+                            logger: Logger(label: "test")).wait()
+        _ = try admin.query("BEGIN", logger: Logger(label: "test")).wait()
+        #expect(try compression() == "\0" || compression() == "" || compression() == nil)
+        _ = try ManagedContainer(model: model, postgres: configuration)
+        #expect(try compression() == "l")
+    }
+
     /// Another connection that opened a transaction and took the locks `locking` takes (COMMIT ends it).
     func lockHolder(_ configuration: PostgreSQLConfiguration, id: Int, locking: String) throws -> PostgresConnection {
         let logger = Logger(label: "test")
