@@ -328,6 +328,39 @@ func seedBlog(_ container: ManagedContainer) throws {
         }
     }
 
+    /// A batch update writes each attribute type as a save does: an exact decimal stays exact, and
+    /// every value reads back in a new container as set.
+    @Test func aBatchUpdateWritesEveryTypeAsASaveDoes() throws {
+        let values: [(String, AttributeType, Any)] = [
+            ("flag", .bool, true), ("small", .int16, Int64(-7)), ("whole", .int64, Int64.max), ("ratio", .float, 0.5),
+            ("amount", .double, -1.25e300), ("price", .decimal, Decimal(string: "12.345678901234567890")!), ("text", .string, "Ünïcode"),
+            ("at", .date, Date(timeIntervalSinceReferenceDate: -86_400.5)), ("bytes", .binary, Data([0, 1, 255])),
+            ("token", .uuid, UUID(uuid: (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16))), ("link", .uri, URL(string: "https://example.com/a?b=c")!),
+        ]
+        let model = try ManagedObjectModel(name: "Dials", entities: [
+            EntityDescription("Dial", class: ManagedObject.self,
+                              attributes: [AttributeDescription("index", .int64)] + values.map { AttributeDescription($0.0, $0.1, optional: true) }),
+        ])
+        let url = try temporaryDirectory().appendingPathComponent("dials.sqlite")
+        do {
+            let context = try ManagedContainer(model: model, store: .sqlite(url)).newContext()
+            for index in 0..<3 { try context.insertObject(entityName: "Dial").setValue(Int64(index), forKey: "index") }
+            try context.save()
+            var set: [String: Any?] = [:]
+            for (key, _, value) in values { set[key] = value }
+            let changes = try context.batchUpdate(FetchRequest<ManagedObject>(entityName: "Dial", predicate: "index > 0"), set: set)
+            #expect(changes.updated.count == 2)
+        }
+        let context = try ManagedContainer(model: model, store: .sqlite(url)).newContext()
+        let dials = try context.fetch(FetchRequest<ManagedObject>(entityName: "Dial", sortDescriptors: [SortDescriptor("index")]))
+        for (key, _, value) in values {
+            #expect(try dials[0].value(forKey: key) == nil, "\(key)")
+            let stored = try dials[2].value(forKey: key)
+            #expect(stored.map { "\($0)" } == "\(value)", "\(key): \(String(describing: stored))")
+        }
+        #expect(try context.count(for: FetchRequest<ManagedObject>(entityName: "Dial", predicate: "price == 12.345678901234567890")) == 2)
+    }
+
     /// A fetch writes each fault's plain attributes from the statement straight into its slots
     /// (`SQLiteStore.fetch(_:objects:each:)`): every type reads back as saved (values, nils, a transient's
     /// default, relationships), and an object already loaded keeps its unsaved change.

@@ -43,6 +43,9 @@ extension SQLDialect {
 package struct QueryBinding {
     package var value: StoreValue
     package var columnType: AttributeType?
+    /// A value written to its column (a batch update's), bound as the column keeps it rather than as a
+    /// comparand (SQLite compares decimals as REAL and keeps them as exact TEXT).
+    package var isStored = false
 }
 
 /// Translates a store query (predicate, sort descriptors, limit, offset) to one SQL statement over the

@@ -16,7 +16,7 @@ package struct SetBasedUpdate {
         var names: Set<String> = []
         for (slot, value) in values.sorted(by: { $0.key < $1.key }) {
             guard case .attribute(let column, let type, let external) = entity.storage[slot], !(external && keepsFiles) else { return nil }
-            assignments.append((column, QueryBinding(value: value, columnType: type)))
+            assignments.append((column, QueryBinding(value: value, columnType: type, isStored: true)))
             names.insert(entity.description.properties[slot].name)
         }
         guard !assignments.isEmpty, var keys = try layout.translated(query, { try $0.matching().keys }) else { return nil }

@@ -21,9 +21,10 @@ struct SQLiteDialect: SQLDialect {
     /// `EXPLAIN QUERY PLAN` (`SEARCH Item USING INDEX …`, `SCAN Item`): id, parent, notused, detail.
     func explain(_ sql: String) -> (sql: String, column: Int) { ("EXPLAIN QUERY PLAN " + sql, 3) }
 
-    /// A binding as SQLite keeps values of the column it meets (decimals as REAL: they meet `CAST(… AS REAL)`).
+    /// A binding as SQLite keeps values of the column it meets (decimals compared as REAL: they meet
+    /// `CAST(… AS REAL)`; a value written to a column as the column keeps it).
     static func value(_ binding: QueryBinding) -> SQLiteValue {
-        if let type = binding.columnType, type != .decimal { return SQLiteValueCodec.sqlValue(binding.value, type: type) }
+        if let type = binding.columnType, type != .decimal || binding.isStored { return SQLiteValueCodec.sqlValue(binding.value, type: type) }
         if case .decimal(let d) = binding.value { return .real(NSDecimalNumber(decimal: d).doubleValue) }
         return SQLiteValueCodec.sqlValue(binding.value)
     }
