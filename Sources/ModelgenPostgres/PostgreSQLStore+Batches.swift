@@ -95,7 +95,7 @@ extension PostgreSQLStore {
     public func updateMatching(_ query: StoreQuery, set values: [Int: StoreValue], author: String) throws -> ChangeSet? {
         guard let update = try SetBasedUpdate(query, set: values, layout: layout, keepsFiles: false) else { return nil }
         return try transaction { connection, history in
-            let changes = try update.run(on: PostgreSQLDriver(connection, store: self), layout: layout)
+            let changes = try update.run(SQLReads(layout: layout, executor: PostgreSQLDriver(connection, store: self)))
             if !changes.isEmpty { history = HistoryEntry(changes: changes, author: author) }
             return changes
         }

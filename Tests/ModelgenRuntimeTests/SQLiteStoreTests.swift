@@ -328,15 +328,19 @@ func seedBlog(_ container: ManagedContainer) throws {
         }
     }
 
+    /// A value of each attribute type, awkward where a type allows it (an exact decimal of 20 digits,
+    /// text long enough for the heap, a date before the reference date), keyed by attribute name.
+    static var valuesOfEveryType: [(String, AttributeType, Any)] { [
+        ("flag", .bool, true), ("small", .int16, Int64(-7)), ("whole", .int64, Int64.max), ("ratio", .float, 0.5),
+        ("amount", .double, -1.25e300), ("price", .decimal, Decimal(string: "12.345678901234567890")!), ("text", .string, "Ünïcode, long enough for the heap"),
+        ("at", .date, Date(timeIntervalSinceReferenceDate: -86_400.5)), ("bytes", .binary, Data([0, 1, 255])),
+        ("token", .uuid, UUID(uuid: (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16))), ("link", .uri, URL(string: "https://example.com/a?b=c")!),
+    ] }
+
     /// A batch update writes each attribute type as a save does: an exact decimal stays exact, and
     /// every value reads back in a new container as set.
     @Test func aBatchUpdateWritesEveryTypeAsASaveDoes() throws {
-        let values: [(String, AttributeType, Any)] = [
-            ("flag", .bool, true), ("small", .int16, Int64(-7)), ("whole", .int64, Int64.max), ("ratio", .float, 0.5),
-            ("amount", .double, -1.25e300), ("price", .decimal, Decimal(string: "12.345678901234567890")!), ("text", .string, "Ünïcode"),
-            ("at", .date, Date(timeIntervalSinceReferenceDate: -86_400.5)), ("bytes", .binary, Data([0, 1, 255])),
-            ("token", .uuid, UUID(uuid: (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16))), ("link", .uri, URL(string: "https://example.com/a?b=c")!),
-        ]
+        let values = Self.valuesOfEveryType
         let model = try ManagedObjectModel(name: "Dials", entities: [
             EntityDescription("Dial", class: ManagedObject.self,
                               attributes: [AttributeDescription("index", .int64)] + values.map { AttributeDescription($0.0, $0.1, optional: true) }),
@@ -365,12 +369,7 @@ func seedBlog(_ container: ManagedContainer) throws {
     /// (`SQLiteStore.fetch(_:objects:each:)`): every type reads back as saved (values, nils, a transient's
     /// default, relationships), and an object already loaded keeps its unsaved change.
     @Test func aFetchLoadsEveryTypeFromItsStatementAndLeavesLoadedObjectsAlone() throws {
-        let values: [(String, AttributeType, Any)] = [
-            ("flag", .bool, true), ("small", .int16, Int64(-7)), ("whole", .int64, Int64.max), ("ratio", .float, 0.5),
-            ("amount", .double, -1.25e300), ("price", .decimal, Decimal(string: "12.345678901234567890")!), ("text", .string, "Ünïcode, long enough for the heap"),
-            ("at", .date, Date(timeIntervalSinceReferenceDate: -86_400.5)), ("bytes", .binary, Data([0, 1, 255])),
-            ("token", .uuid, UUID(uuid: (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16))), ("link", .uri, URL(string: "https://example.com/a?b=c")!),
-        ]
+        let values = Self.valuesOfEveryType
         let model = try ManagedObjectModel(name: "Gauges", entities: [
             EntityDescription("Gauge", class: ManagedObject.self,
                               attributes: [AttributeDescription("index", .int64), AttributeDescription("note", .string, transient: true, defaultValue: .string("unsaved"))]

@@ -29,13 +29,12 @@ package struct SetBasedUpdate {
         self.names = names
     }
 
-    /// Runs the statement on `executor` (in the store's write transaction) and returns what it changed.
-    package func run<Executor: SQLExecutor>(on executor: Executor, layout: SQLLayout) throws -> ChangeSet {
+    /// Runs the statement through `reads`' executor (in the store's write transaction) and returns
+    /// what it changed.
+    package func run<Executor: SQLExecutor>(_ reads: SQLReads<Executor>) throws -> ChangeSet {
         var changes = ChangeSet()
-        try executor.query(sql) { row in
-            let code = try row.int64(1)
-            guard let name = layout.namesByCode[code] else { throw executor.unknownEntityCode(code) }
-            changes.updated[ObjectID(entityName: name, key: try row.int64(0))] = names
+        try reads.executor.query(sql) { row in
+            changes.updated[ObjectID(entityName: try reads.entityName(ofCode: try row.int64(1)), key: try row.int64(0))] = names
         }
         return changes
     }

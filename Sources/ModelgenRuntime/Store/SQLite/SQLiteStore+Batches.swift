@@ -48,7 +48,7 @@ extension SQLiteStore {
         if values.values.contains(where: { if case .double(let number) = $0 { number.isNaN } else { false } }) { return nil }
         guard let update = try SetBasedUpdate(query, set: values, layout: layout, keepsFiles: true) else { return nil }
         return try pool.writeTransaction { connection in
-            let changes = try update.run(on: SQLiteDriver(connection, store: self), layout: layout)
+            let changes = try update.run(SQLReads(layout: layout, executor: SQLiteDriver(connection, store: self)))
             if !changes.isEmpty { try writeHistory(changes, author: author, connection) }
             return changes
         }
