@@ -262,6 +262,36 @@ let availableKinds: [StoreKind] = [.inMemory, .sqlite]
         }
     }
 
+    /// A context that changed to-many relationships (a many-to-many and an ordered one) merges batches
+    /// that deleted members of them: the deleted members leave its lists, its own additions stay where
+    /// it put them, and its save adds none of the deleted members back to the store.
+    @Test(arguments: availableKinds)
+    func aMergedDeletionLeavesToManyRelationshipsThisContextChangedAndItsSaveAddsNoneBack(_ kind: StoreKind) throws {
+        let (container, _, _, project) = try seededCompany(kind)
+        let editor = container.newContext()
+        let edited = try editor.existingObject(with: project)
+        let dee = try editor.make("Employee", ["name": "Dee", "email": "dee@example.com"])
+        try edited.setValue(try (edited.value(forKey: "members") as! [ManagedObject]) + [dee], forKey: "members")
+        let polish = try editor.make("Task", ["summary": "polish"])
+        var tasks = try edited.value(forKey: "tasks") as! [ManagedObject]
+        tasks.insert(polish, at: 1)
+        try edited.setValue(tasks, forKey: "tasks")
+        let other = container.newContext()
+        editor.mergeChanges(try other.batchDelete(try FetchRequest<ManagedObject>(entityName: "Employee", predicate: "name == 'Bob'")))
+        editor.mergeChanges(try other.batchDelete(try FetchRequest<ManagedObject>(entityName: "Task", predicate: "summary == 'build'")))
+        func names(_ object: ManagedObject) throws -> (members: Set<String>, tasks: [String]) {
+            (Set(try (object.value(forKey: "members") as! [ManagedObject]).map { try $0.value(forKey: "name") as! String }),
+             try (object.value(forKey: "tasks") as! [ManagedObject]).map { try $0.value(forKey: "summary") as! String })
+        }
+        let merged = try names(edited)
+        #expect(merged.members == ["Ada", "Dee"] && merged.tasks == ["design", "polish", "ship"], "\(kind): \(merged)")
+        try editor.save()
+        let reader = container.newContext()
+        let stored = try names(try reader.existingObject(with: project))
+        #expect(stored.members == ["Ada", "Dee"] && stored.tasks == ["design", "polish", "ship"], "\(kind): \(stored)")
+        #expect(try container.newContext().count(for: FetchRequest<ManagedObject>(entityName: "Task")) == 3, "\(kind)")
+    }
+
     @Test(arguments: availableKinds)
     func uniquenessAndOptimisticLocking(_ kind: StoreKind) throws {
         let (container, ada, _, _) = try seededCompany(kind)

@@ -115,14 +115,19 @@ extension ManagedObjectContext {
                 write.columns.append(slot)
                 continue
             }
-            let before = old.relatedObjects, after = new.relatedObjects
-            let had = Set(before.map(ObjectIdentifier.init)), has = Set(after.map(ObjectIdentifier.init))
-            var delta = ToManyDelta(added: after.filter { !had.contains(ObjectIdentifier($0)) }.map(\.objectID),
-                                    removed: before.filter { !has.contains(ObjectIdentifier($0)) }.map(\.objectID))
-            if relationship.isOrdered { delta.order = after.map(\.objectID) }
-            write.toMany[slot] = delta
+            write.toMany[slot] = toManyDelta(from: old, to: new, ordered: relationship.isOrdered)
         }
         return write
+    }
+
+    /// How a to-many relationship's members changed from `old` to `new` (objects compared by identity).
+    func toManyDelta(from old: SlotValue, to new: SlotValue, ordered: Bool) -> ToManyDelta {
+        let before = old.relatedObjects, after = new.relatedObjects
+        let had = Set(before.map(ObjectIdentifier.init)), has = Set(after.map(ObjectIdentifier.init))
+        var delta = ToManyDelta(added: after.filter { !had.contains(ObjectIdentifier($0)) }.map(\.objectID),
+                                removed: before.filter { !has.contains(ObjectIdentifier($0)) }.map(\.objectID))
+        if ordered { delta.order = after.map(\.objectID) }
+        return delta
     }
 
     /// A row of stored values: transient properties left out, transformables encoded, relationships as IDs.

@@ -363,8 +363,18 @@ public final class ManagedObjectContext {
         if mergeChanges && object._isUpdated && !object.changedValues().isEmpty {
             guard let row = try? store.row(for: object.objectID), let fresh = try? slots(from: row, entity: object.entity) else { return }
             let old = object.committedSlots ?? object._slots.array
-            for slot in fresh.indices where old[slot].isSame(as: object._slots[slot]) {
-                object.storeSlot(slot, fresh[slot])
+            for slot in fresh.indices {
+                let current = object._slots[slot]
+                if old[slot].isSame(as: current) {
+                    object.storeSlot(slot, fresh[slot])
+                } else if case .relationship(let r) = object.entity.properties[slot], r.isToMany {
+                    // This context's additions and removals, over the members the store has now: members
+                    // another save removed (or deleted) are gone, and the next save adds only its own.
+                    let delta = toManyDelta(from: old[slot], to: current, ordered: r.isOrdered)
+                    let known = Dictionary((fresh[slot].relatedObjects + current.relatedObjects).map { ($0.objectID, $0) }) { first, _ in first }
+                    let members = delta.applied(to: fresh[slot].relatedObjects.map(\.objectID)).compactMap { known[$0] }
+                    object.storeSlot(slot, .objects(ObjectList(members)))
+                }
             }
             object.committedSlots = fresh
             object.committedVersion = row.version
