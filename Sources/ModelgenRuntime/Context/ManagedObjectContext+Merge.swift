@@ -4,8 +4,9 @@ import Foundation
 extension ManagedObjectContext {
     /// Brings another context's save into this one. Objects this context holds that the save updated
     /// take the saved values of the properties this context has not changed (unsaved edits stay, and
-    /// the next save settles conflicts by `mergePolicy`); their observers hear of each property whose
-    /// value changes. Objects the save deleted leave this context (their observers are told that every
+    /// the next save settles conflicts by `mergePolicy`; a changed to-many relationship keeps its own
+    /// additions and removals over the members the store has now); their observers hear of each
+    /// property whose value changes. Objects the save deleted leave this context (their observers are told that every
     /// property changed, so views drop them). Inserted records need nothing: fetches see them.
     public func mergeChanges(_ changes: ChangeSet) {
         let cachesRows = !faults.rowCache.isEmpty
