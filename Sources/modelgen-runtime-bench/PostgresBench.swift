@@ -267,9 +267,10 @@ final class PostgresLibraryFloor: LibraryFloor {
     }
 }
 
-/// The library section of `make bench-postgres`: 20,000 books (200,000 with MODELGEN_BENCH_LIBRARY_LARGE=1).
+/// The library section of `make bench-postgres`: 20,000 books (200,000 with MODELGEN_BENCH_LIBRARY_LARGE=1;
+/// MODELGEN_BENCH_LIBRARY_SMALL=0 leaves out the 20,000, as in the SQLite section).
 @MainActor func runPostgresLibraryBench() throws {
-    var sizes = [20_000]
+    var sizes = ProcessInfo.processInfo.environment["MODELGEN_BENCH_LIBRARY_SMALL"] == "0" ? [] : [20_000]
     if ProcessInfo.processInfo.environment["MODELGEN_BENCH_LIBRARY_LARGE"] == "1" { sizes.append(200_000) }
     for books in sizes {
         let data = LibraryData(books: books)

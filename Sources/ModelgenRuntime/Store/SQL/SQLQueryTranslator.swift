@@ -199,9 +199,9 @@ package final class SQLQueryTranslator {
             let before = bindings.count
             havingTerms = terms
             defer { havingTerms = nil }
-            if let condition = try? translate(having, alias: "t0", entity: entity) {
-                text += " HAVING " + condition
-            } else {
+            do {
+                text += " HAVING " + (try translate(having, alias: "t0", entity: entity))
+            } catch is Unsupported {
                 bindings.removeSubrange(before...)
             }
         }
@@ -577,10 +577,20 @@ package final class SQLQueryTranslator {
         joinsToOne = false
         defer { joinsToOne = joining }
         var sorts = try ordering(order, alias: members, entity: destination)
+        let value = try keyPath(rest, alias: members, entity: destination)
+        // The first member's value of the one attribute the members are sorted by is that attribute's
+        // least (or greatest) value: an aggregate, which sorts nothing. Only for an attribute that is
+        // never NULL (the stores place NULLs differently in a sort; an aggregate skips them).
+        if order.count == 1, rest.count == 1, case .key(let name) = rest[0].kind,
+           let slot = destination.description.slot(of: name),
+           case .attribute(let attribute) = destination.description.property(at: slot), !attribute.isOptional,
+           case .scalar(let sql, let type) = value, sorts == ["\(sql) \(order[0].ascending ? "ASC" : "DESC")"] {
+            return .scalar("(SELECT \(order[0].ascending ? "min" : "max")(\(sql)) \(from))", type)
+        }
         if order.isEmpty, let position { sorts.append(position) }
         sorts.append("\(members).\"Z_PK\"")
         let tail = "\(from) ORDER BY \(sorts.joined(separator: ", ")) LIMIT 1)"
-        switch try keyPath(rest, alias: members, entity: destination) {
+        switch value {
         case .scalar(let sql, let type): return .scalar("(SELECT \(sql) \(tail)", type)
         case .object(let key, let code): return .object(key: "(SELECT \(key) \(tail)", entity: "(SELECT \(code) \(tail)")
         default: throw Unsupported(reason: "a first member's key path crossing another to-many relationship")
