@@ -22,6 +22,11 @@ struct PostgreSQLDialect: SQLDialect {
     func isSame(_ a: String, _ b: String) -> String { "\(a) IS NOT DISTINCT FROM \(b)" }
     func decimalColumn(_ sql: String) -> String { sql }
     var noLimit: String { "" }
+    /// PostgreSQL sorts NULL last ascending unless told (which an index on the column cannot serve:
+    /// said only where the value may be NULL).
+    func orderTerm(_ sql: String, ascending: Bool, mayBeNull: Bool) -> String {
+        "\(sql) \(ascending ? "ASC" : "DESC")" + (mayBeNull ? (ascending ? " NULLS FIRST" : " NULLS LAST") : "")
+    }
     /// (`= ANY` of a long array bound as a value made the planner scan the table and test each row.)
     func inKeys(_ parameter: String) -> String { "IN (SELECT unnest(\(parameter)::bigint[]))" }
     func keyRows(_ parameters: [String]) -> String {

@@ -478,6 +478,8 @@ let availableKinds: [StoreKind] = [.inMemory, .sqlite]
             try sample.setValue(Int64(index * 21), forKey: "large")
             if index == 2 { try sample.setValue(Data([1, 2]), forKey: "bytes"); try sample.setValue(URL(string: "https://example.com")!, forKey: "link") }
         }
+        // One without text: sorted by it, nil comes first, as in memory.
+        try context.insertObject(entityName: "Sample").setValue(Int16(5), forKey: "small")
         try context.save()
     }
 

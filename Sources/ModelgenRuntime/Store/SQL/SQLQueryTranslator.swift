@@ -27,6 +27,9 @@ package protocol SQLDialect {
     var lockingRows: String { get }
     /// The statement explaining how the engine runs `sql`, and the column of its rows that says so.
     func explain(_ sql: String) -> (sql: String, column: Int)
+    /// An `ORDER BY` term of `sql`: NULL sorts before every value ascending and after them descending,
+    /// as in memory (`mayBeNull` false: the value is never NULL, and the term may say nothing of it).
+    func orderTerm(_ sql: String, ascending: Bool, mayBeNull: Bool) -> String
 }
 
 extension SQLDialect {
@@ -264,8 +267,26 @@ package final class SQLQueryTranslator {
             guard case .scalar(let sql, _) = try keyPath([KeyPathComponent](dotted: descriptor.keyPath), alias: alias, entity: entity) else {
                 throw Unsupported(reason: "sorting by \(descriptor.keyPath)")
             }
-            return "\(sql) \(descriptor.ascending ? "ASC" : "DESC")"
+            return dialect.orderTerm(sql, ascending: descriptor.ascending, mayBeNull: mayBeNull(descriptor.keyPath, from: entity.description))
         }
+    }
+
+    /// Whether the value of a sort's key path may be NULL: false only for a path of to-one
+    /// relationships and an attribute that are all required.
+    private func mayBeNull(_ keyPath: String, from entity: EntityDescription) -> Bool {
+        var current = entity
+        let names = keyPath.split(separator: ".").map(String.init)
+        for (index, name) in names.enumerated() {
+            guard let slot = current.slot(of: name) else { return true }
+            switch current.property(at: slot) {
+            case .attribute(let attribute):
+                return attribute.isOptional || index != names.count - 1
+            case .relationship(let relationship):
+                if relationship.isToMany || relationship.isOptional { return true }
+                current = current.destination(ofSlot: slot).entity
+            }
+        }
+        return true
     }
 
     private func limitClause() -> String {
@@ -584,7 +605,7 @@ package final class SQLQueryTranslator {
         if order.count == 1, rest.count == 1, case .key(let name) = rest[0].kind,
            let slot = destination.description.slot(of: name),
            case .attribute(let attribute) = destination.description.property(at: slot), !attribute.isOptional,
-           case .scalar(let sql, let type) = value, sorts == ["\(sql) \(order[0].ascending ? "ASC" : "DESC")"] {
+           case .scalar(let sql, let type) = value, sorts == [dialect.orderTerm(sql, ascending: order[0].ascending, mayBeNull: false)] {
             return .scalar("(SELECT \(order[0].ascending ? "min" : "max")(\(sql)) \(from))", type)
         }
         if order.isEmpty, let position { sorts.append(position) }

@@ -10,6 +10,8 @@ struct SQLiteDialect: SQLDialect {
     func isSame(_ a: String, _ b: String) -> String { "\(a) IS \(b)" }
     func decimalColumn(_ sql: String) -> String { "CAST(\(sql) AS REAL)" }
     var noLimit: String { " LIMIT -1" }
+    /// SQLite sorts NULL first ascending itself.
+    func orderTerm(_ sql: String, ascending: Bool, mayBeNull: Bool) -> String { "\(sql) \(ascending ? "ASC" : "DESC")" }
     /// A list of keys is bound as JSON text (`[1,2,3]`) and read with `json_each`.
     func inKeys(_ parameter: String) -> String { "IN (SELECT value FROM json_each(\(parameter)))" }
     func keyRows(_ parameters: [String]) -> String {
