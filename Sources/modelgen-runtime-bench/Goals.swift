@@ -8,11 +8,12 @@ import Foundation
 /// repeated runs of the bench (docs/performance.md).
 let goalNoiseBand = 0.10
 
-/// A measured ratio and its goal.
+/// A measured ratio (or, with a unit, a measured figure) and its goal.
 struct GoalCheck {
     let name: String
     let ratio: Double
     let goal: Double
+    var unit = "x"
 }
 
 @MainActor var goalChecks: [GoalCheck] = []
@@ -20,6 +21,11 @@ struct GoalCheck {
 /// Records a ratio against its goal (printed with the section's figures by the caller).
 @MainActor func checkGoal(_ name: String, ratio: Double, goal: Double) {
     goalChecks.append(GoalCheck(name: name, ratio: ratio, goal: goal))
+}
+
+/// Records a figure against a goal in its own unit (the property access goals in nanoseconds).
+@MainActor func checkGoal(_ name: String, figure: Double, goal: Double, unit: String) {
+    goalChecks.append(GoalCheck(name: name, ratio: figure, goal: goal, unit: unit))
 }
 
 /// Prints every goal with its ratio; exits 1 when one is over its goal by more than the noise band.
@@ -32,7 +38,7 @@ struct GoalCheck {
         let over = check.ratio > check.goal * (1 + goalNoiseBand)
         if over { failed += 1 }
         let name = check.name.padding(toLength: max(62, check.name.count), withPad: " ", startingAt: 0)
-        print("  \(over ? "OVER" : "ok  ") \(name) " + String(format: "%6.2fx  goal <= %.1fx", check.ratio, check.goal))
+        print("  \(over ? "OVER" : "ok  ") \(name) " + String(format: "%6.2f", check.ratio) + "\(check.unit)  goal <= " + String(format: "%.1f", check.goal) + check.unit)
     }
     if failed > 0 {
         print("bench: \(failed) of \(goalChecks.count) ratios over their goal (see above)")

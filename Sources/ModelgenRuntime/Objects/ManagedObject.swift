@@ -162,8 +162,10 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// values first (for all the partial objects of that fetch, with one query). Not a fault.
     public final var isPartial: Bool { _loadState == .partial }
     /// Not loaded, or loaded in part: reads and writes take the slow path, which loads what they need.
+    /// Compared by raw value: compared as enums, the inlined read paths retained and released the
+    /// object around every property access.
     @inlinable final var _isFault: Bool {
-        @inline(__always) get { _loadState != .loaded }
+        @inline(__always) get { _loadState.rawValue != LoadState.loaded.rawValue }
         set { _loadState = newValue ? .fault : .loaded }
     }
     /// Inserted, deleted, or changed.
