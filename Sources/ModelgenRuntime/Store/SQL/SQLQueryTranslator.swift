@@ -601,7 +601,7 @@ package final class SQLQueryTranslator {
         let value = try keyPath(rest, alias: members, entity: destination)
         // The first member's value of the one attribute the members are sorted by is that attribute's
         // least (or greatest) value: an aggregate, which sorts nothing. Only for an attribute that is
-        // never NULL (the stores place NULLs differently in a sort; an aggregate skips them).
+        // never NULL (a sort puts NULL first, an aggregate skips it).
         if order.count == 1, rest.count == 1, case .key(let name) = rest[0].kind,
            let slot = destination.description.slot(of: name),
            case .attribute(let attribute) = destination.description.property(at: slot), !attribute.isOptional,
