@@ -97,7 +97,9 @@ enum PostgreSQLSQL {
         }
         // A store of format 1: each many-to-many pair's two tables become one.
         for merge in plan.joinMerges { statements += merge.statements(integer: "bigint") }
-        statements += plan.statements.filter { $0.hasPrefix("CREATE INDEX") || $0.hasPrefix("CREATE UNIQUE INDEX") }
+        // The model's indexes keep NULL first in the columns that may hold it, the order sorts ask for.
+        let nullsFirst = Dictionary(plan.modelIndexes.map { ($0.statement(nullsFirst: false), $0.statement(nullsFirst: true)) }) { first, _ in first }
+        statements += plan.statements.filter { $0.hasPrefix("CREATE INDEX") || $0.hasPrefix("CREATE UNIQUE INDEX") }.map { nullsFirst[$0] ?? $0 }
         return statements
     }
 

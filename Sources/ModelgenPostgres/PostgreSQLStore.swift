@@ -87,6 +87,7 @@ public final class PostgreSQLStore: QueryingStore, @unchecked Sendable {
                 for join in plan.schema.entities.flatMap({ $0.relationships.compactMap(\.joinTable) }) {
                     for statement in SQLSchemaPlanner.joinIndexUpgrade(join) { try connection.execute(statement) }
                 }
+                try Self.orderNullsFirst(plan.modelIndexes, schema: schemaName, connection)
                 return plan.schema
             }
         }
@@ -112,6 +113,20 @@ public final class PostgreSQLStore: QueryingStore, @unchecked Sendable {
     public static func recordedVersionHash(configuration: PostgreSQLConfiguration) throws -> String? {
         try PostgreSQLConnectionPool(configuration: configuration).withConnection { connection in
             try recordedSchema(connection, schema: configuration.schema)?.versionHash
+        }
+    }
+
+    /// Makes again the model's indexes on columns that may hold NULL that keep it last (stores made
+    /// before their indexes kept NULL first, the order a sort asks for): one catalog read when none does.
+    static func orderNullsFirst(_ indexes: [SQLSchemaPlanner.ModelIndex], schema: String, _ connection: PostgresConnection) throws {
+        let candidates = indexes.filter(\.ordersNulls)
+        guard !candidates.isEmpty else { return }
+        let stale = try connection.rows("SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND indexname = ANY($2) AND indexdef NOT LIKE '%NULLS FIRST%'",
+                                        bindings { $0.append(schema); $0.append(candidates.map(\.name)) })
+        let names = Set(try stale.map { try $0.makeRandomAccess()[0].decode(String.self) })
+        for index in candidates where names.contains(index.name) {
+            try connection.execute("DROP INDEX \(PostgreSQLSQL.quote(index.name))")
+            try connection.execute(index.statement(nullsFirst: true))
         }
     }
 

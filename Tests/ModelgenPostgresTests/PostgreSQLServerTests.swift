@@ -154,6 +154,47 @@ struct PostgreSQLServerTests {
         #expect(try compression() == "l")
     }
 
+    /// A list sorted by an optional indexed attribute reads the index in order (its NULLs first, as
+    /// every store sorts them), and a store whose index kept NULLs last gets it made again when opened.
+    @Test func anIndexOnAnOptionalAttributeServesASortWithNilFirst() throws {
+        let configuration = try #require(try testConfiguration())
+        let model = try ManagedObjectModel(name: "Dues", entities: [
+            EntityDescription("Note", class: MigrationNote.self, attributes: [AttributeDescription("title", .string), AttributeDescription("due", .double, optional: true)],
+                              indexes: [["due"], ["title"]]),
+        ])
+        let container = try ManagedContainer(model: model, postgres: configuration)
+        let context = container.newContext(observation: .unobserved)
+        for index in 0..<3_000 { _ = try context.make("Note", ["title": "n\(index)", "due": index % 100 == 0 ? nil : Double(index)]) }
+        try context.save()
+        let logger = Logger(label: "test")
+        let admin = try PostgresConnection.connect(on: PostgresClient.defaultEventLoopGroup.any(), configuration: configuration.connection, id: 22, logger: logger).wait()
+        defer { try? admin.close().wait() }
+        func definition(_ name: String) throws -> String? {
+            let sql = "SELECT indexdef FROM pg_indexes WHERE schemaname = '\(configuration.schema)' AND indexname = '\(name)'"
+            return try admin.query(PostgresQuery(unsafeSQL: sql), logger: logger).wait().rows.first?.makeRandomAccess()[0].decode(String.self)
+        }
+        func firstTen(_ ascending: Bool) throws -> (plan: String, due: [Double?]) {
+            let request = FetchRequest<ManagedObject>(entityName: "Note", sortDescriptors: [SortDescriptor("due", ascending: ascending)], fetchLimit: 10)
+            let reader = container.newContext()
+            return (try #require(try reader.queryPlan(for: request).sqlPlan), try reader.fetch(request).map { try $0.value(forKey: "due") as? Double })
+        }
+        #expect(try definition("Note.index(due)")?.contains("NULLS FIRST") == true)
+        #expect(try definition("Note.index(title)")?.contains("NULLS") == false, "a required attribute's index says nothing of NULLs")
+        var (plan, due) = try firstTen(true)
+        #expect(plan.contains("Note.index(due)"), "\(plan)")
+        #expect(due == Array(repeating: nil, count: 10), "the 30 notes without a due date come first: \(due)")
+        (plan, due) = try firstTen(false)
+        #expect(plan.contains("Note.index(due)"), "\(plan)")
+        #expect(due == [2_999, 2_998, 2_997, 2_996, 2_995, 2_994, 2_993, 2_992, 2_991, 2_990], "\(due)")
+
+        // An index made before (NULLs last) is made again at the next opening.
+        _ = try admin.query(PostgresQuery(unsafeSQL: "DROP INDEX \"\(configuration.schema)\".\"Note.index(due)\""), logger: logger).wait()
+        _ = try admin.query(PostgresQuery(unsafeSQL: "CREATE INDEX \"Note.index(due)\" ON \"\(configuration.schema)\".\"Note\" (\"due\")"), logger: logger).wait()
+        #expect(try definition("Note.index(due)")?.contains("NULLS FIRST") == false)
+        _ = try ManagedContainer(model: model, postgres: configuration)
+        #expect(try definition("Note.index(due)")?.contains("NULLS FIRST") == true)
+    }
+
     /// Another connection that opened a transaction and took the locks `locking` takes (COMMIT ends it).
     func lockHolder(_ configuration: PostgreSQLConfiguration, id: Int, locking: String) throws -> PostgresConnection {
         let logger = Logger(label: "test")

@@ -107,9 +107,11 @@ package struct SQLSchemaPlanner {
         package var losses: [String] = []
         /// How to drop it, in order (references first, tables last); each store writes its own SQL.
         package var removals: [Removal] = []
-        /// The names of the model's indexes and unique indexes (`Entity.index(a,b)`, `Entity.unique(a,b)`):
-        /// any other index so named is left over from an earlier model and dropped.
-        package var modelIndexNames: Set<String> = []
+        /// The model's indexes and unique indexes (`Entity.index(a,b)`, `Entity.unique(a,b)`): any other
+        /// index so named is left over from an earlier model and dropped.
+        package var modelIndexes: [ModelIndex] = []
+        /// Their names.
+        package var modelIndexNames: Set<String> { Set(modelIndexes.map(\.name)) }
         /// The join tables of format 1 to merge, a pair's two into one (see `JoinMerge`).
         package var joinMerges: [JoinMerge] = []
         /// Custom stages: the required columns that may hold NULL until the stage's code fills them
@@ -151,6 +153,33 @@ package struct SQLSchemaPlanner {
             let q = SQLSchemaPlanner.quote
             return "SELECT count(*) FROM \(q(table)) WHERE \(q(column)) IS NULL AND \"Z_ENT\" IN (\(codes.map(String.init).joined(separator: ", ")))"
         }
+    }
+
+    /// An index of the model (`indexes:`) or of a uniqueness constraint, on its columns in order.
+    package struct ModelIndex: Equatable, Sendable {
+        /// A column of the index, and whether it may hold NULL (an optional attribute, a to-one key).
+        package struct Column: Equatable, Sendable {
+            package var name: String
+            package var mayBeNull: Bool
+        }
+        package var name: String
+        package var table: String
+        package var columns: [Column]
+        package var unique: Bool
+        /// A partial unique index's ` WHERE …` (a subentity's), or "".
+        package var condition: String
+
+        /// Its `CREATE INDEX`; with `nullsFirst`, the columns that may hold NULL keep it first, the order
+        /// an engine that sorts NULL last by default is asked for (`SQLDialect.orderTerm`), so that a sort
+        /// by such a column can still read the index in order.
+        package func statement(nullsFirst: Bool) -> String {
+            let q = SQLSchemaPlanner.quote
+            let list = columns.map { q($0.name) + (nullsFirst && $0.mayBeNull ? " NULLS FIRST" : "") }.joined(separator: ", ")
+            return "CREATE \(unique ? "UNIQUE " : "")INDEX IF NOT EXISTS \(q(name)) ON \(q(table)) (\(list))\(condition)"
+        }
+
+        /// Whether an engine that sorts NULL last needs its own form of the index (`statement(nullsFirst: true)`).
+        package var ordersNulls: Bool { columns.contains(where: \.mayBeNull) }
     }
 
     /// A many-to-many pair stored in two tables (format 1) becoming one: `kept` (the owner side's)
@@ -484,17 +513,21 @@ package struct SQLSchemaPlanner {
         }
 
         // Indexes: every to-one column (relationship lookups), the model's indexes and uniqueness constraints.
-        var modelIndexNames: Set<String> = []
+        var modelIndexes: [ModelIndex] = []
         for entity in entities {
             guard let description = model.entity(named: entity.name) else { continue }
-            func columns(_ names: [String]) -> [String]? {
-                var result: [String] = []
+            func columns(_ names: [String]) -> [ModelIndex.Column]? {
+                var result: [ModelIndex.Column] = []
                 for name in names {
                     var current: EntityDescription? = description
-                    var found: String?
+                    var found: ModelIndex.Column?
                     while let e = current, found == nil {
                         let stored = entities.first { $0.name == e.name }!
-                        found = stored.attributes.first { $0.name == name }?.column ?? stored.relationships.first { $0.name == name }?.column
+                        if let attribute = stored.attributes.first(where: { $0.name == name }) {
+                            found = ModelIndex.Column(name: attribute.column, mayBeNull: attribute.optional)
+                        } else if let column = stored.relationships.first(where: { $0.name == name })?.column {
+                            found = ModelIndex.Column(name: column, mayBeNull: true)
+                        }
                         current = e.parent
                     }
                     guard let found else { return nil }
@@ -507,16 +540,16 @@ package struct SQLSchemaPlanner {
             }
             for names in description.indexes {
                 guard let cs = columns(names) else { continue }
-                let name = "\(entity.name).index(\(names.joined(separator: ",")))"
-                modelIndexNames.insert(name)
-                statements.append("CREATE INDEX IF NOT EXISTS \(Self.quote(name)) ON \(Self.quote(entity.table)) (\(cs.map(Self.quote).joined(separator: ", ")))")
+                let index = ModelIndex(name: "\(entity.name).index(\(names.joined(separator: ",")))", table: entity.table, columns: cs, unique: false, condition: "")
+                modelIndexes.append(index)
+                statements.append(index.statement(nullsFirst: false))
             }
             for names in description.uniquenessConstraints {
                 guard let cs = columns(names) else { continue }
                 let condition = entity.parent == nil ? "" : " WHERE \"Z_ENT\" IN (\(codes(of: description, in: entities).map(String.init).joined(separator: ", ")))"
-                let name = "\(entity.name).unique(\(names.joined(separator: ",")))"
-                modelIndexNames.insert(name)
-                statements.append("CREATE UNIQUE INDEX IF NOT EXISTS \(Self.quote(name)) ON \(Self.quote(entity.table)) (\(cs.map(Self.quote).joined(separator: ", ")))\(condition)")
+                let index = ModelIndex(name: "\(entity.name).unique(\(names.joined(separator: ",")))", table: entity.table, columns: cs, unique: true, condition: condition)
+                modelIndexes.append(index)
+                statements.append(index.statement(nullsFirst: false))
             }
         }
 
@@ -527,7 +560,7 @@ package struct SQLSchemaPlanner {
                           column: check.column, codes: codes(of: check.entity, in: entities))
         }
         return Plan(schema: schema, statements: statements, problems: problems, losses: losses, removals: removals,
-                    modelIndexNames: modelIndexNames, joinMerges: joinMerges, requiredChecks: requiredChecks)
+                    modelIndexes: modelIndexes, joinMerges: joinMerges, requiredChecks: requiredChecks)
     }
 
     private func codes(of entity: EntityDescription, in entities: [SQLSchema.Entity]) -> [Int64] {
