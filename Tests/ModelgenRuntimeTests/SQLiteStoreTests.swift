@@ -304,10 +304,7 @@ func seedBlog(_ container: ManagedContainer) throws {
             ("at", .date, Date(timeIntervalSinceReferenceDate: 0)), ("bytes", .binary, Data()),
             ("token", .uuid, UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))), ("link", .uri, URL(string: "a:b")!),
         ]
-        let model = try ManagedObjectModel(name: "Zeros", entities: [
-            EntityDescription("Probe", class: ManagedObject.self,
-                              attributes: [AttributeDescription("index", .int64)] + types.map { AttributeDescription($0.0, $0.1, optional: true) }),
-        ])
+        let model = try Self.indexedModel("Zeros", entity: "Probe", optional: types)
         let url = try temporaryDirectory().appendingPathComponent("zeros.sqlite")
         do {
             let context = try ManagedContainer(model: model, store: .sqlite(url)).newContext()
@@ -328,6 +325,14 @@ func seedBlog(_ container: ManagedContainer) throws {
         }
     }
 
+    /// A model of one entity: a required `index` and an optional attribute of each of `types`.
+    static func indexedModel(_ name: String, entity: String, optional types: [(String, AttributeType, Any)]) throws -> ManagedObjectModel {
+        try ManagedObjectModel(name: name, entities: [
+            EntityDescription(entity, class: ManagedObject.self,
+                              attributes: [AttributeDescription("index", .int64)] + types.map { AttributeDescription($0.0, $0.1, optional: true) }),
+        ])
+    }
+
     /// A value of each attribute type, awkward where a type allows it (an exact decimal of 20 digits,
     /// text long enough for the heap, a date before the reference date), keyed by attribute name.
     static var valuesOfEveryType: [(String, AttributeType, Any)] { [
@@ -341,10 +346,7 @@ func seedBlog(_ container: ManagedContainer) throws {
     /// every value reads back in a new container as set.
     @Test func aBatchUpdateWritesEveryTypeAsASaveDoes() throws {
         let values = Self.valuesOfEveryType
-        let model = try ManagedObjectModel(name: "Dials", entities: [
-            EntityDescription("Dial", class: ManagedObject.self,
-                              attributes: [AttributeDescription("index", .int64)] + values.map { AttributeDescription($0.0, $0.1, optional: true) }),
-        ])
+        let model = try Self.indexedModel("Dials", entity: "Dial", optional: values)
         let url = try temporaryDirectory().appendingPathComponent("dials.sqlite")
         do {
             let context = try ManagedContainer(model: model, store: .sqlite(url)).newContext()

@@ -6,8 +6,9 @@ extension ManagedObjectContext {
     /// take the saved values of the properties this context has not changed (unsaved edits stay, and
     /// the next save settles conflicts by `mergePolicy`; a changed to-many relationship keeps its own
     /// additions and removals over the members the store has now); their observers hear of each
-    /// property whose value changes. Objects the save deleted leave this context (their observers are told that every
-    /// property changed, so views drop them). Inserted records need nothing: fetches see them.
+    /// property whose value changes. Objects the save deleted leave this context (their observers are
+    /// told that every property changed, so views drop them). Inserted records need nothing: fetches
+    /// see them.
     public func mergeChanges(_ changes: ChangeSet) {
         let cachesRows = !faults.rowCache.isEmpty
         // The updated objects are looked up first, in a loop of lookups alone: a context holding many

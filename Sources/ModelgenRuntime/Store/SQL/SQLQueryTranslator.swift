@@ -599,12 +599,10 @@ package final class SQLQueryTranslator {
         defer { joinsToOne = joining }
         var sorts = try ordering(order, alias: members, entity: destination)
         let value = try keyPath(rest, alias: members, entity: destination)
-        // The first member's value of the one attribute the members are sorted by is that attribute's
-        // least (or greatest) value: an aggregate, which sorts nothing. Only for an attribute that is
-        // never NULL (a sort puts NULL first, an aggregate skips it).
-        if order.count == 1, rest.count == 1, case .key(let name) = rest[0].kind,
-           let slot = destination.description.slot(of: name),
-           case .attribute(let attribute) = destination.description.property(at: slot), !attribute.isOptional,
+        // The first member's value of the one key path the members are sorted by is its least (or
+        // greatest) value: an aggregate, which sorts nothing. Only for a value that is never NULL (a
+        // sort puts NULL first, an aggregate skips it).
+        if order.count == 1, !mayBeNull(order[0].keyPath, from: destination.description),
            case .scalar(let sql, let type) = value, sorts == [dialect.orderTerm(sql, ascending: order[0].ascending, mayBeNull: false)] {
             return .scalar("(SELECT \(order[0].ascending ? "min" : "max")(\(sql)) \(from))", type)
         }
