@@ -37,6 +37,11 @@ struct PostgreSQLDialect: SQLDialect {
     var lockingRows: String { " FOR UPDATE" }
     /// `EXPLAIN` (`Index Scan using …`, `Seq Scan on …`).
     func explain(_ sql: String) -> (sql: String, column: Int) { ("EXPLAIN " + sql, 0) }
+    /// Its rows are dropped at each commit.
+    var doomedTable: (name: String, create: String) {
+        ("pg_temp.\"modelgen.doomed\"", "CREATE TEMP TABLE IF NOT EXISTS \"modelgen.doomed\" (\"t\" TEXT, \"k\" BIGINT, PRIMARY KEY (\"t\", \"k\")) ON COMMIT DELETE ROWS")
+    }
+    func insertSkippingDuplicates(into table: String, _ select: String) -> String { "INSERT INTO \(table) (\"t\", \"k\") " + select + " ON CONFLICT DO NOTHING" }
 
     /// The functions the dialect and the store call, created (or replaced) in the store's schema when
     /// it opens. `mg_record_history` writes a history row and its notification: it takes the history

@@ -67,6 +67,11 @@ final class PostgreSQLDriver: SQLSaveDriver {
         }
     }
 
+    func rowsChanged(by sql: String) throws -> Int {
+        try flush()
+        return try connection.rowsChanged(by: sql)
+    }
+
     func flush() throws {
         defer { pending = [] }
         var firstError: (any Error)?

@@ -3,36 +3,19 @@ import Foundation
 import ModelgenRuntime
 import PostgresNIO
 
-/// Batch deletes and updates as set-based statements, as on SQLite: the matching keys in a
-/// temporary table (rows dropped at commit), then one statement per table over them, in one
-/// transaction with a history row and its notification.
+/// Batch deletes and updates as set-based statements (`SetBasedDeletionSteps`, `SetBasedUpdate`), as
+/// on SQLite, in one transaction with a history row and its notification; a batch delete that is one
+/// `DELETE` is one statement with its history row.
 extension PostgreSQLStore {
     public func deleteMatching(_ query: StoreQuery, author: String) throws -> ChangeSet? {
         guard model.allowsSetBasedDeletion(of: query.entityNames),
               let matching = try layout.translated(query, { try $0.matching() }) else { return nil }
-        let keys = matching.keys
-        let doomed = "pg_temp.\"modelgen.doomed\""
         let steps = try deletionSteps.value(for: query.entityNames) {
-            try SetBasedDeletionSteps(model: model, layout: layout, entityNames: query.entityNames, doomed: doomed) {
-                "INSERT INTO \(doomed) (\"t\", \"k\") " + $0 + " ON CONFLICT DO NOTHING"
-            }
+            try SetBasedDeletionSteps(model: model, layout: layout, entityNames: query.entityNames)
         }
-        // The keys are gathered first when other tables need them after the rows are gone.
-        let gathered = !steps.isSingleDelete
-        if !gathered, stage == nil { return try deleteWithHistory(steps.tables[0].plan, matching: matching, author: author) }
+        if steps.isSingleDelete, stage == nil { return try deleteWithHistory(steps.tables[0].plan, matching: matching, author: author) }
         return try transaction { connection, history in
-            if gathered {
-                try connection.execute("CREATE TEMP TABLE IF NOT EXISTS \"modelgen.doomed\" (\"t\" TEXT, \"k\" BIGINT, PRIMARY KEY (\"t\", \"k\")) ON COMMIT DELETE ROWS")
-                // In a migration stage, earlier batches of the stage's transaction left their keys.
-                if stage != nil { try connection.execute("DELETE FROM \(doomed)") }
-                _ = try connection.rows(steps.gatherSQL(keys.text), try PostgreSQLDialect.bindings(keys.bindings))
-            }
-            let changes = try steps.run(matching: matching, names: layout.namesByCode, execute: { try connection.rowsChanged(by: $0) }) { sql, bindsMatching, row in
-                for returned in try connection.rows(sql, bindsMatching ? try PostgreSQLDialect.bindings(keys.bindings) : PostgresBindings()) {
-                    let cells = returned.makeRandomAccess()
-                    try row { (try? cells[$0].decode(Int64?.self)) ?? nil }
-                }
-            }
+            let changes = try steps.run(matching: matching, names: layout.namesByCode, executor: PostgreSQLDriver(connection, store: self))
             if !changes.isEmpty { history = HistoryEntry(changes: changes, author: author) }
             return changes
         }
@@ -44,7 +27,7 @@ extension PostgreSQLStore {
     /// value), and when there are any, `mg_record_history` writes the same text as the history row
     /// (format 3) under the history lock, as a save's history is written.
     private func deleteWithHistory(_ plan: SetBasedDeletionPlan, matching: SQLQueryTranslator.Matching, author: String) throws -> ChangeSet {
-        let deleteSQL = matching.condition.map(plan.deleteSQL(condition:)) ?? plan.deleteSQL(keys: matching.keys.text)
+        let deleteSQL = plan.deleteSQL(matching: matching)
         let n = matching.keys.bindings.count
         let (sql, header) = deleteStatement(plan, deleteSQL: deleteSQL, bound: n)
         var (bindings, types) = try PostgreSQLDialect.typedBindings(matching.keys.bindings)

@@ -47,6 +47,9 @@ package protocol SQLExecutor {
     func query(_ sql: String, _ parameters: [SQLParameter], row: (Row) throws -> Void) throws
     /// Runs a translated query (its bindings typed by the columns they meet), as `query(_:_:row:)`.
     func query(_ translated: SQLQueryTranslator.SQL, row: (Row) throws -> Void) throws
+    /// Runs a statement without parameters (after every statement `run` was given) and returns how
+    /// many rows it changed.
+    func rowsChanged(by sql: String) throws -> Int
     /// Waits until every statement `run` was given has run; throws the first one's error.
     func flush() throws
     /// The error for a row naming an entity code the model does not have (the store is not this

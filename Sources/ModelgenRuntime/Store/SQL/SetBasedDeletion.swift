@@ -86,11 +86,11 @@ package struct SetBasedDeletionSteps {
         cascades.isEmpty && denials.isEmpty && tables.count == 1 && tables[0].plan.statements.isEmpty
     }
 
-    /// The steps for deleting records of `entityNames` (one root table). `insertIgnoring` makes an
-    /// insert of a select's rows that skips rows already there (`INSERT OR IGNORE …`, `… ON CONFLICT DO NOTHING`).
-    package init(model: ManagedObjectModel, layout: SQLLayout, entityNames: [String], doomed: String,
-                 insertIgnoring: (_ select: String) -> String) throws {
+    /// The steps for deleting records of `entityNames` (one root table), in `layout`'s dialect.
+    package init(model: ManagedObjectModel, layout: SQLLayout, entityNames: [String]) throws {
+        let doomed = layout.dialect.doomedTable.name
         self.doomed = doomed
+        let insertIgnoring = { layout.dialect.insertSkippingDuplicates(into: doomed, $0) }
         guard let closure = model.cascadeClosure(of: entityNames) else { return }
         let q = SQLSchemaPlanner.quote
         var entitiesByTable: [(table: String, names: [String])] = []
@@ -138,46 +138,52 @@ package struct SetBasedDeletionSteps {
         }
     }
 
-    /// Runs the steps after the matching keys are in the doomed table (unless `isSingleDelete`: the
-    /// delete then selects them itself, with `matching`'s condition, or its keys when the query has a
-    /// window), in the caller's transaction, and returns
-    /// what changed; throws the denial's `ValidationError` before anything is deleted. `execute` runs a
-    /// statement and returns the number of rows it changed; `select` runs a statement (with the
-    /// matching records' bindings when its second argument says so) and calls its third argument for
-    /// each returned row with a reader of the row's integer columns (nil for NULL).
-    package func run(matching: SQLQueryTranslator.Matching, names: [Int64: String], execute: (String) throws -> Int,
-                     select: (_ sql: String, _ bindsMatching: Bool, _ row: ((Int) -> Int64?) throws -> Void) throws -> Void) throws -> ChangeSet {
+    /// Runs the steps on `executor`'s connection, in its transaction, and returns what changed; throws
+    /// the denial's `ValidationError` before anything is deleted. Unless `isSingleDelete` (the delete
+    /// then selects the rows itself, with `matching`'s condition, or its keys when the query has a
+    /// window), the matching keys are gathered in the doomed table first, which is left empty.
+    package func run<Executor: SQLExecutor>(matching: SQLQueryTranslator.Matching, names: [Int64: String], executor: Executor) throws -> ChangeSet {
+        /// Calls `body` with a reader of the integer columns (nil for NULL) of each row `sql` returns.
+        func select(_ sql: String, bindsMatching: Bool, _ body: ((Int) throws -> Int64?) throws -> Void) throws {
+            try executor.query(SQLQueryTranslator.SQL(text: sql, bindings: bindsMatching ? matching.keys.bindings : [])) { row in
+                try body { try row.isNull($0) ? nil : try row.int64($0) }
+            }
+        }
+        let gathered = !isSingleDelete
+        if gathered {
+            try executor.run(executor.dialect.doomedTable.create, [])
+            try select(gatherSQL(matching.keys.text), bindsMatching: true) { _ in }
+        }
         // Cascades, in rounds until one adds no record.
         while !cascades.isEmpty {
             var added = 0
-            for sql in cascades { added += try execute(sql) }
+            for sql in cascades { added += try executor.rowsChanged(by: sql) }
             if added == 0 { break }
         }
         var denied: [(deleted: ObjectID, relationship: String, related: ObjectID)] = []
         for (sql, relationship) in denials {
-            try select(sql, false) { column in
-                guard let deleted = column(0), let deletedName = column(1).flatMap({ names[$0] }),
-                      let related = column(2), let relatedName = column(3).flatMap({ names[$0] }) else { return }
+            try select(sql, bindsMatching: false) { column in
+                guard let deleted = try column(0), let deletedName = try column(1).flatMap({ names[$0] }),
+                      let related = try column(2), let relatedName = try column(3).flatMap({ names[$0] }) else { return }
                 denied.append((ObjectID(entityName: deletedName, key: deleted), relationship, ObjectID(entityName: relatedName, key: related)))
             }
         }
         if !denied.isEmpty { throw Self.denied(denied) }
         var changes = ChangeSet()
-        let gathered = !isSingleDelete
         for (_, plan) in tables {
-            let sql = gathered ? plan.deleteSQL(keys: keysSQL(of: plan.table))
-                : matching.condition.map(plan.deleteSQL(condition:)) ?? plan.deleteSQL(keys: matching.keys.text)
-            try select(sql, !gathered) { column in
-                plan.record(deletedRow: column, names: names, into: &changes)
+            let sql = gathered ? plan.deleteSQL(keys: keysSQL(of: plan.table)) : plan.deleteSQL(matching: matching)
+            try select(sql, bindsMatching: !gathered) { column in
+                try plan.record(deletedRow: column, names: names, into: &changes)
             }
             for (sql, name) in plan.statements {
                 let inverse: Set<String>? = name.map { [$0] }
-                try select(sql, false) { column in
-                    guard let inverse, let key = column(0), let related = column(1).flatMap({ names[$0] }) else { return }
+                try select(sql, bindsMatching: false) { column in
+                    guard let inverse, let key = try column(0), let related = try column(1).flatMap({ names[$0] }) else { return }
                     changes.noteUpdate(of: ObjectID(entityName: related, key: key), inverse)
                 }
             }
         }
+        if gathered { _ = try executor.rowsChanged(by: "DELETE FROM \(doomed)") }
         SetBasedDeletionPlan.finish(&changes)
         return changes
     }
@@ -223,6 +229,11 @@ package struct SetBasedDeletionPlan {
     /// one pass over the table (a subquery of keys would make PostgreSQL plan a semi-join).
     package func deleteSQL(condition: String) -> String {
         "DELETE FROM \(SQLSchemaPlanner.quote(table)) AS t0 WHERE \(condition) RETURNING \(returning)"
+    }
+
+    /// The `DELETE` of the rows `matching` selects: by its condition, or by its keys when the query has a window.
+    package func deleteSQL(matching: SQLQueryTranslator.Matching) -> String {
+        matching.condition.map(deleteSQL(condition:)) ?? deleteSQL(keys: matching.keys.text)
     }
 
     private var returning: String {
@@ -275,17 +286,17 @@ package struct SetBasedDeletionPlan {
     }
 
     /// Adds to `changes` what one returned row of the `DELETE` says (`value(i)`: its i-th column, nil when NULL).
-    package func record(deletedRow value: (Int) -> Int64?, names: [Int64: String], into changes: inout ChangeSet) {
-        Self.record(deletedRow: value, lost: { lost[$0] ?? [] }, names: names, into: &changes)
+    package func record(deletedRow value: (Int) throws -> Int64?, names: [Int64: String], into changes: inout ChangeSet) rethrows {
+        try Self.record(deletedRow: value, lost: { lost[$0] ?? [] }, names: names, into: &changes)
     }
 
     /// `record(deletedRow:names:into:)` with the lost columns of each entity code given by `lost`.
-    package static func record(deletedRow value: (Int) -> Int64?, lost: (Int64) -> [(column: Int, inverse: String, names: Set<String>)],
-                               names: [Int64: String], into changes: inout ChangeSet) {
-        guard let key = value(0), let code = value(1), let name = names[code] else { return }
+    package static func record(deletedRow value: (Int) throws -> Int64?, lost: (Int64) -> [(column: Int, inverse: String, names: Set<String>)],
+                               names: [Int64: String], into changes: inout ChangeSet) rethrows {
+        guard let key = try value(0), let code = try value(1), let name = names[code] else { return }
         changes.deleted.append(ObjectID(entityName: name, key: key))
         for (column, _, inverse) in lost(code) {
-            guard let related = value(column), let relatedCode = value(column + 1), let relatedName = names[relatedCode] else { continue }
+            guard let related = try value(column), let relatedCode = try value(column + 1), let relatedName = names[relatedCode] else { continue }
             changes.noteUpdate(of: ObjectID(entityName: relatedName, key: related), inverse)
         }
     }

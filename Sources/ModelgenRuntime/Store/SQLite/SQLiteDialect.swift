@@ -22,6 +22,10 @@ struct SQLiteDialect: SQLDialect {
     var lockingRows: String { "" }
     /// `EXPLAIN QUERY PLAN` (`SEARCH Item USING INDEX …`, `SCAN Item`): id, parent, notused, detail.
     func explain(_ sql: String) -> (sql: String, column: Int) { ("EXPLAIN QUERY PLAN " + sql, 3) }
+    var doomedTable: (name: String, create: String) {
+        ("temp.\"modelgen.doomed\"", "CREATE TEMP TABLE IF NOT EXISTS \"modelgen.doomed\" (\"t\" TEXT, \"k\" INTEGER, PRIMARY KEY (\"t\", \"k\"))")
+    }
+    func insertSkippingDuplicates(into table: String, _ select: String) -> String { "INSERT OR IGNORE INTO \(table) (\"t\", \"k\") " + select }
 
     /// A binding as SQLite keeps values of the column it meets (decimals compared as REAL: they meet
     /// `CAST(… AS REAL)`; a value written to a column as the column keeps it).

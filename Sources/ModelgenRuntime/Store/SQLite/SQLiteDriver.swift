@@ -41,6 +41,11 @@ final class SQLiteDriver: SQLSaveDriver {
         while try statement.step() { try row(statement) }
     }
 
+    func rowsChanged(by sql: String) throws -> Int {
+        try connection.execute(sql)
+        return connection.changes
+    }
+
     func flush() throws {}
 
     private func prepared(_ sql: String, _ parameters: [SQLParameter]) throws -> SQLiteStatement {
