@@ -41,6 +41,7 @@ struct PostgreSQLDialect: SQLDialect {
     var doomedTable: (name: String, create: String) {
         ("pg_temp.\"modelgen.doomed\"", "CREATE TEMP TABLE IF NOT EXISTS \"modelgen.doomed\" (\"t\" TEXT, \"k\" BIGINT, PRIMARY KEY (\"t\", \"k\")) ON COMMIT DELETE ROWS")
     }
+    func keyArray(_ select: String) -> String? { "ARRAY(\(select))" }
     func insertSkippingDuplicates(into table: String, _ select: String) -> String { "INSERT INTO \(table) (\"t\", \"k\") " + select + " ON CONFLICT DO NOTHING" }
 
     /// The functions the dialect and the store call, created (or replaced) in the store's schema when

@@ -407,5 +407,8 @@ struct PostgresResultRow: SQLResultRow {
     var columnCount: Int { cells.count }
 
     func value(_ column: Int, type: AttributeType) throws -> StoreValue { try PostgreSQLSQL.value(cells[column], type: type) }
+
+    /// An `int8[]` (an empty one for NULL).
+    func keys(_ column: Int) throws -> [Int64] { try cells[column].decode([Int64]?.self) ?? [] }
 }
 #endif

@@ -197,7 +197,8 @@ extension ManagedObjectContext {
     /// a request for objects that no pending change takes part in is answered as `Result`s.
     private func storeFetch<Result: ManagedObject>(_ request: FetchRequest<Result>, entities: [EntityDescription], typed: Bool) throws -> StoreAnswer<Result>? {
         let pending = pendingObjects(of: entities)
-        guard let query = try storeQuery(request, entities: entities, window: pending.isEmpty) else { return nil }
+        guard var query = try storeQuery(request, entities: entities, window: pending.isEmpty) else { return nil }
+        if request.resultType == .objects { query.toManySlotsWithRows = entities[0].lazyToManySlots(startingPaths: request.relationshipKeyPathsForPrefetching) }
         guard var objects = try storeRows(query, loadNow: request.resultType == .objects,
                                           awakes: entities.contains { $0.awakesFromFetch }) else { return nil }
         if typed && pending.isEmpty && request.resultType == .objects {

@@ -21,8 +21,15 @@ extension ManagedObjectContext {
             return try load(rows[0], intoFault: object, plainLoaded: plainLoaded)
         }
         try load(row, intoFault: object, plainLoaded: plainLoaded)
-        object._pendingToMany = entity.lazyToManyMask
-        faults.pendingQueue(for: entity).keys.append(object.objectID.key)
+        // Relationships whose members the row holds (`StoreQuery.toManySlotsWithRows`) are loaded.
+        var pending = entity.lazyToManyMask, unread = pending
+        while unread != 0 {
+            let slot = unread.trailingZeroBitCount
+            unread &= unread - 1
+            if slot < row.values.count, case .references = row.values[slot] { pending &= ~(1 << UInt32(slot)) }
+        }
+        object._pendingToMany = pending
+        if pending != 0 { faults.pendingQueue(for: entity).keys.append(object.objectID.key) }
     }
 
     /// Loads the pending to-many relationship at `slot` of `object` and of the objects of its entity
@@ -160,6 +167,18 @@ extension EntityDescription {
     /// relationships out, and they cannot wait for their first use (slots past 31).
     func needsToManyValues(beyond row: StoreRow) -> Bool {
         !row.hasToManyValues && hasToManyRelationships && lazyToManyMask == 0
+    }
+
+    /// The to-many relationships that wait for their first use (`lazyToManyMask`) which `paths`
+    /// (prefetched key paths, `authors.mentor`) start with: what a fetch asks a store to read with its rows.
+    func lazyToManySlots(startingPaths paths: [String]) -> [Int] {
+        var slots: [Int] = []
+        for path in paths {
+            guard let slot = slotsByName[String(path.prefix { $0 != "." })], slot < 32, lazyToManyMask & (1 << UInt32(slot)) != 0,
+                  !slots.contains(slot) else { continue }
+            slots.append(slot)
+        }
+        return slots
     }
 
     /// The slots of `lazyToManyMask`.

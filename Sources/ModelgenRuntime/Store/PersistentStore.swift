@@ -519,6 +519,10 @@ public struct StoreQuery: Sendable {
     /// column names. A store may apply it (SQL `HAVING`) or leave it; the context filters the groups
     /// it returns by it either way.
     public var having: ModelgenPredicate.Predicate?
+    /// To-many relationships (slots of `entityName`'s records) a fetch is about to prefetch: a store
+    /// may return their members in the fetched rows (`.references` in those slots), read in the
+    /// fetch's own statement, and leaves the slots `.null` otherwise.
+    public var toManySlotsWithRows: [Int] = []
 
     /// A query (contexts make them from fetch requests; store authors and tests may too).
     public init(entityNames: [String], entityName: String, predicate: ModelgenPredicate.Predicate? = nil,

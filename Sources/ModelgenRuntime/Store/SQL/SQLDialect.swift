@@ -32,6 +32,9 @@ package protocol SQLDialect {
     var doomedTable: (name: String, create: String) { get }
     /// An insert of a select's rows into `table` that skips the rows already there.
     func insertSkippingDuplicates(into table: String, _ select: String) -> String
+    /// A column holding the keys a `SELECT` of one key column returns, in its order, as an array
+    /// (`SQLResultRow.keys`); nil when the engine's rows hold no arrays.
+    func keyArray(_ select: String) -> String?
 }
 
 extension SQLDialect {

@@ -17,6 +17,8 @@ package protocol SQLResultRow {
     var columnCount: Int { get }
     /// The column's value as an attribute of `type` keeps it in this engine.
     func value(_ column: Int, type: AttributeType) throws -> StoreValue
+    /// The column's array of keys (`SQLDialect.keyArray`).
+    func keys(_ column: Int) throws -> [Int64]
 }
 
 extension SQLResultRow {

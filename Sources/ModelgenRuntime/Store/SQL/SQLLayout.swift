@@ -320,6 +320,24 @@ extension SQLLayout {
         }
     }
 
+    /// `SELECT` of the members' keys of one record's to-many relationship, in the relationship's order,
+    /// `owner` being the SQL of the record's key (`t0."Z_PK"` in a fetch); nil for a slot that is no
+    /// stored to-many relationship, or whose members may be of several entities (their keys would not
+    /// name them).
+    package func memberKeysSQL(_ entity: Entity, slot: Int, owner: String) -> String? {
+        let q = SQLSchemaPlanner.quote
+        guard entity.description.destination(ofSlot: slot).entity.subentities.isEmpty else { return nil }
+        switch entity.storage[slot] {
+        case .toManyByInverse(let table, let inverse, let order):
+            let orderBy = order.map { "m.\(q($0)), " } ?? ""
+            return "SELECT m.\"Z_PK\" FROM \(q(table)) m WHERE m.\(q(inverse)) = \(owner) ORDER BY \(orderBy)m.\"Z_PK\""
+        case .toManyByJoin(let join):
+            return "SELECT j.\(join.target) FROM \(join.t) j WHERE j.\(join.source) = \(owner) ORDER BY j.\(join.position)"
+        default:
+            return nil
+        }
+    }
+
     /// `membersSQL` with each member's whole row (the select list of its table) after the owner's key,
     /// in one statement (not the links and then the rows by key; docs/performance.md). Kept by the
     /// inverse: the members' table alone, each member once (it has one owner). Through a join table:

@@ -62,11 +62,11 @@ package final class SQLQueryTranslator {
     }
 
     /// The query selecting every column of the matching records (`onlyIDs`: their key and entity code).
-    package func select(onlyIDs: Bool = false) throws -> SQL {
+    package func select(onlyIDs: Bool = false, adding extraColumns: [String] = []) throws -> SQL {
         let entity = try layout.entity(query.entityName)
         let table = layout.tables[entity.table]!
-        let columns = onlyIDs ? ["Z_PK", "Z_ENT"] : table.columns
-        var text = "SELECT \(columns.map { "t0." + Self.quote($0) }.joined(separator: ", ")) FROM \(Self.quote(table.name)) t0 WHERE \(try whereClause(entity))"
+        let columns = (onlyIDs ? ["Z_PK", "Z_ENT"] : table.columns).map { "t0." + Self.quote($0) } + extraColumns
+        var text = "SELECT \(columns.joined(separator: ", ")) FROM \(Self.quote(table.name)) t0 WHERE \(try whereClause(entity))"
         text += " ORDER BY " + (try ordering(query.sortDescriptors, alias: "t0", entity: entity) + ["t0.\"Z_PK\""]).joined(separator: ", ")
         text += limitClause()
         return SQL(text: text, bindings: bindings)

@@ -119,9 +119,22 @@ package struct SQLReads<Executor: SQLExecutor> {
     }
 
     /// Calls `body` with each record a query matches, in order; false when it is not expressible in SQL.
+    /// The members of `query.toManySlotsWithRows` come in the rows where the engine returns arrays.
     package func fetch(_ query: StoreQuery, each body: (StoreRow) throws -> Void) throws -> Bool {
-        guard let sql = try layout.translated(query, { try $0.select() }) else { return false }
-        try executor.query(sql) { try body(try executor.storeRow($0, from: 0)) }
+        let entity = try layout.entity(query.entityName)
+        let withRows = query.toManySlotsWithRows.compactMap { slot -> (slot: Int, sql: String, members: String)? in
+            guard let sql = layout.memberKeysSQL(entity, slot: slot, owner: "t0.\"Z_PK\"").flatMap(dialect.keyArray) else { return nil }
+            return (slot, sql, entity.description.destination(ofSlot: slot).entity.name)
+        }
+        guard let sql = try layout.translated(query, { try $0.select(adding: withRows.map(\.sql)) }) else { return false }
+        let first = layout.tables[entity.table]!.columns.count
+        try executor.query(sql) { result in
+            var row = try executor.storeRow(result, from: 0)
+            for (index, members) in withRows.enumerated() where members.slot < row.values.count {
+                row.values[members.slot] = .references(try result.keys(first + index).map { ObjectID(entityName: members.members, key: $0) })
+            }
+            try body(row)
+        }
         return true
     }
 

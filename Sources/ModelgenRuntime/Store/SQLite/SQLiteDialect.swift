@@ -25,6 +25,8 @@ struct SQLiteDialect: SQLDialect {
     var doomedTable: (name: String, create: String) {
         ("temp.\"modelgen.doomed\"", "CREATE TEMP TABLE IF NOT EXISTS \"modelgen.doomed\" (\"t\" TEXT, \"k\" INTEGER, PRIMARY KEY (\"t\", \"k\"))")
     }
+    /// SQLite's fetches load objects' to-many relationships after their rows (`DirectLoadingStore`).
+    func keyArray(_ select: String) -> String? { nil }
     func insertSkippingDuplicates(into table: String, _ select: String) -> String { "INSERT OR IGNORE INTO \(table) (\"t\", \"k\") " + select }
 
     /// A binding as SQLite keeps values of the column it meets (decimals compared as REAL: they meet

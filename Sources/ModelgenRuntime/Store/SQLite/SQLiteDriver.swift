@@ -235,4 +235,5 @@ extension SQLiteStatement: SQLResultRow {
     func isNull(_ column: Int) -> Bool { isNull(Int32(column)) }
     var columnCount: Int { Int(sqlite3_column_count(handle)) }
     func value(_ column: Int, type: AttributeType) -> StoreValue { SQLiteValueCodec.storeValue(self, Int32(column), type: type) }
+    func keys(_ column: Int) -> [Int64] { preconditionFailure("SQLite returns no arrays (SQLiteDialect.keyArray is nil)") }
 }
