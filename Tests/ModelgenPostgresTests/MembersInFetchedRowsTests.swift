@@ -77,6 +77,13 @@ private let readingClubsModel = try! ManagedObjectModel(name: "Clubs", entities:
         let shared = try clubs.flatMap { try $0.value(forKey: "volumes") as! [ManagedObject] }
         #expect(Set(shared.map(ObjectIdentifier.init)).count == Set(shared.map(\.objectID)).count, "a volume of several clubs is one object")
 
+        // A context holding the clubs without their lists (the members are not asked for in its rows).
+        let holding = container.newContext()
+        var unprefetched = request
+        unprefetched.relationshipKeyPathsForPrefetching = []
+        _ = try holding.fetch(unprefetched)
+        #expect(try described(try holding.fetch(request)) == expected)
+
         // Unsaved changes stay: a club whose readers this context reordered keeps its order.
         let edited = clubs[4]
         let reordered = Array((try edited.value(forKey: "readers") as! [ManagedObject]).reversed())

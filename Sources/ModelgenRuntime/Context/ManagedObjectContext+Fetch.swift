@@ -198,7 +198,11 @@ extension ManagedObjectContext {
     private func storeFetch<Result: ManagedObject>(_ request: FetchRequest<Result>, entities: [EntityDescription], typed: Bool) throws -> StoreAnswer<Result>? {
         let pending = pendingObjects(of: entities)
         guard var query = try storeQuery(request, entities: entities, window: pending.isEmpty) else { return nil }
-        if request.resultType == .objects { query.toManySlotsWithRows = entities[0].lazyToManySlots(startingPaths: request.relationshipKeyPathsForPrefetching) }
+        // Prefetched lists in the rows, unless the context holds objects of these entities already (their
+        // lists mostly loaded: the rows would carry them for nothing).
+        if request.resultType == .objects, !entities.contains(where: { registered.mayHold($0.name) }) {
+            query.toManySlotsWithRows = entities[0].lazyToManySlots(startingPaths: request.relationshipKeyPathsForPrefetching)
+        }
         guard var objects = try storeRows(query, loadNow: request.resultType == .objects,
                                           awakes: entities.contains { $0.awakesFromFetch }) else { return nil }
         if typed && pending.isEmpty && request.resultType == .objects {

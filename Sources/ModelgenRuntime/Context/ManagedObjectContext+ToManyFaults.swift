@@ -22,14 +22,22 @@ extension ManagedObjectContext {
         }
         try load(row, intoFault: object, plainLoaded: plainLoaded)
         // Relationships whose members the row holds (`StoreQuery.toManySlotsWithRows`) are loaded.
-        var pending = entity.lazyToManyMask, unread = pending
-        while unread != 0 {
-            let slot = unread.trailingZeroBitCount
-            unread &= unread - 1
-            if slot < row.values.count, case .references = row.values[slot] { pending &= ~(1 << UInt32(slot)) }
-        }
+        let pending = entity.lazyToManyMask & ~toManyHeld(in: row, among: entity.lazyToManyMask)
         object._pendingToMany = pending
         if pending != 0 { faults.pendingQueue(for: entity).keys.append(object.objectID.key) }
+    }
+
+    /// The to-many relationships among `pending` (a mask of slots) whose members `row` holds
+    /// (`StoreQuery.toManySlotsWithRows`).
+    private func toManyHeld(in row: StoreRow, among pending: UInt32) -> UInt32 {
+        var held: UInt32 = 0, unread = pending
+        while unread != 0 {
+            let slot = unread.trailingZeroBitCount
+            let bit = UInt32(1) << UInt32(slot)
+            unread &= ~bit
+            if slot < row.values.count, case .references = row.values[slot] { held |= bit }
+        }
+        return held
     }
 
     /// Loads the pending to-many relationship at `slot` of `object` and of the objects of its entity
