@@ -200,7 +200,7 @@ extension ManagedObjectContext {
         guard var query = try storeQuery(request, entities: entities, window: pending.isEmpty) else { return nil }
         // Prefetched lists in the rows, unless the context holds objects of these entities already (their
         // lists mostly loaded: the rows would carry them for nothing).
-        if request.resultType == .objects, !entities.contains(where: { registered.mayHold($0.name) }) {
+        if !request.relationshipKeyPathsForPrefetching.isEmpty, request.resultType == .objects, !entities.contains(where: { registered.mayHold($0.name) }) {
             query.toManySlotsWithRows = entities[0].lazyToManySlots(startingPaths: request.relationshipKeyPathsForPrefetching)
         }
         guard var objects = try storeRows(query, loadNow: request.resultType == .objects,
@@ -232,6 +232,7 @@ extension ManagedObjectContext {
         var notLoaded: [Int] = []
         var needingStore: [(ManagedObject, StoreRow)] = []
         var loadedLater: [ManagedObject] = []
+        let listed = query.toManySlotsWithRows.reduce(UInt32(0)) { $0 | 1 << UInt32($1) }
         do {
             defer {   // also when a row fails: what was loaded is awake
                 // (Unless no entity of the fetch can have an `awakeFromFetch` of its own: then the 100,000
@@ -250,7 +251,7 @@ extension ManagedObjectContext {
                     notLoaded.append(objects.count)
                 } else {
                     // To-many relationships the row leaves out load when first used, in batches.
-                    try loadFetched(row, intoFault: object, plainLoaded: plainLoaded)
+                    try loadFetched(row, intoFault: object, plainLoaded: plainLoaded, listed: listed)
                 }
                 objects.append(object)   // the object's +1 moves into the array
             }

@@ -11,8 +11,10 @@ extension ManagedObjectContext {
     /// Loads a row into a fault as a fetch does: to-many relationships the row left out are marked pending
     /// (loaded on first use), or, for an entity with stored to-many slots past 31, read now.
     /// With `plainLoaded`, the object's plain stored attributes are in its slots already (the store wrote
-    /// them there; the row's values of them are not to be read).
-    func loadFetched(_ row: StoreRow, intoFault object: ManagedObject, plainLoaded: Bool = false) throws {
+    /// them there; the row's values of them are not to be read). `listed`: the to-many slots (a mask)
+    /// whose members the fetch asked to come in its rows (`StoreQuery.toManySlotsWithRows`), loaded
+    /// with the object where the row holds them.
+    func loadFetched(_ row: StoreRow, intoFault object: ManagedObject, plainLoaded: Bool = false, listed: UInt32 = 0) throws {
         let entity = object.entity
         guard !row.hasToManyValues, entity.hasToManyRelationships else { return try load(row, intoFault: object, plainLoaded: plainLoaded) }
         guard entity.lazyToManyMask != 0 else {
@@ -21,8 +23,7 @@ extension ManagedObjectContext {
             return try load(rows[0], intoFault: object, plainLoaded: plainLoaded)
         }
         try load(row, intoFault: object, plainLoaded: plainLoaded)
-        // Relationships whose members the row holds (`StoreQuery.toManySlotsWithRows`) are loaded.
-        let pending = entity.lazyToManyMask & ~toManyHeld(in: row, among: entity.lazyToManyMask)
+        let pending = listed == 0 ? entity.lazyToManyMask : entity.lazyToManyMask & ~toManyHeld(in: row, among: entity.lazyToManyMask & listed)
         object._pendingToMany = pending
         if pending != 0 { faults.pendingQueue(for: entity).keys.append(object.objectID.key) }
     }

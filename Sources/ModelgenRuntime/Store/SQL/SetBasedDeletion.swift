@@ -141,7 +141,8 @@ package struct SetBasedDeletionSteps {
     /// Runs the steps on `executor`'s connection, in its transaction, and returns what changed; throws
     /// the denial's `ValidationError` before anything is deleted. Unless `isSingleDelete` (the delete
     /// then selects the rows itself, with `matching`'s condition, or its keys when the query has a
-    /// window), the matching keys are gathered in the doomed table first, which is left empty.
+    /// window), the matching keys are gathered in the doomed table first, emptied of an earlier batch's
+    /// (one of a migration stage's transaction, or, on SQLite, the connection's last) in the same trip.
     package func run<Executor: SQLExecutor>(matching: SQLQueryTranslator.Matching, names: [Int64: String], executor: Executor) throws -> ChangeSet {
         /// Calls `body` with a reader of the integer columns (nil for NULL) of each row `sql` returns.
         func select(_ sql: String, bindsMatching: Bool, _ body: ((Int) throws -> Int64?) throws -> Void) throws {
@@ -152,6 +153,7 @@ package struct SetBasedDeletionSteps {
         let gathered = !isSingleDelete
         if gathered {
             try executor.run(executor.dialect.doomedTable.create, [])
+            try executor.run("DELETE FROM \(doomed)", [])
             try select(gatherSQL(matching.keys.text), bindsMatching: true) { _ in }
         }
         // Cascades, in rounds until one adds no record.
@@ -183,7 +185,6 @@ package struct SetBasedDeletionSteps {
                 }
             }
         }
-        if gathered { _ = try executor.rowsChanged(by: "DELETE FROM \(doomed)") }
         SetBasedDeletionPlan.finish(&changes)
         return changes
     }
