@@ -184,8 +184,10 @@ func runHistoryClient(_ options: HistoryOptions) async throws {
 /// logging the records each change set inserted, in the order heard.
 func listen(to container: ManagedContainer, log: HistoryLog, process: Int64) -> Task<Void, Never> {
     let changes = container.changes
-    log.write(["event": "listen-start", "process": process, "time": Date().timeIntervalSince1970])
     container.watchOtherProcesses(every: .milliseconds(50))
+    // The watcher's promise starts when the call returns (it has read the history's newest token):
+    // a save committed before then, while the store's connections were still opening, is not heard.
+    log.write(["event": "listen-start", "process": process, "time": Date().timeIntervalSince1970])
     return Task.detached {
         for await change in changes {
             log.write(["event": "heard", "process": process, "inserted": change.inserted.map(\.description), "time": Date().timeIntervalSince1970])

@@ -168,9 +168,18 @@ public final class ManagedContainer: Sendable {
     /// within `interval` plus the time to read its history. The main context starts it (every 50 ms)
     /// when it is first used; call it to watch without one, or to change the interval. Stops with the
     /// container. Does nothing for stores only this process writes (in-memory).
+    ///
+    /// Every save committed after the call returns is heard, once, in commit order. A look that fails
+    /// (the store unreachable for a moment) is made again at the next interval, from the same place. If
+    /// the store cannot be reached during the call, watching starts from the first look that can read
+    /// the history's newest token; saves committed before then are in `history(after:)`.
     public func watchOtherProcesses(every interval: Duration = .milliseconds(50)) {
-        guard (try? store.externalChangeCounter()) != nil else { return }
-        let startToken = (try? store.latestHistoryToken()) ?? 0
+        do {
+            guard try store.externalChangeCounter() != nil else { return }
+        } catch {
+            // A store that can be written from elsewhere but is unreachable now: its looks retry.
+        }
+        let startToken = try? store.latestHistoryToken()
         // Looks when the interval passes, and at once when the store signals a change (if it can).
         let (looks, look) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
         let signals = store.externalChangeSignals()
@@ -193,8 +202,12 @@ public final class ManagedContainer: Sendable {
                 for await _ in looks {
                     guard let self else { break }
                     guard let counter = try? self.store.externalChangeCounter(), counter != lastCounter else { continue }
+                    guard let after = lastToken ?? (try? self.store.latestHistoryToken()) else { continue }
+                    lastToken = after
+                    // The counter is taken as seen only once the history after it was read: a failed read
+                    // is made again at the next look, not left for the next save to trigger.
+                    guard let transactions = try? self.store.historyTransactions(after: after) else { continue }
                     lastCounter = counter
-                    guard let transactions = try? self.store.historyTransactions(after: lastToken) else { continue }
                     for transaction in transactions {
                         lastToken = transaction.token
                         if transaction.author != self.historyAuthor { self.didSave(transaction.changes, from: nil) }
