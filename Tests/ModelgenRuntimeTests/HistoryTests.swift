@@ -107,10 +107,7 @@ final class Hits: Sendable {
     /// A watcher started while its store cannot be reached (the call's own reads fail) starts at its
     /// first look that can read the history, and hears the saves after it.
     @Test func aWatcherStartedWhileTheStoreIsUnreachableHearsTheSavesAfterwards() async throws {
-        let url = try temporaryDirectory().appendingPathComponent("unreachable.sqlite")
-        let writer = try ManagedContainer(model: stressModel, store: .sqlite(url))
-        let store = UnreachableHistoryStore(try SQLiteStore(url: url, model: stressModel))
-        let watcher = ManagedContainer(model: stressModel, store: store)
+        let (writer, store, watcher) = try watchedFile("unreachable")
         var changes = watcher.changes.makeAsyncIterator()
         store.unreachable.store(true, ordering: .relaxed)
         watcher.watchOtherProcesses(every: .milliseconds(10))
@@ -126,10 +123,7 @@ final class Hits: Sendable {
     /// A look whose history read fails is made again at the next interval: the save it was for is
     /// heard without waiting for another save to move the store's counter.
     @Test func aFailedLookIsMadeAgainWithoutAnotherSave() async throws {
-        let url = try temporaryDirectory().appendingPathComponent("failed-look.sqlite")
-        let writer = try ManagedContainer(model: stressModel, store: .sqlite(url))
-        let store = UnreachableHistoryStore(try SQLiteStore(url: url, model: stressModel))
-        let watcher = ManagedContainer(model: stressModel, store: store)
+        let (writer, store, watcher) = try watchedFile("failed-look")
         var changes = watcher.changes.makeAsyncIterator()
         watcher.watchOtherProcesses(every: .milliseconds(10))
         let first = try insertCounter(in: writer, value: 1)
@@ -142,6 +136,15 @@ final class Hits: Sendable {
         store.historyFails.store(false, ordering: .relaxed)
         let change = try #require(await next(of: &changes))
         #expect(change.inserted.contains(second))
+    }
+
+    /// A new SQLite file with two containers on it: one that saves, and one whose history reads fail
+    /// when its store is told to.
+    private func watchedFile(_ name: String) throws -> (writer: ManagedContainer, store: UnreachableHistoryStore, watcher: ManagedContainer) {
+        let url = try temporaryDirectory().appendingPathComponent(name + ".sqlite")
+        let writer = try ManagedContainer(model: stressModel, store: .sqlite(url))
+        let store = UnreachableHistoryStore(try SQLiteStore(url: url, model: stressModel))
+        return (writer, store, ManagedContainer(model: stressModel, store: store))
     }
 
     /// A counter saved by `container` in a context of its own; its ID.
