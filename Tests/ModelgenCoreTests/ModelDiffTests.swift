@@ -164,6 +164,23 @@ import Testing
         #expect(found.classification == classes, "\(found.message): \(found.classification)")
     }
 
+    /// A first member's order changes what the template fetches (its row type stays); its name
+    /// (`as`) changes the row type.
+    @Test func aFirstMembersOrderChangesWhatItFetchesAndItsNameTheRow() throws {
+        let template = "    predicate: 'pages > 300'\n"
+        let before = try model(try edited(template, template + "    properties: [title, { first: loans.due, by: [due] }]\n"))
+        func changes(_ properties: String) throws -> [ModelChange] {
+            ModelDiff.changes(from: before, to: try model(try edited(template, template + "    properties: \(properties)\n")))
+        }
+        let reordered = try changes("[title, { first: loans.due, by: [due desc] }]")
+        #expect(reordered.map(\.message) == ["fetch request template long changed what it fetches"])
+        #expect(reordered.first?.classification == "safe")
+        let named = try changes("[title, { first: loans.due, by: [due], as: firstDue }]")
+        #expect(named.map(\.message) == ["fetch request template long changed its projected properties"])
+        #expect(named.first?.classification == "api-break")
+        #expect(try changes("[title, { first: loans.due, by: [due] }]").isEmpty)
+    }
+
     @Test func anEntityRenamedWithItsRenamingIdentifierKeepsItsRelationships() throws {
         let new = try edited("  Shelf:\n    attributes:", "  Rack:\n    renamingIdentifier: Shelf\n    attributes:")
             .replacingOccurrences(of: "destination: Shelf", with: "destination: Rack")

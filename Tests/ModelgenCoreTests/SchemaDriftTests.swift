@@ -44,6 +44,7 @@ import Testing
             ("fetched property", Self.keys(definition("fetchedProperty")), ModelParser.Keys.fetchedProperty),
             ("computed property", Self.keys(definition("computedProperty")), ModelParser.Keys.computed),
             ("fetch request", Self.keys(definition("fetchRequest")), ModelParser.Keys.fetchRequest),
+            ("projection template's first member", Self.keys(definition("firstMember")), ModelParser.Keys.firstMember),
             ("composite", Self.keys(definition("composite")), ModelParser.Keys.composite),
             ("composite field", Self.keys(definition("compositeField")), ModelParser.Keys.compositeField),
         ]

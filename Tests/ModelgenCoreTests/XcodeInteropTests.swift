@@ -428,6 +428,33 @@ import Testing
         #expect(!again.diagnostics.contains { $0.message.contains("scratch") }, "a re-import knows the Swift type: \(again.diagnostics)")
     }
 
+    /// Core Data's templates fetch objects: a projection template (first members too) is exported as
+    /// a fetch of its objects, with a warning at its name.
+    @Test func aProjectionTemplateIsExportedAsAFetchOfItsObjectsWithAWarning() throws {
+        let text = """
+            model: M
+            entities:
+              Author:
+                attributes: { name: string }
+                relationships:
+                  books: { destination: Book, toMany: true, ordered: true, inverse: author }
+              Book:
+                attributes: { title: string }
+                relationships:
+                  author: { destination: Author, inverse: books }
+            fetchRequests:
+              authorList:
+                entity: Author
+                properties: [name, { first: books.title }]
+
+            """
+        let model = try #require(ModelCheck.run(text: text, path: "M.model.yaml").model)
+        let exported = XcodeModelExporter.export(model)
+        #expect(exported.xml.contains("<fetchRequest name=\"authorList\" entity=\"Author\"/>"), "\(exported.xml)")
+        #expect(exported.diagnostics.map(\.message) == ["fetch request 'authorList': a Core Data fetch request template has no properties to fetch; exported as a fetch of its objects"])
+        #expect(exported.diagnostics.first?.location.line == 12)
+    }
+
     @Test func reservedNamesAreRenamedWithTheirInverses() throws {
         let xml = """
             <model>

@@ -319,14 +319,15 @@ public enum ModelDiff {
                     previous.entity.location, template.entity.location, [.apiBreak])
             } else if previous.predicate?.source.text != template.predicate?.source.text
                         || previous.sortDescriptors.map(\.source.text) != template.sortDescriptors.map(\.source.text)
-                        || previous.limit?.value != template.limit?.value || previous.offset?.value != template.offset?.value {
+                        || previous.limit?.value != template.limit?.value || previous.offset?.value != template.offset?.value
+                        || previous.properties.map(\.memberOrderText) != template.properties.map(\.memberOrderText) {
                 add("fetch request template \(template.name.value) changed what it fetches", previous.name.location, template.name.location, [])
             }
             // The generated row type follows the group keys, columns and projected key paths (names and
             // types): only a new having predicate keeps it.
             func rowShape(_ t: FetchRequestTemplate) -> [String] {
                 t.groupBy.map(\.descriptor.keyPathText) + ["|"] + t.columns.map { "\($0.name.value) \($0.expression.source.text)" }
-                    + ["|"] + t.properties.map(\.descriptor.keyPathText)
+                    + ["|"] + t.properties.map { ($0.memberOrder != nil ? "first " : "") + $0.descriptor.keyPathText + ($0.name.map { " as " + $0.value } ?? "") }
             }
             let rowChanged = rowShape(previous) != rowShape(template)
             if rowChanged || previous.having?.source.text != template.having?.source.text {

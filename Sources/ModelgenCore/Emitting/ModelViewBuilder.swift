@@ -303,7 +303,16 @@ struct ModelViewBuilder {
             groupByLiterals: ListItemView.list(t.groupBy.map { SwiftLiterals.string($0.descriptor.keyPathText) }), hasGroupBy: !t.groupBy.isEmpty,
             columnLiterals: ListItemView.list(t.columns.map(columnLiteral)), hasColumns: !t.columns.isEmpty,
             havingLiteral: t.having.map { SwiftLiterals.string($0.source.text) } ?? "", hasHaving: t.having != nil,
-            propertyLiterals: ListItemView.list(t.properties.map { SwiftLiterals.string($0.descriptor.keyPathText) }), hasProperties: t.isProjection)
+            propertyLiterals: ListItemView.list(t.properties.map(projectedLiteral)), hasProperties: t.isProjection)
+    }
+
+    /// A projection template's value as the runtime's `ProjectedProperty`: a key path's string, or
+    /// `.first(keyPath, by: [...], as: name)` for a first member.
+    func projectedLiteral(_ projected: ProjectedKeyPath) -> String {
+        let path = SwiftLiterals.string(projected.descriptor.keyPathText)
+        guard let order = projected.memberOrder else { return path }
+        let by = order.map { ".init(\(SwiftLiterals.string($0.descriptor.keyPathText))\($0.descriptor.ascending ? "" : ", ascending: false"))" }
+        return ".first(\(path)" + (by.isEmpty ? "" : ", by: [\(by.joined(separator: ", "))]") + (projected.name.map { ", as: " + SwiftLiterals.string($0.value) } ?? "") + ")"
     }
 
     /// A column of an aggregate template as the runtime's `AggregateColumn` (the validator checked its form).
@@ -336,7 +345,8 @@ struct ModelViewBuilder {
         if t.isAggregate {
             doc += t.groupBy.isEmpty ? " One row for every matching record." : " A row per group of " + t.groupBy.map { "`\($0.descriptor.keyPathText)`" }.joined(separator: ", ") + "."
         } else if t.isProjection {
-            doc += " A row of " + t.properties.map { "`\($0.descriptor.keyPathText)`" }.joined(separator: ", ") + " per matching record."
+            doc += " A row of " + t.properties.map { ($0.memberOrder != nil ? "the first " : "") + "`\($0.descriptor.keyPathText)`" }.joined(separator: ", ")
+                + " per matching record."
         }
         let rowType = t.isAggregate || t.isProjection ? t.rowTypeName : ""
         let fields = (aggregateRows[t.name.value] ?? []).map { field in

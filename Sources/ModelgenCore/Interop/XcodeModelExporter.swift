@@ -115,6 +115,9 @@ public enum XcodeModelExporter {
             if template.isAggregate || template.having != nil {
                 warn("fetch request '\(template.name.value)': a Core Data fetch request template has no groups, columns or having predicate; exported as a fetch of its objects",
                      at: template.name.location)
+            } else if template.isProjection {
+                warn("fetch request '\(template.name.value)': a Core Data fetch request template has no properties to fetch; exported as a fetch of its objects",
+                     at: template.name.location)
             }
             writer.empty(1, "fetchRequest", attributes)
         }

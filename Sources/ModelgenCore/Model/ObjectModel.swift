@@ -269,9 +269,9 @@ public struct FetchRequestTemplate: Sendable {
     public var columns: [AggregateColumnDeclaration] = []
     /// An aggregate template's predicate over its group keys and columns.
     public var having: ParsedPredicate?
-    /// A projection template's key paths (attributes and to-one relationships, through to-one
-    /// relationships): a row of their values per matching record.
-    public var properties: [ParsedSortDescriptor] = []
+    /// A projection template's values (attributes and to-one relationships through to-one
+    /// relationships, or the first member of a to-many relationship): a row of them per matching record.
+    public var properties: [ProjectedKeyPath] = []
 
     /// The name of the generated function: `swiftName`, else `name`.
     public var functionName: Located<String> { swiftName ?? name }
@@ -320,6 +320,25 @@ public struct ParsedExpression: Sendable {
     public var source: EmbeddedSource
     /// The syntax tree.
     public var expression: Expression
+}
+
+/// A value of a projection template's rows: a key path (`writer.name`), or with `first:` the first
+/// member of the to-many relationship the key path crosses (`authors.name`) in the order `by:` names.
+public struct ProjectedKeyPath: Sendable {
+    /// The key path, as written (a direction is an error the validator reports).
+    public var path: ParsedSortDescriptor
+    /// For `first:`, the members' order: sort descriptors from the members' entity, empty for an
+    /// ordered relationship's own order. Nil for a plain key path.
+    public var memberOrder: [ParsedSortDescriptor]?
+    /// For `first:`, the row property's name (`as:`); nil: the key path's keys joined (`postsTitle`).
+    public var name: Located<String>?
+
+    /// The key path's text with positions.
+    public var source: EmbeddedSource { path.source }
+    /// The key path (and the direction, if one was written).
+    public var descriptor: SortDescriptorSyntax { path.descriptor }
+    /// The members' order as written (`name, born desc`); nil for a plain key path.
+    public var memberOrderText: String? { memberOrder?.map(\.source.text).joined(separator: ", ") }
 }
 
 /// A sort descriptor string and its parsed form.

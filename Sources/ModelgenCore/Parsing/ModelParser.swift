@@ -39,6 +39,7 @@ public struct ModelParser {
         static let fetchedProperty = KeySet(["destination", "predicate", "sort", "userInfo", "doc"])
         static let computed = KeySet(["type", "dependsOn", "doc"])
         static let fetchRequest = KeySet(["entity", "predicate", "sort", "limit", "offset", "swiftName", "doc", "groupBy", "columns", "having", "properties"])
+        static let firstMember = KeySet(["first", "by", "as"])
     }
 
     /// The format versions this modelgen reads.
@@ -379,6 +380,31 @@ public struct ModelParser {
         }
     }
 
+    /// A projection template's `properties`: key paths, and first members (`{first: authors.name, by: [name], as: author}`).
+    private func projectedKeyPaths(_ node: Node, _ what: @autoclosure () -> String) -> [ProjectedKeyPath] {
+        let items: [Node]
+        if case .scalar = node { items = [node] } else { items = reader.items(of: node, what()) ?? [] }
+        return items.compactMap { item -> ProjectedKeyPath? in
+            guard case .mapping = item else {
+                return sortDescriptors(item, "an item of \(what())", kind: "projected key path").first.map { ProjectedKeyPath(path: $0) }
+            }
+            let member = "a first member in \(what())"
+            guard let entries = reader.entries(of: item, member, allowedKeys: Keys.firstMember) else { return nil }
+            guard let first = entries.first(where: { $0.key == "first" }) else {
+                reader.error(.missingKey, "missing required key 'first' in \(member) (the key path through a to-many relationship)", at: item)
+                return nil
+            }
+            guard case .scalar = first.value else {
+                reader.error(.invalidValue, "'first' of \(member) is one key path, as in 'first: authors.name'", at: first.value)
+                return nil
+            }
+            guard let path = sortDescriptors(first.value, "'first' of \(member)", kind: "projected key path").first else { return nil }
+            let order = entries.first(where: { $0.key == "by" }).map { sortDescriptors($0.value, "'by' of \(member)") } ?? []
+            let name = entries.first(where: { $0.key == "as" }).flatMap { reader.string($0.value, "'as' of \(member)") }
+            return ProjectedKeyPath(path: path, memberOrder: order, name: name)
+        }
+    }
+
     private func fetchedProperty(_ item: NodeReader.Entry, of entityName: String) -> FetchedProperty? {
         func what() -> String { "fetched property '\(entityName).\(item.key)'" }
         guard let entries = reader.entries(of: item.value, what(), allowedKeys: Keys.fetchedProperty) else { return nil }
@@ -450,7 +476,7 @@ public struct ModelParser {
             case "groupBy": template.groupBy = sortDescriptors(entry.value, key(), kind: "group key path")
             case "columns": template.columns = aggregateColumns(entry.value, key())
             case "having": template.having = predicate(entry.value, key())
-            case "properties": template.properties = sortDescriptors(entry.value, key(), kind: "projected key path")
+            case "properties": template.properties = projectedKeyPaths(entry.value, key())
             default: template.doc = reader.string(entry.value, key(), allowEmpty: true)?.value
             }
         }

@@ -754,7 +754,7 @@ print("borrowed: \(try reader.count(for: FetchRequest(predicate: #Predicate<Book
           "type": "string"
         },
         "properties": {
-          "description": "Projection templates: the attributes or to-one key paths whose values make each row (a generated row struct with the record's objectID).",
+          "description": "Projection templates: the values that make each row (a generated row struct with the record's objectID): attributes or to-one key paths, and first members of a to-many relationship ({ first: posts.title, by: [likes desc], as: topTitle }).",
           "anyOf": [
             {
               "type": "string"
@@ -762,7 +762,14 @@ print("borrowed: \(try reader.count(for: FetchRequest(predicate: #Predicate<Book
             {
               "type": "array",
               "items": {
-                "type": "string"
+                "anyOf": [
+                  {
+                    "type": "string"
+                  },
+                  {
+                    "$ref": "#/$defs/firstMember"
+                  }
+                ]
               }
             }
           ]
@@ -952,6 +959,38 @@ print("borrowed: \(try reader.count(for: FetchRequest(predicate: #Predicate<Book
           "additionalProperties": false
         }
       ]
+    },
+    "firstMember": {
+      "description": "The first member of the to-many relationship a key path crosses, in an order: its value of the rest of the key path (nil for a record without members).",
+      "type": "object",
+      "required": [
+        "first"
+      ],
+      "additionalProperties": false,
+      "properties": {
+        "first": {
+          "description": "A key path through one to-many relationship (to-one relationships before and after it): posts.title, author.posts.title, or posts (the member's ID).",
+          "type": "string"
+        },
+        "by": {
+          "description": "The members' order: sort descriptors 'keyPath [asc|desc]' from the members' entity, one or a list. Required for an unordered relationship; an ordered one's own order otherwise.",
+          "anyOf": [
+            {
+              "type": "string"
+            },
+            {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            }
+          ]
+        },
+        "as": {
+          "description": "The row property's name (a lower-camel identifier); by default the key path's keys joined (postsTitle).",
+          "type": "string"
+        }
+      }
     }
   }
 }

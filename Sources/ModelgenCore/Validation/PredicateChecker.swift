@@ -202,7 +202,7 @@ struct PredicateChecker {
             case .sort: return ("sort key path", "sort by attributes reached through to-one relationships")
             case .aggregate: return ("an aggregate's key path", "use attributes reached through to-one relationships")
             case .projection:
-                return ("a projected key path", "project values reached through to-one relationships (a first member is projected in code, with ProjectedProperty.first)")
+                return ("a projected key path", "project values reached through to-one relationships, or the first member of one to-many relationship (an item with 'first:' and 'by:')")
             case .predicate, .derivation, .groupKey: return nil
             }
         }

@@ -262,7 +262,7 @@ extension ManagedObjectModel {
         guard template.isProjection else {
             throw RuntimeError.invalidModel("fetch request template '\(name)' asks for \(template.isAggregate ? "groups: use aggregateRequest(fromTemplate:)" : "objects: use fetchRequest(fromTemplate:)")")
         }
-        return ProjectionRequest(objectsRequest(template, parsed, variables: variables), properties: template.properties.map { ProjectedProperty($0) })
+        return ProjectionRequest(objectsRequest(template, parsed, variables: variables), properties: template.properties)
     }
 
     /// A template and its parsed strings, after checking that `variables` has a value for each variable they name.

@@ -3,7 +3,7 @@ import Foundation
 /// One value a projection reads of each record: an attribute or a to-one key path (`"title"`,
 /// `"writer.name"`; `"writer"` gives the related record's ID), or a value of the first member of a
 /// to-many relationship (`.first("authors.name", by: [SortDescriptor("name")])`).
-public struct ProjectedProperty: Sendable, Hashable {
+public struct ProjectedProperty: Sendable, Hashable, ExpressibleByStringLiteral {
     /// The name the row gives the value (the key path unless named otherwise).
     public var name: String
     /// The key path, as the model names it.
@@ -19,6 +19,11 @@ public struct ProjectedProperty: Sendable, Hashable {
         self.keyPath = keyPath
         self.name = name ?? keyPath
         memberOrder = nil
+    }
+
+    /// The value of an attribute or a to-one key path written as a string literal (`"writer.name"`).
+    public init(stringLiteral keyPath: String) {
+        self.init(keyPath)
     }
 
     /// The value of the first member of the to-many relationship `keyPath` crosses, the members

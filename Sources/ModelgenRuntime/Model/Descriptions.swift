@@ -193,8 +193,9 @@ public struct FetchRequestTemplate: Sendable {
     public let columns: [AggregateColumn]
     /// An aggregate template's predicate over its group keys and columns (`pages > 1000`).
     public let having: String?
-    /// A projection template's key paths (`title`, `writer.name`); see `ProjectionRequest`.
-    public let properties: [String]
+    /// A projection template's values: key paths (`"title"`, `"writer.name"`) and first members
+    /// (`.first("authors.name", by: [SortDescriptor("name")])`); see `ProjectionRequest`.
+    public let properties: [ProjectedProperty]
 
     /// Whether the template asks for groups (`aggregateRequest(fromTemplate:)`) rather than objects
     /// (`fetchRequest(fromTemplate:)`): it groups or computes columns. Its sort descriptors then name
@@ -207,7 +208,7 @@ public struct FetchRequestTemplate: Sendable {
     /// Describes a template: of objects, with `groupBy` or `columns` of groups, with `properties` of
     /// some values of each record.
     public init(_ name: String, entity: String, predicate: String? = nil, sort: [String] = [], limit: Int? = nil, offset: Int? = nil,
-                groupBy: [String] = [], columns: [AggregateColumn] = [], having: String? = nil, properties: [String] = []) {
+                groupBy: [String] = [], columns: [AggregateColumn] = [], having: String? = nil, properties: [ProjectedProperty] = []) {
         self.name = name
         self.entityName = entity
         self.predicate = predicate

@@ -38,6 +38,10 @@ enum BlogModel {
                                  groupBy: ["status", "author.rating"]),
             FetchRequestTemplate("postLines", entity: "Post", predicate: "likes >= $MIN_LIKES", sort: ["likes desc", "title"], limit: 3,
                                  properties: ["title", "likes", "publishedAt", "author", "author.lastName", "author.email", "status"]),
+            FetchRequestTemplate("authorLines", entity: "Author", sort: ["lastName"],
+                                 properties: ["lastName", .first("posts.title", by: [.init("likes", ascending: false), .init("title")], as: "topTitle"), .first("posts.title"), .first("posts.likes", by: [.init("likes")], as: "fewestLikes"), .first("posts", by: [.init("likes")])]),
+            FetchRequestTemplate("postNeighbours", entity: "Post", sort: ["title"],
+                                 properties: ["title", .first("author.posts.title")]),
         ],
         configurations: [:]
     )
@@ -311,6 +315,65 @@ enum BlogModel {
             self.authorLastName = row.requiredValue("author.lastName")
             self.authorEmail = row.requiredValue("author.email")
             self.status = row.requiredValue("status")
+        }
+    }
+
+    /// Each author with their most liked post, their first post and their least liked one.
+    ///
+    /// Fetch request template `authorLines`. A row of `lastName`, the first `posts.title`, the first `posts.title`, the first `posts.likes`, the first `posts` per matching record.
+    static func authorLines() -> TypedProjectionRequest<Author, AuthorLinesRow> {
+        model.generatedProjectionRequest(fromTemplate: "authorLines", variables: [:],
+                                         makeRow: AuthorLinesRow.init)
+    }
+
+    /// A row of fetch request template `authorLines`: the projected values of one record.
+    struct AuthorLinesRow: Hashable, Sendable {
+        /// The record's ID (`existingObject(with:)` gives its object).
+        let objectID: ObjectID
+        /// `lastName`
+        let lastName: String
+        /// `title` of the first of `posts` (by `likes desc`, `title`)
+        let topTitle: String?
+        /// `title` of the first of `posts` (in its order)
+        let postsTitle: String?
+        /// `likes` of the first of `posts` (by `likes`)
+        let fewestLikes: Int64?
+        /// The first of `posts` (by `likes`)
+        let posts: ObjectID?
+
+        /// The typed row of a record the store read.
+        init(_ row: ProjectedRow) {
+            self.objectID = row.objectID
+            self.lastName = row.requiredValue("lastName")
+            self.topTitle = row.value("topTitle")
+            self.postsTitle = row.value("posts.title")
+            self.fewestLikes = row.value("fewestLikes")
+            self.posts = row.value("posts")
+        }
+    }
+
+    /// Each post with its author's first post title, through a to-one then a to-many relationship.
+    ///
+    /// Fetch request template `postNeighbours`. A row of `title`, the first `author.posts.title` per matching record.
+    static func postNeighbours() -> TypedProjectionRequest<Post, PostNeighboursRow> {
+        model.generatedProjectionRequest(fromTemplate: "postNeighbours", variables: [:],
+                                         makeRow: PostNeighboursRow.init)
+    }
+
+    /// A row of fetch request template `postNeighbours`: the projected values of one record.
+    struct PostNeighboursRow: Hashable, Sendable {
+        /// The record's ID (`existingObject(with:)` gives its object).
+        let objectID: ObjectID
+        /// `title`
+        let title: String
+        /// `title` of the first of `author.posts` (in its order)
+        let authorPostsTitle: String?
+
+        /// The typed row of a record the store read.
+        init(_ row: ProjectedRow) {
+            self.objectID = row.objectID
+            self.title = row.requiredValue("title")
+            self.authorPostsTitle = row.value("author.posts.title")
         }
     }
 }
