@@ -136,13 +136,15 @@ fi
 # Library: a model written for the predicate language (BETWEEN and IN on variables, ANY … IN,
 # SUBQUERY with @count, [cd], a $FETCH_SOURCE fetched property) built through the plugin; every
 # template and a set of #Predicate queries give the same rows on the in-memory store and SQLite; its
-# aggregate templates give typed rows equal to the ones worked out by hand.
+# aggregate templates and its projection (first members too) give typed rows equal to the ones worked
+# out by hand.
 capture swift run -q --package-path Examples/Library library-check
 if [ $status -eq 0 ] && grep -q "same results on both stores: true" <<<"$output" \
     && grep -q "^genreReport(minPages: 100): nature: 2 books, 1070 pages, longest 620; fiction: 2 books, 300 pages, longest 180$" <<<"$output" \
     && grep -q "^loanReport: Central (Branch): 3 open, next due in -3 days; North (Branch): 2 open, next due in -10 days$" <<<"$output" \
     && grep -q "^muchBorrowed(day, overdue: 2): Rivers$" <<<"$output" \
     && grep -q "^titled(CAFE STORIES): Café Stories, cafe stories II$" <<<"$output" \
+    && grep -q "^shelfList(city: ZÜRICH): Café Stories (120 p., fiction, Central, by Ada, last due -3); .*cafe stories II (180 p., fiction, Central, by Ada, last due -)$" <<<"$output" \
     && grep -q "^#Predicate loans.contains { !returned && due < day }: Café Stories, Mountains, Rivers$" <<<"$output" \
     && ! grep -q "evaluated in memory" <<<"$output"; then
     pass "library-check: templates, aggregate templates and #Predicate queries agree on both stores, all in SQL"

@@ -50,10 +50,12 @@ func genreReport(_ context: ManagedObjectContext, minPages: Int64) throws -> [St
     }
 }
 
-/// A branch city's shelf list, from the projection template `shelfList`: typed rows of the values shown.
+/// A branch city's shelf list, from the projection template `shelfList`: typed rows of the values shown
+/// (first members too: the first writer by name, the latest loan's due date).
 func shelfList(_ context: ManagedObjectContext, city: String) throws -> [String] {
     try context.fetch(LibraryModel.shelfList(city: city)).map { row in
-        "\(row.title) (\(row.pages) p., \(row.genre ?? "no genre"), \(row.branchName ?? "?"))"
+        "\(row.title) (\(row.pages) p., \(row.genre ?? "no genre"), \(row.branchName ?? "?"), by \(row.writersName ?? "nobody"), "
+            + "last due \(row.lastDue.map { String(Int($0.timeIntervalSince(day) / 86_400)) } ?? "-"))"
     }
 }
 
@@ -105,7 +107,8 @@ let expectedReports = [
     "genreReport(minPages: 100)": "nature: 2 books, 1070 pages, longest 620; fiction: 2 books, 300 pages, longest 180",
     "genreReport(minPages: 0)": "nature: 2 books, 1070 pages, longest 620; fiction: 2 books, 300 pages, longest 180; none: 1 books, 40 pages, longest 40",
     "loanReport": "Central (Branch): 3 open, next due in -3 days; North (Branch): 2 open, next due in -10 days",
-    "shelfList(city: ZÜRICH)": "Café Stories (120 p., fiction, Central); Mountains (620 p., nature, Central); Rivers (450 p., nature, North); cafe stories II (180 p., fiction, Central)",
+    "shelfList(city: ZÜRICH)": "Café Stories (120 p., fiction, Central, by Ada, last due -3); Mountains (620 p., nature, Central, by Cy, last due 30); "
+        + "Rivers (450 p., nature, North, by Bo, last due -5); cafe stories II (180 p., fiction, Central, by Ada, last due -)",
 ]
 
 let directory = FileManager.default.temporaryDirectory.appendingPathComponent("library-check-\(getpid())")
