@@ -69,6 +69,9 @@ extension ModelValidator {
     /// members' entity and the key path from a member, or nil after reporting a problem.
     private func checkFirstMember(_ keyPath: [KeyPathComponent], order: [ParsedSortDescriptor], from start: String, checker: PredicateChecker,
                                   at location: SourceLocation) -> (entity: String, rest: [KeyPathComponent])? {
+        func crossesNoToMany() {
+            error(.invalidKeyPath, "'first: \(keyPath.keyPathText)' crosses no to-many relationship; project '\(keyPath.keyPathText)' as a key path", at: location)
+        }
         var entity = start
         for (index, component) in keyPath.enumerated() {
             guard case .key(let key) = component.kind else {
@@ -77,7 +80,7 @@ extension ModelValidator {
             }
             guard case .relationship(let relationship, _)? = graph.property(key, in: entity) else {
                 if graph.property(key, in: entity) == nil { _ = checker.resolveKeyPath(Array(keyPath[...index]), from: start, purpose: .groupKey) }   // names the unknown key
-                else { error(.invalidKeyPath, "'first: \(keyPath.keyPathText)' crosses no to-many relationship; project '\(keyPath.keyPathText)' as a key path", at: location) }
+                else { crossesNoToMany() }
                 return nil
             }
             entity = relationship.destination.value
@@ -91,7 +94,7 @@ extension ModelValidator {
             checkSortDescriptors(order, entity: entity)
             return (entity, Array(keyPath[(index + 1)...]))
         }
-        error(.invalidKeyPath, "'first: \(keyPath.keyPathText)' crosses no to-many relationship; project '\(keyPath.keyPathText)' as a key path", at: location)
+        crossesNoToMany()
         return nil
     }
 
