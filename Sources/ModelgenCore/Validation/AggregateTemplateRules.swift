@@ -66,14 +66,7 @@ extension ModelValidator {
 
         for column in template.columns {
             let name = column.name
-            if !SwiftNames.isIdentifier(name.value) || !SwiftNames.startsLowerCase(name.value) {
-                error(.invalidIdentifier, "column name '\(name.value)' must be a lower-camel Swift identifier: it names a property of the row", at: name.location)
-                continue
-            }
-            if Self.reservedRowMembers.contains(name.value) {
-                error(.reservedName, "column name '\(name.value)' is taken in the generated row struct (self, and Hashable's hashValue); rename the column", at: name.location)
-                continue
-            }
+            guard checkRowPropertyName(name, "column name '\(name.value)'", fix: "rename the column") else { continue }
             guard let (field, type) = checkColumn(column, entity: entity) else { continue }
             add(field, type: type, at: name.location)
         }
@@ -107,6 +100,20 @@ extension ModelValidator {
     func hasNoDirection(_ parsed: ParsedSortDescriptor, _ message: String) -> Bool {
         guard parsed.source.text.trimmingCharacters(in: .whitespaces) == parsed.descriptor.keyPathText else {
             error(.invalidKeyPath, message, at: parsed.source.location(atOffset: parsed.descriptor.range.start))
+            return false
+        }
+        return true
+    }
+
+    /// Whether `name` can name a property of a generated row struct (a lower-camel identifier, not one
+    /// of `reservedRowMembers`); reports why not, naming it as `what`, with `fix` for a reserved name.
+    func checkRowPropertyName(_ name: Located<String>, _ what: String, fix: String) -> Bool {
+        if !SwiftNames.isIdentifier(name.value) || !SwiftNames.startsLowerCase(name.value) {
+            error(.invalidIdentifier, "\(what) must be a lower-camel Swift identifier: it names a property of the row", at: name.location)
+            return false
+        }
+        if Self.reservedRowMembers.contains(name.value) {
+            error(.reservedName, "\(what) is taken in the generated row struct (self, and Hashable's hashValue); \(fix)", at: name.location)
             return false
         }
         return true

@@ -46,11 +46,7 @@ extension ModelValidator {
                       at: location)
                 continue
             }
-            if let name = projected.name, !SwiftNames.isIdentifier(name.value) || !SwiftNames.startsLowerCase(name.value) || Self.reservedRowMembers.contains(name.value) {
-                error(.invalidIdentifier, "'as: \(name.value)' must be a lower-camel Swift identifier other than self and hashValue: it names a property of the row",
-                      at: name.location)
-                continue
-            }
+            if let name = projected.name, !checkRowPropertyName(name, "'as: \(name.value)'", fix: "name the first member otherwise") { continue }
             let property = projected.name?.value ?? Self.rowPropertyName(descriptor.keyPath)
             if let other = propertyNames[property] {
                 error(.nameCollision, "'\(path)' becomes the row property '\(property)', which \(other) has; project each value once\(projected.memberOrder != nil ? ", or name a first member with 'as'" : "")",
